@@ -1,0 +1,84 @@
+package assets
+
+import "fmt"
+
+// Object is one animated mesh of a scene: the mesh in its rest pose, and
+// optionally a clip of vertex positions and a rig with its joint animation.
+// When both a rig animation and a clip are present the clip is the rig
+// animation baked (or an independent animation of the same mesh).
+type Object struct {
+	Name string
+	Mesh *Mesh
+	Clip *Clip          // may be nil: a static mesh
+	Rig  *Rig           // may be nil
+	Skin *SkinAnimation // joint animation of Rig; may be nil
+
+	// Source is where the object was loaded from (a file or folder), used by
+	// project files to reference rather than embed it. Empty for objects
+	// made in Gallop.
+	Source string
+}
+
+// Validate checks the object's parts against each other.
+func (o *Object) Validate() error {
+	if o.Mesh == nil {
+		return fmt.Errorf("object %q: no mesh", o.Name)
+	}
+	if err := o.Mesh.Validate(); err != nil {
+		return fmt.Errorf("object %q: %w", o.Name, err)
+	}
+	nv := o.Mesh.NumVertices()
+	if o.Clip != nil {
+		if err := o.Clip.Validate(nv); err != nil {
+			return fmt.Errorf("object %q: %w", o.Name, err)
+		}
+	}
+	if o.Rig != nil {
+		if err := o.Rig.Validate(nv); err != nil {
+			return fmt.Errorf("object %q: %w", o.Name, err)
+		}
+	}
+	if o.Skin != nil {
+		if o.Rig == nil {
+			return fmt.Errorf("object %q: joint animation without a rig", o.Name)
+		}
+		for i, f := range o.Skin.Frames {
+			if len(f) != len(o.Rig.Joints) {
+				return fmt.Errorf("object %q: joint animation frame %d has %d transforms, rig has %d joints", o.Name, i, len(f), len(o.Rig.Joints))
+			}
+		}
+	}
+	return nil
+}
+
+// NumFrames returns the number of animation frames (1 for a static mesh).
+func (o *Object) NumFrames() int {
+	if o.Clip != nil && len(o.Clip.Frames) > 0 {
+		return len(o.Clip.Frames)
+	}
+	return 1
+}
+
+// FPS returns the frame rate of the object's clip, or DefaultFPS.
+func (o *Object) FPS() float64 {
+	if o.Clip != nil && o.Clip.FPS > 0 {
+		return o.Clip.FPS
+	}
+	return DefaultFPS
+}
+
+// PositionsAt returns the vertex positions shown at frame i (clamped to the
+// clip), or the rest positions for a static mesh. The slice is shared; do
+// not modify it.
+func (o *Object) PositionsAt(i int) []Vec3 {
+	if o.Clip == nil || len(o.Clip.Frames) == 0 {
+		return o.Mesh.Positions
+	}
+	i = max(0, min(i, len(o.Clip.Frames)-1))
+	return o.Clip.Frames[i]
+}
+
+// Scene is the set of objects in a document.
+type Scene struct {
+	Objects []*Object
+}
