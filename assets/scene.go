@@ -13,10 +13,24 @@ type Object struct {
 	Rig  *Rig           // may be nil
 	Skin *SkinAnimation // joint animation of Rig; may be nil
 
-	// Source is where the object was loaded from (a file or folder), used by
-	// project files to reference rather than embed it. Empty for objects
-	// made in Gallop.
-	Source string
+	// Source is where the object was loaded from, so project files can
+	// reference it instead of embedding it. Nil for objects made or edited
+	// in Gallop, which are embedded.
+	Source *Source
+}
+
+// Source kinds.
+const (
+	SourceOBJ         = "obj"    // one OBJ file: a static mesh
+	SourceOBJSequence = "objseq" // OBJ files or a folder of them: a clip
+	SourceGLTF        = "gltf"   // one object of a .gltf / .glb file
+)
+
+// Source names the file or files an object was read from.
+type Source struct {
+	Kind  string   `json:"kind"`
+	Paths []string `json:"paths"`           // for objseq: files or one folder; else one file
+	Index int      `json:"index,omitempty"` // for gltf: which of the file's objects
 }
 
 // Validate checks the object's parts against each other.

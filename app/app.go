@@ -1,0 +1,199 @@
+// Package app is Gallop's window: the menus, panels, timeline and status
+// bar around the 3D viewport, the open document with its undo history, and
+// the job runner that keeps long work off the UI thread.
+//
+// Everything here runs on giu's main thread, once per UI frame, in loop.
+// Jobs report back through jobs.Runner.Poll at the start of each frame.
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/AllenDang/giu"
+
+	_ "gallop/app/glibc" // link fix for cimgui-go, see package doc
+	"gallop/app/jobs"
+	"gallop/app/undo"
+	"gallop/assets"
+	"gallop/tools"
+	"gallop/viewport"
+)
+
+// Options are the command-line choices for the window.
+type Options struct {
+	// Files to open at start: a project, a mesh file, OBJ files or a folder
+	// of them. With none, the built-in demo scene opens.
+	Files []string
+	// SaveTo is where Save writes when the document has no project path
+	// yet, instead of asking with a dialog (scripted sessions and tests).
+	SaveTo string
+	// Width and Height of the window; zero means 1280 x 800.
+	Width, Height int
+	// Bench, if set, runs the viewport benchmark and quits (gallop bench).
+	Bench *BenchResult
+}
+
+// App is the running application.
+type App struct {
+	opts Options
+	win  *giu.MasterWindow
+
+	doc     *Document
+	history undo.Stack
+	jobs    jobs.Runner
+
+	view     *viewport.View
+	renderer *viewport.Renderer
+	glErr    error
+
+	tools []tools.Tool
+	tool  int // index of the active tool
+
+	play    playback
+	overlay overlayKind
+	heat    heatCache
+
+	rename struct { // the object name field of the properties panel
+		obj     *assets.Object
+		text    string
+		editing bool
+	}
+
+	msgs    messages
+	modal   modalState
+	recent  []string
+	dialogs *dialogs
+	loading int // load jobs running: the document is about to be replaced
+
+	lastFrame time.Time
+	bench     *benchState
+}
+
+// Run opens the window and runs until it is closed.
+func Run(opts Options) error {
+	if opts.Width == 0 {
+		opts.Width, opts.Height = 1280, 800
+	}
+	a := &App{
+		opts:   opts,
+		doc:    NewDocument(),
+		view:   viewport.NewView(),
+		tools:  []tools.Tool{&tools.Select{}},
+		recent: loadRecent(),
+	}
+	a.dialogs = newDialogs(giu.Update, a.fail)
+	a.play.loop = true
+	a.win = giu.NewMasterWindow("Gallop", opts.Width, opts.Height, 0)
+	a.win.SetTargetFPS(60)
+	a.jobs.Wake = giu.Update
+	a.win.SetDropCallback(func(paths []string) { a.openPaths(paths, true) })
+	a.win.SetCloseCallback(func() bool {
+		if a.history.Dirty() {
+			a.confirmDiscard("quitting", a.quitNow)
+			return false
+		}
+		a.jobs.CancelAll()
+		return true
+	})
+	if opts.Bench != nil {
+		a.bench = newBench(opts.Bench)
+	}
+	if len(opts.Files) > 0 {
+		a.openPaths(opts.Files, false)
+	} else {
+		a.setDocument(&Document{Scene: assets.DemoScene(), Title: "demo: bending bar"}, nil)
+	}
+	a.win.Run(a.loop)
+	a.jobs.CancelAll()
+	return a.glErr
+}
+
+// quitNow closes the window without asking.
+func (a *App) quitNow() {
+	a.jobs.CancelAll()
+	a.win.SetShouldClose(true)
+}
+
+// setDocument replaces the document (after open or new), resetting history
+// and tools, and frames the camera on it. state holds restored tool and
+// application settings from a project, or nil.
+func (a *App) setDocument(d *Document, p *assets.Project) {
+	a.doc = d
+	a.history.Clear()
+	a.play.playing = false
+	a.heat = heatCache{}
+	a.tools = []tools.Tool{&tools.Select{}}
+	a.tool = 0
+	a.frameAll()
+	if p != nil {
+		a.restoreSettings(p)
+	}
+	a.win.SetTitle("Gallop — " + filepath.Base(d.DisplayName()))
+}
+
+// loop builds one UI frame.
+func (a *App) loop() {
+	now := time.Now()
+	dt := now.Sub(a.lastFrame)
+	if a.lastFrame.IsZero() {
+		dt = 0
+	}
+	a.lastFrame = now
+	if a.bench != nil {
+		a.bench.frame(a, dt)
+	}
+	a.jobs.Poll()
+	a.dialogs.poll()
+	a.advancePlayback(dt)
+	a.shortcuts()
+
+	w, h := a.win.GetSize()
+	giu.SingleWindowWithMenuBar().Layout(
+		a.menuBar(),
+		a.body(float32(w), float32(h)),
+		a.modals(),
+	)
+	if a.play.playing || len(a.jobs.Running()) > 0 {
+		giu.Update()
+	}
+}
+
+const (
+	leftWidth   = 190
+	rightWidth  = 290
+	bottomSpace = 64 // timeline + status bar
+)
+
+// body lays out the panels around the viewport.
+func (a *App) body(w, h float32) giu.Widget {
+	return giu.Custom(func() {
+		_, availH := giu.GetAvailableRegion()
+		mid := availH - bottomSpace
+		giu.Row(
+			giu.Child().ID("tools").Size(leftWidth, mid).Layout(a.toolsPanel()),
+			giu.Child().ID("viewport").Size(w-leftWidth-rightWidth-32, mid).Flags(giu.WindowFlagsNoScrollbar|giu.WindowFlagsNoScrollWithMouse).Layout(giu.Custom(a.viewportWidget)),
+			giu.Child().ID("properties").Size(rightWidth, mid).Layout(a.propertiesPanel()),
+		).Build()
+		a.timeline().Build()
+		a.statusBar().Build()
+	})
+}
+
+// fail reports an error to the artist: in the message log and, for errors
+// of actions they started, in a modal with the whole text.
+func (a *App) fail(err error) {
+	if err == nil || jobs.IsCanceled(err) {
+		return
+	}
+	a.msgs.add(true, err.Error())
+	a.modal.errorText = err.Error()
+	fmt.Fprintln(os.Stderr, "gallop:", err)
+}
+
+// info reports something that went well.
+func (a *App) info(format string, args ...any) {
+	a.msgs.add(false, fmt.Sprintf(format, args...))
+}

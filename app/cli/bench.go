@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"gallop/app"
+	"gallop/assets"
+	"gallop/viewport"
+)
+
+// figure is one line of `gallop bench`.
+type figure struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+}
+
+func emit(w io.Writer, name string, value float64, unit string) error {
+	return json.NewEncoder(w).Encode(figure{name, value, unit})
+}
+
+func runBench(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	data := fs.String("data", defaultDataDir(), "the shared data folder (horse-gallop etc.)")
+	runs := fs.Int("runs", 5, "repetitions per timed figure; the median is reported")
+	gui := fs.Bool("viewport", true, "also measure the viewport (needs a display: $DISPLAY, e.g. Xvfb)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: gallop bench [options]
+
+Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
+  load_horse_gallop             loading horse-gallop's 48 OBJ frames (median)
+  export_horse_gallop_glb       exporting it as a morph-target .glb (median)
+  pick_horse_mean, pick_horse_max  one viewport pick on the horse (BVH ray cast)
+  viewport_fps_idle, viewport_fps_busy, viewport_longest_frame_idle,
+  viewport_longest_frame_busy   the window showing horse-gallop at 1280x800,
+                                alone and while a job keeps both cores busy`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *runs < 1 {
+		return fmt.Errorf("--runs %d: want at least 1", *runs)
+	}
+	frames := filepath.Join(*data, "horse-gallop", "frames")
+	if _, err := os.Stat(frames); err != nil {
+		return fmt.Errorf("horse-gallop not found (%v); pass --data DIR", err)
+	}
+
+	var obj *assets.Object
+	t, err := median(*runs, func() error {
+		objs, err := assets.Import(context.Background(), []string{frames}, nil)
+		if err == nil {
+			obj = objs[0]
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	emit(stdout, "load_horse_gallop", t.Seconds(), "s")
+
+	tmp, err := os.MkdirTemp("", "gallop-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "horse-gallop.glb")
+	t, err = median(*runs, func() error { return assets.SaveGLTF(out, obj, assets.ExportOptions{Mode: assets.ExportMorph}) })
+	if err != nil {
+		return err
+	}
+	emit(stdout, "export_horse_gallop_glb", t.Seconds(), "s")
+
+	mean, worst := benchPick(obj)
+	emit(stdout, "pick_horse_mean", mean.Seconds()*1e3, "ms")
+	emit(stdout, "pick_horse_max", worst.Seconds()*1e3, "ms")
+
+	if !*gui {
+		return nil
+	}
+	if os.Getenv("DISPLAY") == "" {
+		fmt.Fprintln(os.Stderr, "gallop bench: no $DISPLAY, viewport figures skipped (run under Xvfb: make bench)")
+		return nil
+	}
+	return benchViewport(stdout, frames)
+}
+
+// median runs f n times and returns the median wall time.
+func median(n int, f func() error) (time.Duration, error) {
+	ts := make([]time.Duration, n)
+	for i := range ts {
+		start := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		ts[i] = time.Since(start)
+	}
+	slices.Sort(ts)
+	return ts[n/2], nil
+}
+
+// benchPick times viewport picks on the first frame of o with the camera
+// framing it at 1280x800: 1000 clicks at random pixels of the central half,
+// the BVH built beforehand as it is after the first click.
+func benchPick(o *assets.Object) (mean, worst time.Duration) {
+	v := viewport.NewView()
+	v.Width, v.Height = 1280, 800
+	pos := o.PositionsAt(0)
+	v.SetMesh(pos, o.Mesh.Triangles)
+	v.FramePoints(pos)
+	v.PickVertex(640, 400)
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 1000
+	var total time.Duration
+	for i := 0; i < n; i++ {
+		x, y := 320+rng.Float64()*640, 200+rng.Float64()*400
+		start := time.Now()
+		v.PickVertex(x, y)
+		d := time.Since(start)
+		total += d
+		worst = max(worst, d)
+	}
+	return total / n, worst
+}
+
+// benchViewport runs the window's own benchmark in a child process (the
+// window must own the main thread) and relays its figures.
+func benchViewport(stdout io.Writer, frames string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, "--bench-viewport", "--size", "1280x800", frames)
+	cmd.Stderr = os.Stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "{") {
+			fmt.Fprintln(stdout, sc.Text())
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("viewport benchmark: %w", err)
+	}
+	return nil
+}
+
+// printViewportBench prints the window benchmark's figures.
+func printViewportBench(w io.Writer, r *app.BenchResult) error {
+	if r.Err != nil {
+		return r.Err
+	}
+	if r.Frames == 0 {
+		return fmt.Errorf("viewport benchmark measured no frames")
+	}
+	emit(w, "viewport_fps_idle", r.IdleFPS, "fps")
+	emit(w, "viewport_fps_busy", r.BusyFPS, "fps")
+	emit(w, "viewport_longest_frame_idle", r.LongestIdleFrame.Seconds()*1e3, "ms")
+	emit(w, "viewport_longest_frame_busy", r.LongestBusyFrame.Seconds()*1e3, "ms")
+	return nil
+}
+
+// defaultDataDir is ../shared/data from the working directory, or
+// $GALLOP_DATA.
+func defaultDataDir() string {
+	if d := os.Getenv("GALLOP_DATA"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "shared", "data")
+}

@@ -1,0 +1,107 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/sqweek/dialog"
+)
+
+// fileFilter is one entry of a file dialog's type list.
+type fileFilter struct {
+	desc string
+	exts []string
+}
+
+// dialogs runs native file dialogs (sqweek/dialog: GTK 3 on Linux) on a
+// goroutine of their own, locked to one OS thread, so the window keeps
+// drawing (and jobs keep reporting) while a dialog is open. Results come
+// back to the UI thread through poll. One dialog is open at a time.
+type dialogs struct {
+	requests chan func()
+	wake     func()      // asks the UI for a frame (any goroutine)
+	fail     func(error) // reports a dialog failure (UI thread)
+
+	mu      sync.Mutex
+	open    bool
+	results []func()
+}
+
+func newDialogs(wake func(), fail func(error)) *dialogs {
+	d := &dialogs{requests: make(chan func()), wake: wake, fail: fail}
+	go func() {
+		runtime.LockOSThread()
+		for req := range d.requests {
+			req()
+		}
+	}()
+	return d
+}
+
+// run starts show on the dialog thread unless a dialog is already open;
+// on the UI thread, done then receives the chosen path, unless cancelled.
+func (d *dialogs) run(show func() (string, error), done func(string)) {
+	d.mu.Lock()
+	if d.open {
+		d.mu.Unlock()
+		return
+	}
+	d.open = true
+	d.mu.Unlock()
+	d.requests <- func() {
+		path, err := safeShow(show)
+		d.mu.Lock()
+		d.open = false
+		switch {
+		case err == nil && path != "":
+			d.results = append(d.results, func() { done(path) })
+		case err != nil && !errors.Is(err, dialog.ErrCancelled):
+			d.results = append(d.results, func() { d.fail(err) })
+		}
+		d.mu.Unlock()
+		d.wake()
+	}
+}
+
+func safeShow(show func() (string, error)) (path string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("file dialog unavailable: %v", p)
+		}
+	}()
+	return show()
+}
+
+// poll delivers finished dialogs' results on the UI thread.
+func (d *dialogs) poll() {
+	d.mu.Lock()
+	res := d.results
+	d.results = nil
+	d.mu.Unlock()
+	for _, f := range res {
+		f()
+	}
+}
+
+func (d *dialogs) load(title string, f fileFilter, done func(string)) {
+	d.run(func() (string, error) {
+		return dialog.File().Title(title).Filter(f.desc, f.exts...).Filter("All files", "*").Load()
+	}, done)
+}
+
+func (d *dialogs) save(title string, f fileFilter, suggested string, done func(string)) {
+	d.run(func() (string, error) {
+		b := dialog.File().Title(title).Filter(f.desc, f.exts...)
+		if suggested != "" {
+			b = b.SetStartDir(filepath.Dir(suggested)).SetStartFile(filepath.Base(suggested))
+		}
+		return b.Save()
+	}, done)
+}
+
+func (d *dialogs) folder(title string, done func(string)) {
+	d.run(func() (string, error) { return dialog.Directory().Title(title).Browse() }, done)
+}

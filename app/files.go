@@ -1,0 +1,270 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"gallop/app/jobs"
+	"gallop/assets"
+)
+
+// File dialog filters.
+var (
+	filterProject = fileFilter{"Gallop project", []string{"gallop"}}
+	filterMesh    = fileFilter{"Meshes (OBJ, glTF)", []string{"obj", "gltf", "glb"}}
+	filterGLTF    = fileFilter{"glTF 2.0", []string{"gltf", "glb"}}
+	filterAll     = fileFilter{"Gallop project or mesh", []string{"gallop", "obj", "gltf", "glb"}}
+)
+
+func (a *App) cmdNew() {
+	a.confirmDiscard("starting a new project", func() {
+		a.setDocument(NewDocument(), nil)
+	})
+}
+
+func (a *App) cmdOpen() {
+	a.dialogs.load("Open", filterAll, func(path string) { a.openPaths([]string{path}, false) })
+}
+
+func (a *App) cmdImportMesh() {
+	a.dialogs.load("Import mesh", filterMesh, func(path string) { a.openPaths([]string{path}, true) })
+}
+
+func (a *App) cmdImportSequence() {
+	a.dialogs.folder("Import OBJ sequence (folder of frames)", func(path string) { a.openPaths([]string{path}, true) })
+}
+
+func (a *App) cmdImportGLTF() {
+	a.dialogs.load("Import glTF", filterGLTF, func(path string) { a.openPaths([]string{path}, true) })
+}
+
+func (a *App) cmdSave() { a.save(a.doc.Path, nil) }
+
+func (a *App) cmdSaveAs() {
+	a.dialogs.save("Save project as", filterProject, a.doc.Path, func(path string) { a.save(path, nil) })
+}
+
+func (a *App) cmdQuit() { a.confirmDiscard("quitting", a.quitNow) }
+
+func (a *App) cmdExport(skin bool) {
+	o := a.doc.Object()
+	if o == nil {
+		return
+	}
+	mode := assets.ExportMorph
+	if skin {
+		mode = assets.ExportSkin
+	}
+	a.dialogs.save("Export glTF", filterGLTF, o.Name+".glb", func(path string) {
+		if ext := strings.ToLower(filepath.Ext(path)); ext != ".glb" && ext != ".gltf" {
+			path += ".glb"
+		}
+		obj := *o
+		a.jobs.Start("Exporting "+filepath.Base(path), func(ctx context.Context, rep jobs.Reporter) error {
+			rep.Report(0, "writing")
+			return assets.SaveGLTF(path, &obj, assets.ExportOptions{Mode: mode})
+		}, func(err error) {
+			if err != nil {
+				a.fail(err)
+				return
+			}
+			a.info("Exported %s", path)
+		})
+	})
+}
+
+// openPaths opens files: a project replaces the document; mesh files
+// replace it too, or, with into, are added to the scene as one undoable
+// step (files dropped on the window).
+func (a *App) openPaths(paths []string, into bool) {
+	if len(paths) == 0 {
+		return
+	}
+	if len(paths) == 1 && assets.DetectFormat(paths[0]) == assets.FormatProject {
+		a.confirmDiscard("opening "+filepath.Base(paths[0]), func() { a.loadProject(paths[0]) })
+		return
+	}
+	load := func() {
+		name := filepath.Base(paths[0])
+		if len(paths) > 1 {
+			name = fmt.Sprintf("%d files", len(paths))
+		}
+		var objs []*assets.Object
+		a.loading++
+		a.jobs.Start("Loading "+name, func(ctx context.Context, rep jobs.Reporter) error {
+			rep.Report(0, "reading")
+			var err error
+			objs, err = assets.Import(ctx, paths, func(done, total int) {
+				rep.Report(float64(done)/float64(total), fmt.Sprintf("%d / %d frames", done, total))
+			})
+			return err
+		}, func(err error) {
+			a.loading--
+			if err != nil {
+				a.fail(err)
+				return
+			}
+			if into {
+				a.history.Do(&addObjectsCmd{doc: a.doc, objs: objs})
+				a.frameAll()
+			} else {
+				a.setDocument(&Document{Scene: &assets.Scene{Objects: objs}, Title: name}, nil)
+			}
+			a.addRecent(paths[0])
+			o := objs[0]
+			a.info("Loaded %s: %d vertices, %d triangles, %d frames", name, o.Mesh.NumVertices(), o.Mesh.NumTriangles(), o.NumFrames())
+		})
+	}
+	if into {
+		load()
+	} else {
+		a.confirmDiscard("opening "+filepath.Base(paths[0]), load)
+	}
+}
+
+// loadProject reads a .gallop file in a job and makes it the document.
+func (a *App) loadProject(path string) {
+	var p *assets.Project
+	a.loading++
+	a.jobs.Start("Opening "+filepath.Base(path), func(ctx context.Context, rep jobs.Reporter) error {
+		rep.Report(0, "reading")
+		var err error
+		p, err = assets.LoadProject(ctx, path, func(done, total int) {
+			rep.Report(float64(done)/float64(total), fmt.Sprintf("%d / %d frames", done, total))
+		})
+		return err
+	}, func(err error) {
+		a.loading--
+		if err != nil {
+			a.fail(err)
+			return
+		}
+		abs, _ := filepath.Abs(path)
+		d := &Document{Scene: p.Scene, Active: p.Active, Frame: p.Frame, Selection: p.Selection, Path: abs}
+		a.setDocument(d, p)
+		d.Frame = max(0, min(d.Frame, d.NumFrames()-1))
+		a.addRecent(abs)
+		a.info("Opened %s", abs)
+	})
+}
+
+// settings is the application state a project keeps beside the scene.
+type settings struct {
+	Camera  json.RawMessage `json:"camera,omitempty"`
+	Style   json.RawMessage `json:"style,omitempty"`
+	Overlay int             `json:"overlay"`
+	Loop    bool            `json:"loop"`
+	Tool    string          `json:"tool"`
+}
+
+func (a *App) projectSnapshot() *assets.Project {
+	objs := make([]*assets.Object, len(a.doc.Scene.Objects))
+	for i, o := range a.doc.Scene.Objects {
+		c := *o // shallow: geometry slices are never modified in place
+		objs[i] = &c
+	}
+	p := &assets.Project{
+		Scene:     &assets.Scene{Objects: objs},
+		Active:    a.doc.Active,
+		Frame:     a.doc.Frame,
+		Selection: a.doc.Selection,
+		Settings:  map[string]json.RawMessage{},
+		Tools:     map[string]json.RawMessage{},
+	}
+	cam, _ := json.Marshal(a.view.Camera)
+	style, _ := json.Marshal(a.view.Style)
+	app, _ := json.Marshal(settings{Camera: cam, Style: style, Overlay: int(a.overlay), Loop: a.play.loop, Tool: a.tools[a.tool].Name()})
+	p.Settings["app"] = app
+	for _, t := range a.tools {
+		st, err := t.State()
+		if err != nil {
+			a.fail(fmt.Errorf("saving %s tool state: %w", t.Name(), err))
+			continue
+		}
+		if st != nil {
+			p.Tools[t.Name()] = st
+		}
+	}
+	return p
+}
+
+// restoreSettings applies a loaded project's application and tool state.
+// Parts that do not parse are reported and skipped; the scene still opens.
+func (a *App) restoreSettings(p *assets.Project) {
+	if raw, ok := p.Settings["app"]; ok {
+		var s settings
+		if err := json.Unmarshal(raw, &s); err != nil {
+			a.fail(fmt.Errorf("project settings: %w", err))
+		} else {
+			if len(s.Camera) > 0 {
+				if err := json.Unmarshal(s.Camera, &a.view.Camera); err != nil {
+					a.fail(fmt.Errorf("project camera: %w", err))
+					a.resetCamera()
+				}
+			}
+			if len(s.Style) > 0 {
+				if err := json.Unmarshal(s.Style, &a.view.Style); err != nil {
+					a.fail(fmt.Errorf("project view style: %w", err))
+				}
+			}
+			if s.Overlay >= 0 && s.Overlay < len(overlayNames) {
+				a.overlay = overlayKind(s.Overlay)
+			}
+			a.play.loop = s.Loop
+			for i, t := range a.tools {
+				if t.Name() == s.Tool {
+					a.tool = i
+				}
+			}
+		}
+	}
+	for _, t := range a.tools {
+		if raw, ok := p.Tools[t.Name()]; ok {
+			if err := t.Restore(a, raw); err != nil {
+				a.fail(err)
+			}
+		}
+	}
+}
+
+// save writes the document as a project at path (asking for a path if it
+// has none), in a job; then, if not nil, runs after a successful save.
+func (a *App) save(path string, then func()) {
+	if path == "" {
+		path = a.opts.SaveTo
+	}
+	if path == "" {
+		a.dialogs.save("Save project", filterProject, a.doc.Title, func(p string) { a.save(p, then) })
+		return
+	}
+	if !strings.EqualFold(filepath.Ext(path), assets.ProjectExt) {
+		path += assets.ProjectExt
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		a.fail(err)
+		return
+	}
+	p := a.projectSnapshot()
+	pos := a.history.Position()
+	a.jobs.Start("Saving "+filepath.Base(abs), func(ctx context.Context, rep jobs.Reporter) error {
+		rep.Report(0, "writing")
+		return assets.SaveProject(abs, p)
+	}, func(err error) {
+		if err != nil {
+			a.fail(fmt.Errorf("saving %s: %w (the previous file is unchanged)", abs, err))
+			return
+		}
+		a.doc.Path = abs
+		a.history.MarkSavedAt(pos)
+		a.addRecent(abs)
+		a.win.SetTitle("Gallop — " + filepath.Base(abs))
+		a.info("Saved %s", abs)
+		if then != nil {
+			then()
+		}
+	})
+}

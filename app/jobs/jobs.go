@@ -1,0 +1,217 @@
+// Package jobs runs long computations off the UI thread.
+//
+// A Job runs a function on its own goroutine with a context for
+// cancellation and a Reporter for progress. The UI thread never waits on a
+// job: once per frame it calls Runner.Poll, which hands finished jobs'
+// completion callbacks back to the UI thread, and reads each running job's
+// progress for the status bar. Intermediate results are published through a
+// Latest value (an atomic pointer to an immutable snapshot) that the UI reads
+// when it draws.
+//
+// This package imports nothing of Gallop's, so the app and every tool can
+// start jobs through it.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Reporter is how a job tells the UI how far it has come. It is safe to
+// call from any goroutine.
+type Reporter struct {
+	job *Job
+}
+
+// Report sets the job's progress: fraction in [0, 1] (values outside are
+// clamped) and a short text for the status bar.
+func (r Reporter) Report(fraction float64, text string) {
+	fraction = max(0, min(1, fraction))
+	r.job.mu.Lock()
+	r.job.fraction, r.job.text = fraction, text
+	r.job.mu.Unlock()
+	r.job.runner.wake()
+}
+
+// Job is one running or finished computation.
+type Job struct {
+	ID      int
+	Name    string
+	Started time.Time
+
+	runner *Runner
+	cancel context.CancelFunc
+	done   chan struct{}
+	finish func(error) // runs on the UI thread in Poll
+
+	mu       sync.Mutex
+	fraction float64
+	text     string
+	err      error
+	elapsed  time.Duration
+}
+
+// Cancel asks the job to stop. Its function sees ctx.Done and should return
+// ctx.Err() soon; its completion callback still runs, with that error.
+func (j *Job) Cancel() { j.cancel() }
+
+// Progress returns the fraction and text last reported.
+func (j *Job) Progress() (float64, string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.fraction, j.text
+}
+
+// Done is closed when the job's function has returned.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Err returns the job's error once Done is closed (nil before).
+func (j *Job) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err
+}
+
+// Elapsed returns the wall time the job has run (its total once done).
+func (j *Job) Elapsed() time.Duration {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.elapsed > 0 {
+		return j.elapsed
+	}
+	return time.Since(j.Started)
+}
+
+// Runner owns the jobs of one application.
+type Runner struct {
+	// Wake, if set, is called (from any goroutine) whenever a job reports
+	// progress or finishes, to ask the UI for a new frame (giu.Update).
+	Wake func()
+
+	mu       sync.Mutex
+	nextID   int
+	running  []*Job
+	finished []*Job
+}
+
+func (r *Runner) wake() {
+	if r.Wake != nil {
+		r.Wake()
+	}
+}
+
+// Start runs fn on a new goroutine. When fn returns, done (if non-nil) is
+// called on the UI thread by the next Poll, with fn's error. A panic in fn is
+// recovered and becomes the job's error, so a solver bug cannot take the
+// window down.
+func (r *Runner) Start(name string, fn func(ctx context.Context, rep Reporter) error, done func(error)) *Job {
+	return r.StartContext(context.Background(), name, fn, done)
+}
+
+// StartContext is Start with a parent context.
+func (r *Runner) StartContext(parent context.Context, name string, fn func(ctx context.Context, rep Reporter) error, done func(error)) *Job {
+	ctx, cancel := context.WithCancel(parent)
+	r.mu.Lock()
+	r.nextID++
+	j := &Job{ID: r.nextID, Name: name, Started: time.Now(), runner: r, cancel: cancel, done: make(chan struct{}), finish: done}
+	r.running = append(r.running, j)
+	r.mu.Unlock()
+	go func() {
+		err := run(ctx, fn, Reporter{j})
+		cancel()
+		j.mu.Lock()
+		j.err = err
+		j.elapsed = time.Since(j.Started)
+		j.mu.Unlock()
+		close(j.done)
+		r.mu.Lock()
+		for i, x := range r.running {
+			if x == j {
+				r.running = append(r.running[:i], r.running[i+1:]...)
+				break
+			}
+		}
+		r.finished = append(r.finished, j)
+		r.mu.Unlock()
+		r.wake()
+	}()
+	return j
+}
+
+func run(ctx context.Context, fn func(context.Context, Reporter) error, rep Reporter) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return fn(ctx, rep)
+}
+
+// Running returns the jobs still running, oldest first.
+func (r *Runner) Running() []*Job {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*Job(nil), r.running...)
+}
+
+// Poll runs, on the calling (UI) goroutine, the completion callbacks of the
+// jobs that finished since the last call, in the order they finished. It
+// never blocks.
+func (r *Runner) Poll() {
+	r.mu.Lock()
+	fin := r.finished
+	r.finished = nil
+	r.mu.Unlock()
+	for _, j := range fin {
+		if j.finish != nil {
+			j.finish(j.Err())
+		}
+	}
+}
+
+// CancelAll cancels every running job.
+func (r *Runner) CancelAll() {
+	for _, j := range r.Running() {
+		j.Cancel()
+	}
+}
+
+// Wait blocks until every job started so far has finished, then polls. For
+// tests and for batch use, never on the UI thread of a live window.
+func (r *Runner) Wait() {
+	for _, j := range r.Running() {
+		<-j.done
+	}
+	r.Poll()
+}
+
+// IsCanceled reports whether err means the job was cancelled.
+func IsCanceled(err error) bool {
+	return errors.Is(err, context.Canceled)
+}
+
+// Latest holds the most recent snapshot a job published. Publishing replaces
+// the snapshot atomically; readers get an immutable value (publishers must
+// not modify a snapshot after Publish). The zero value is ready to use.
+type Latest[T any] struct {
+	p   atomic.Pointer[T]
+	seq atomic.Uint64
+}
+
+// Publish makes v the latest snapshot.
+func (l *Latest[T]) Publish(v *T) {
+	l.p.Store(v)
+	l.seq.Add(1)
+}
+
+// Load returns the latest snapshot (nil if none) and its sequence number,
+// which grows by one per Publish, so a reader can tell whether it has seen
+// it.
+func (l *Latest[T]) Load() (*T, uint64) {
+	s := l.seq.Load()
+	return l.p.Load(), s
+}

@@ -1,0 +1,111 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestJobCompletesOnPoll(t *testing.T) {
+	var r Runner
+	var got error = errors.New("callback not run")
+	j := r.Start("ok", func(ctx context.Context, rep Reporter) error {
+		rep.Report(0.5, "half")
+		return nil
+	}, func(err error) { got = err })
+	<-j.Done()
+	if got == nil {
+		t.Fatal("callback ran before Poll")
+	}
+	r.Poll()
+	if got != nil {
+		t.Fatalf("callback error = %v, want nil", got)
+	}
+	if f, txt := j.Progress(); f != 0.5 || txt != "half" {
+		t.Fatalf("progress = %v %q", f, txt)
+	}
+	if len(r.Running()) != 0 {
+		t.Fatal("finished job still listed as running")
+	}
+}
+
+func TestCancelStopsJob(t *testing.T) {
+	var r Runner
+	started := make(chan struct{})
+	var cbErr error
+	j := r.Start("spin", func(ctx context.Context, rep Reporter) error {
+		close(started)
+		<-ctx.Done()
+		return ctx.Err()
+	}, func(err error) { cbErr = err })
+	<-started
+	if n := len(r.Running()); n != 1 {
+		t.Fatalf("running = %d, want 1", n)
+	}
+	j.Cancel()
+	select {
+	case <-j.Done():
+	case <-time.After(2 * time.Second):
+		t.Fatal("job did not stop after Cancel")
+	}
+	r.Poll()
+	if !IsCanceled(cbErr) {
+		t.Fatalf("error = %v, want context.Canceled", cbErr)
+	}
+}
+
+func TestPanicBecomesError(t *testing.T) {
+	var r Runner
+	var cbErr error
+	r.Start("bad", func(ctx context.Context, rep Reporter) error {
+		var s []int
+		_ = s[3]
+		return nil
+	}, func(err error) { cbErr = err })
+	r.Wait()
+	if cbErr == nil {
+		t.Fatal("panic in job was not reported as an error")
+	}
+}
+
+func TestWakeCalled(t *testing.T) {
+	var wakes atomic.Int32
+	r := Runner{Wake: func() { wakes.Add(1) }}
+	r.Start("w", func(ctx context.Context, rep Reporter) error {
+		rep.Report(1, "done")
+		return nil
+	}, nil)
+	r.Wait()
+	if wakes.Load() < 2 {
+		t.Fatalf("Wake called %d times, want progress + finish", wakes.Load())
+	}
+}
+
+func TestLatest(t *testing.T) {
+	var l Latest[[]float64]
+	if v, s := l.Load(); v != nil || s != 0 {
+		t.Fatal("zero Latest not empty")
+	}
+	a := []float64{1}
+	l.Publish(&a)
+	b := []float64{2}
+	l.Publish(&b)
+	v, s := l.Load()
+	if s != 2 || (*v)[0] != 2 {
+		t.Fatalf("Load = %v, %d", *v, s)
+	}
+}
+
+func TestProgressClamped(t *testing.T) {
+	var r Runner
+	j := r.Start("c", func(ctx context.Context, rep Reporter) error {
+		rep.Report(3, "")
+		return nil
+	}, nil)
+	r.Wait()
+	if f, _ := j.Progress(); f != 1 {
+		t.Fatalf("fraction = %v, want 1", f)
+	}
+}

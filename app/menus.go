@@ -1,0 +1,113 @@
+package app
+
+import (
+	"path/filepath"
+
+	"github.com/AllenDang/giu"
+
+	"gallop/viewport"
+)
+
+// menuBar lays out File, Edit, View and Help. Shortcut labels follow
+// Blender's keymap; the keys themselves are handled in shortcuts.
+func (a *App) menuBar() giu.Widget {
+	return giu.MenuBar().Layout(
+		giu.Menu("File").Layout(
+			giu.MenuItem("New").Shortcut("Ctrl+N").OnClick(a.cmdNew),
+			giu.MenuItem("Open...").Shortcut("Ctrl+O").OnClick(a.cmdOpen),
+			giu.Menu("Open Recent").Layout(a.recentItems()...),
+			giu.Separator(),
+			giu.Menu("Import").Layout(
+				giu.MenuItem("Mesh (OBJ / glTF)...").OnClick(a.cmdImportMesh),
+				giu.MenuItem("OBJ sequence (folder)...").OnClick(a.cmdImportSequence),
+				giu.MenuItem("glTF 2.0 (.gltf / .glb)...").OnClick(a.cmdImportGLTF),
+			),
+			giu.Separator(),
+			giu.MenuItem("Save").Shortcut("Ctrl+S").OnClick(a.cmdSave),
+			giu.MenuItem("Save As...").Shortcut("Ctrl+Shift+S").OnClick(a.cmdSaveAs),
+			giu.Menu("Export glTF").Layout(
+				giu.MenuItem("Morph-target animation (.glb / .gltf)...").Enabled(a.doc.Object() != nil).OnClick(func() { a.cmdExport(false) }),
+				giu.MenuItem("Skinned animation (.glb / .gltf)...").Enabled(a.canExportSkin()).OnClick(func() { a.cmdExport(true) }),
+			),
+			giu.Separator(),
+			giu.MenuItem("Quit").Shortcut("Ctrl+Q").OnClick(a.cmdQuit),
+		),
+		giu.Menu("Edit").Layout(
+			giu.MenuItem(label("Undo", a.history.UndoName())).Shortcut("Ctrl+Z").Enabled(a.history.CanUndo()).OnClick(a.history.Undo),
+			giu.MenuItem(label("Redo", a.history.RedoName())).Shortcut("Ctrl+Shift+Z").Enabled(a.history.CanRedo()).OnClick(a.history.Redo),
+			giu.Separator(),
+			giu.MenuItem("Select All").Shortcut("A").OnClick(a.cmdSelectAll),
+			giu.MenuItem("Select None").Shortcut("Alt+A").OnClick(a.cmdSelectNone),
+		),
+		giu.Menu("View").Layout(
+			giu.Menu("Shading").Layout(
+				giu.MenuItem("Smooth").Selected(a.view.Style.Shading == viewport.Smooth).OnClick(func() { a.view.Style.Shading = viewport.Smooth }),
+				giu.MenuItem("Flat").Selected(a.view.Style.Shading == viewport.Flat).OnClick(func() { a.view.Style.Shading = viewport.Flat }),
+			),
+			giu.MenuItem("Wireframe").Shortcut("Shift+Z").Selected(a.view.Style.Wireframe).OnClick(func() { a.view.Style.Wireframe = !a.view.Style.Wireframe }),
+			giu.MenuItem("Grid").Selected(a.view.Style.Grid).OnClick(func() { a.view.Style.Grid = !a.view.Style.Grid }),
+			giu.MenuItem("Axes").Selected(a.view.Style.Axes).OnClick(func() { a.view.Style.Axes = !a.view.Style.Axes }),
+			giu.Menu("Heat map").Layout(a.overlayItems()...),
+			giu.Separator(),
+			giu.MenuItem("Frame All").Shortcut("Home").OnClick(a.frameAll),
+			giu.MenuItem("Frame Selected").Shortcut("Numpad .").OnClick(a.frameSelected),
+			giu.MenuItem("Orthographic").Shortcut("Numpad 5").Selected(a.view.Camera.Ortho).OnClick(func() { a.view.Camera.Ortho = !a.view.Camera.Ortho }),
+			giu.MenuItem("Reset Camera").OnClick(a.resetCamera),
+		),
+		giu.Menu("Help").Layout(
+			giu.MenuItem("Shortcuts").Shortcut("F1").OnClick(func() { a.modal.openShortcuts = true }),
+			giu.MenuItem("About Gallop").OnClick(func() { a.modal.openAbout = true }),
+		),
+	)
+}
+
+func label(verb, what string) string {
+	if what == "" {
+		return verb
+	}
+	return verb + " " + what
+}
+
+func (a *App) recentItems() []giu.Widget {
+	if len(a.recent) == 0 {
+		return []giu.Widget{giu.MenuItem("(none)").Enabled(false)}
+	}
+	var items []giu.Widget
+	for _, p := range a.recent {
+		p := p
+		items = append(items, giu.MenuItem(filepath.Base(p)+"##"+p).OnClick(func() { a.openPaths([]string{p}, false) }))
+	}
+	items = append(items, giu.Separator(), giu.MenuItem("Clear list").OnClick(func() { a.recent = nil; saveRecent(nil) }))
+	return items
+}
+
+func (a *App) overlayItems() []giu.Widget {
+	var items []giu.Widget
+	for k, name := range overlayNames {
+		k := overlayKind(k)
+		items = append(items, giu.MenuItem(name).Selected(a.overlay == k).OnClick(func() { a.overlay = k }))
+	}
+	return items
+}
+
+func (a *App) resetCamera() {
+	a.view.Camera.Reset()
+	a.frameAll()
+}
+
+func (a *App) cmdSelectAll() {
+	if o := a.doc.Object(); o != nil {
+		all := make([]int, o.Mesh.NumVertices())
+		for i := range all {
+			all[i] = i
+		}
+		a.SetSelection(all)
+	}
+}
+
+func (a *App) cmdSelectNone() { a.SetSelection(nil) }
+
+func (a *App) canExportSkin() bool {
+	o := a.doc.Object()
+	return o != nil && o.Rig != nil && o.Skin != nil
+}

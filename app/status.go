@@ -1,0 +1,189 @@
+package app
+
+import (
+	"fmt"
+	"image/color"
+	"time"
+
+	"github.com/AllenDang/giu"
+
+	"gallop/assets"
+)
+
+// message is one line of the message log.
+type message struct {
+	at    time.Time
+	error bool
+	text  string
+}
+
+// messages is the log shown in the status bar, newest last.
+type messages struct {
+	list []message
+}
+
+const maxMessages = 200
+
+func (m *messages) add(isErr bool, text string) {
+	m.list = append(m.list, message{at: time.Now(), error: isErr, text: text})
+	if len(m.list) > maxMessages {
+		m.list = m.list[len(m.list)-maxMessages:]
+	}
+}
+
+func (m *messages) last() (message, bool) {
+	if len(m.list) == 0 {
+		return message{}, false
+	}
+	return m.list[len(m.list)-1], true
+}
+
+var (
+	errorColor = color.RGBA{R: 255, G: 115, B: 100, A: 255}
+	dimColor   = color.RGBA{R: 180, G: 180, B: 180, A: 255}
+)
+
+// statusBar shows each running job with its progress bar and a cancel
+// button, then the latest message.
+func (a *App) statusBar() giu.Widget {
+	row := giu.Layout{}
+	for _, j := range a.jobs.Running() {
+		j := j
+		f, text := j.Progress()
+		row = append(row, giu.Row(
+			giu.ProgressBar(float32(f)).Size(220, 0).Overlay(fmt.Sprintf("%s %.0f%%", j.Name, 100*f)),
+			giu.Label(text),
+			giu.SmallButton(fmt.Sprintf("Cancel##job%d", j.ID)).OnClick(j.Cancel),
+		))
+	}
+	if m, ok := a.msgs.last(); ok {
+		col := dimColor
+		if m.error {
+			col = errorColor
+		}
+		row = append(row, giu.Row(
+			giu.Style().SetColor(giu.StyleColorText, col).To(giu.Label(m.at.Format("15:04:05 ")+m.text)),
+			giu.SmallButton("Log").OnClick(func() { a.modal.openLog = true }),
+		))
+	} else if len(a.jobs.Running()) == 0 {
+		row = append(row, giu.Style().SetColor(giu.StyleColorText, dimColor).To(giu.Label("Ready. Middle drag orbits, wheel zooms, click selects; F1 lists the shortcuts.")))
+	}
+	return row
+}
+
+// modalState tracks the modal dialogs. Dear ImGui opens a popup by name once
+// and then builds it every frame until it closes itself.
+type modalState struct {
+	errorText   string // an error to show; "" when none
+	errorOpen   bool
+	confirm     *confirmation
+	confirmOpen bool
+
+	openShortcuts, openAbout, openLog bool
+}
+
+// confirmation is the question asked before discarding unsaved changes.
+type confirmation struct {
+	doing  string // "opening", "quitting", ...
+	action func()
+}
+
+func (m *modalState) anyOpen() bool {
+	return m.errorOpen || m.confirmOpen
+}
+
+// confirmDiscard runs action now if the document has no unsaved changes,
+// and otherwise asks first: Save (then act, if saving worked), Don't Save,
+// or Cancel.
+func (a *App) confirmDiscard(doing string, action func()) {
+	if !a.history.Dirty() {
+		action()
+		return
+	}
+	a.modal.confirm = &confirmation{doing: doing, action: action}
+}
+
+func (a *App) modals() giu.Widget {
+	return giu.Custom(func() {
+		m := &a.modal
+		if m.errorText != "" && !m.errorOpen && !m.confirmOpen {
+			giu.OpenPopup("Error")
+			m.errorOpen = true
+		}
+		giu.PopupModal("Error").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
+			giu.Style().SetColor(giu.StyleColorText, errorColor).To(giu.Label(m.errorText).Wrapped(true)),
+			giu.Dummy(520, 0),
+			giu.Button("OK").Size(80, 0).OnClick(func() {
+				m.errorText, m.errorOpen = "", false
+				giu.CloseCurrentPopup()
+			}),
+		).Build()
+
+		if m.confirm != nil && !m.confirmOpen && !m.errorOpen {
+			giu.OpenPopup("Unsaved changes")
+			m.confirmOpen = true
+		}
+		if c := m.confirm; c != nil {
+			done := func(run bool) {
+				m.confirm, m.confirmOpen = nil, false
+				giu.CloseCurrentPopup()
+				if run {
+					c.action()
+				}
+			}
+			giu.PopupModal("Unsaved changes").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
+				giu.Labelf("%s has unsaved changes.\nSave them before %s?", a.doc.DisplayName(), c.doing),
+				giu.Row(
+					giu.Button("Save").Size(90, 0).OnClick(func() {
+						done(false)
+						a.save(a.doc.Path, c.action)
+					}),
+					giu.Button("Don't Save").Size(90, 0).OnClick(func() { done(true) }),
+					giu.Button("Cancel").Size(90, 0).OnClick(func() { done(false) }),
+				),
+			).Build()
+		}
+
+		if m.openShortcuts {
+			giu.OpenPopup("Shortcuts")
+			m.openShortcuts = false
+		}
+		rows := []*giu.TableRowWidget{}
+		for _, s := range shortcutTable {
+			rows = append(rows, giu.TableRow(giu.Label(s[0]), giu.Label(s[1])))
+		}
+		giu.PopupModal("Shortcuts").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
+			giu.Table().Size(560, float32(22*len(rows)+10)).Columns(giu.TableColumn("Keys"), giu.TableColumn("Action")).Rows(rows...),
+			giu.Button("Close").OnClick(giu.CloseCurrentPopup),
+		).Build()
+
+		if m.openAbout {
+			giu.OpenPopup("About Gallop")
+			m.openAbout = false
+		}
+		giu.PopupModal("About Gallop").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
+			giu.Label("Gallop: an authoring tool for animating deformable meshes."),
+			giu.Labelf("Project format version %d. Reads OBJ, OBJ sequences, glTF 2.0; writes OBJ, glTF 2.0 and .gallop projects.", assets.ProjectVersion),
+			giu.Label("Built on Dear ImGui (giu), OpenGL 3.3, gonum, mathgl and qmuntal/gltf."),
+			giu.Button("Close").OnClick(giu.CloseCurrentPopup),
+		).Build()
+
+		if m.openLog {
+			giu.OpenPopup("Messages")
+			m.openLog = false
+		}
+		lines := giu.Layout{}
+		for i := len(a.msgs.list) - 1; i >= 0; i-- {
+			msg := a.msgs.list[i]
+			col := dimColor
+			if msg.error {
+				col = errorColor
+			}
+			lines = append(lines, giu.Style().SetColor(giu.StyleColorText, col).To(giu.Label(msg.at.Format("15:04:05  ")+msg.text).Wrapped(true)))
+		}
+		giu.PopupModal("Messages").Layout(
+			giu.Child().Size(640, 320).Layout(lines),
+			giu.Button("Close").OnClick(giu.CloseCurrentPopup),
+		).Build()
+	})
+}

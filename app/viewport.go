@@ -1,0 +1,198 @@
+package app
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/AllenDang/cimgui-go/imgui"
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"gallop/assets"
+	"gallop/viewport"
+)
+
+// initGL loads OpenGL's functions and builds the renderer, once, from
+// inside the UI loop where giu's context is current.
+func (a *App) initGL() {
+	if err := gl.Init(); err != nil {
+		a.glErr = fmt.Errorf("OpenGL: %w", err)
+		a.fail(a.glErr)
+		return
+	}
+	r, err := viewport.NewRenderer()
+	if err != nil {
+		a.glErr = err
+		a.fail(err)
+		return
+	}
+	a.renderer = r
+}
+
+// viewportWidget draws the 3D view into the space left for it and turns
+// mouse input over it into navigation and tool actions.
+func (a *App) viewportWidget() {
+	pos := imgui.CursorScreenPos()
+	avail := imgui.ContentRegionAvail()
+	w, h := int(avail.X), int(avail.Y)
+	if w < 1 || h < 1 {
+		return
+	}
+	if a.renderer == nil && a.glErr == nil {
+		a.initGL()
+	}
+	a.view.Width, a.view.Height = float64(w), float64(h)
+	o := a.doc.Object()
+	if o != nil {
+		a.view.SetMesh(o.PositionsAt(a.doc.Frame), o.Mesh.Triangles)
+	} else {
+		a.view.SetMesh(nil, nil)
+	}
+
+	dl := imgui.WindowDrawList()
+	if a.renderer != nil {
+		if err := a.renderer.Render(w, h, &a.view.Camera, a.view.Style, a.drawItems(), a.gridStep()); err != nil {
+			a.glErr = err
+			a.fail(err)
+		}
+		tex := imgui.NewTextureRefTextureID(imgui.TextureID(a.renderer.Texture()))
+		dl.AddImageV(*tex, pos, imgui.Vec2{X: pos.X + avail.X, Y: pos.Y + avail.Y},
+			imgui.Vec2{X: 0, Y: 1}, imgui.Vec2{X: 1, Y: 0}, 0xffffffff)
+	} else {
+		dl.AddTextVec2(imgui.Vec2{X: pos.X + 10, Y: pos.Y + 10}, 0xff6060ff, "No OpenGL 3.3 viewport: see the message log.")
+	}
+
+	imgui.SetCursorScreenPos(pos)
+	imgui.InvisibleButtonV("##viewport", avail, imgui.ButtonFlagsMouseButtonLeft|imgui.ButtonFlagsMouseButtonRight|imgui.ButtonFlagsMouseButtonMiddle)
+	in := a.viewportInput(pos, imgui.IsItemHovered())
+	if !a.view.Navigate(&in) && o != nil {
+		a.tools[a.tool].Viewport(a, &in)
+	}
+	if a.bench != nil {
+		a.bench.viewport(a)
+	}
+	a.viewportOverlays(dl, pos, avail)
+}
+
+// viewportInput reads Dear ImGui's mouse state relative to the viewport.
+func (a *App) viewportInput(pos imgui.Vec2, hovered bool) viewport.Input {
+	io := imgui.CurrentIO()
+	m := io.MousePos()
+	d := io.MouseDelta()
+	in := viewport.Input{
+		X: float64(m.X - pos.X), Y: float64(m.Y - pos.Y),
+		Hovered: hovered,
+		Shift:   io.KeyShift(), Ctrl: io.KeyCtrl(), Alt: io.KeyAlt(),
+		OriginX: float64(pos.X), OriginY: float64(pos.Y),
+	}
+	if !math.IsNaN(float64(d.X)) && math.Abs(float64(d.X)) < 1e6 {
+		in.DX, in.DY = float64(d.X), float64(d.Y)
+	}
+	if hovered {
+		in.Wheel = float64(io.MouseWheel())
+	}
+	for b := 0; b < 3; b++ {
+		btn := imgui.MouseButton(b)
+		in.Pressed[b] = hovered && imgui.IsMouseClickedBool(btn)
+		in.Down[b] = imgui.IsMouseDown(btn)
+		in.Released[b] = imgui.IsMouseReleased(btn)
+	}
+	return in
+}
+
+// drawItems lists what the renderer draws this frame.
+func (a *App) drawItems() []viewport.Item {
+	items := make([]viewport.Item, 0, len(a.doc.Scene.Objects))
+	for i, o := range a.doc.Scene.Objects {
+		it := viewport.Item{
+			Key:       o,
+			Triangles: o.Mesh.Triangles,
+			Positions: o.PositionsAt(a.doc.Frame),
+			Active:    i == a.doc.Active,
+		}
+		if it.Active {
+			it.Points = a.tools[a.tool].Markers(a)
+			if hm := a.heatMap(o); hm != nil {
+				it.Colors = hm.colors
+			}
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// gridStep picks the ground grid's spacing from the scene's size.
+func (a *App) gridStep() float64 {
+	lo, hi, ok := a.doc.Bounds()
+	if !ok {
+		return 1
+	}
+	return viewport.GridStep(hi.Sub(lo).Len())
+}
+
+// viewportOverlays draws the 2D information over the view: what is shown,
+// and the colour bar of a heat map.
+func (a *App) viewportOverlays(dl *imgui.DrawList, pos, size imgui.Vec2) {
+	text := func(x, y float32, col uint32, s string) {
+		dl.AddTextVec2(imgui.Vec2{X: pos.X + x + 1, Y: pos.Y + y + 1}, 0xc0000000, s)
+		dl.AddTextVec2(imgui.Vec2{X: pos.X + x, Y: pos.Y + y}, col, s)
+	}
+	proj := "Perspective"
+	if a.view.Camera.Ortho {
+		proj = "Orthographic"
+	}
+	text(10, 8, 0xffe0e0e0, proj)
+	if o := a.doc.Object(); o != nil {
+		text(10, 26, 0xffe0e0e0, fmt.Sprintf("%s  |  %d vertices  %d triangles  |  frame %d / %d",
+			o.Name, o.Mesh.NumVertices(), o.Mesh.NumTriangles(), a.doc.Frame+1, a.doc.NumFrames()))
+	}
+	if o := a.doc.Object(); o != nil {
+		if hm := a.heatMap(o); hm != nil {
+			a.colourBar(dl, imgui.Vec2{X: pos.X + size.X - 70, Y: pos.Y + 40}, 18, size.Y*0.5, hm)
+		}
+	}
+}
+
+// colourBar draws the heat map's scale: the colour map from hi (top) to lo
+// (bottom) with the values at both ends and the middle.
+func (a *App) colourBar(dl *imgui.DrawList, at imgui.Vec2, w, h float32, hm *heatMap) {
+	const steps = 32
+	for i := 0; i < steps; i++ {
+		t0 := float64(i) / steps
+		y0 := at.Y + h*float32(1-t0)
+		y1 := at.Y + h*float32(1-(t0+1.0/steps))
+		c := viewport.Turbo.At(t0 + 0.5/steps)
+		col := imgui.ColorU32Vec4(imgui.Vec4{X: c[0], Y: c[1], Z: c[2], W: 1})
+		dl.AddRectFilled(imgui.Vec2{X: at.X, Y: y1}, imgui.Vec2{X: at.X + w, Y: y0}, col)
+	}
+	dl.AddRect(at, imgui.Vec2{X: at.X + w, Y: at.Y + h}, 0xffc0c0c0)
+	label := func(y float32, v float64) {
+		dl.AddTextVec2(imgui.Vec2{X: at.X + w + 4, Y: y - 7}, 0xffe0e0e0, fmt.Sprintf("%.3g", v))
+	}
+	label(at.Y, hm.hi)
+	label(at.Y+h/2, (hm.lo+hm.hi)/2)
+	label(at.Y+h, hm.lo)
+	dl.AddTextVec2(imgui.Vec2{X: at.X - 20, Y: at.Y - 20}, 0xffe0e0e0, hm.title)
+}
+
+// frameAll points the camera at the whole scene (Home).
+func (a *App) frameAll() {
+	if lo, hi, ok := a.doc.Bounds(); ok {
+		a.view.FrameBox(lo, hi)
+	}
+}
+
+// frameSelected points the camera at the selected vertices (numpad .), or
+// at the whole scene when nothing is selected.
+func (a *App) frameSelected() {
+	o := a.doc.Object()
+	if o == nil || len(a.doc.Selection) == 0 {
+		a.frameAll()
+		return
+	}
+	pos := o.PositionsAt(a.doc.Frame)
+	pts := make([]assets.Vec3, len(a.doc.Selection))
+	for i, v := range a.doc.Selection {
+		pts[i] = pos[v]
+	}
+	a.view.FramePoints(pts)
+}

@@ -1,0 +1,60 @@
+// Package tools holds Gallop's interactive tools. A Tool turns what the
+// artist does in the viewport and in its panel into document edits (undoable
+// commands) and solver jobs. The application swaps the active tool; each tool
+// keeps its own state in plain structs and saves it in the project file.
+//
+// Tools reach the document only through Host, which the application
+// implements, so a tool never touches UI state it does not own.
+package tools
+
+import (
+	"encoding/json"
+
+	"github.com/AllenDang/giu"
+
+	_ "gallop/app/glibc" // link fix for cimgui-go, see package doc
+	"gallop/app/jobs"
+	"gallop/app/undo"
+	"gallop/assets"
+	"gallop/viewport"
+)
+
+// Host is what the application offers a tool.
+type Host interface {
+	// Object returns the object being edited, or nil.
+	Object() *assets.Object
+	// Positions returns the active object's vertex positions at the current
+	// frame (nil without an object).
+	Positions() []assets.Vec3
+	// Selection returns the selected vertices of the active object, sorted.
+	Selection() []int
+	// SetSelection replaces the selection as one undoable step.
+	SetSelection(vertices []int)
+	// Do applies an edit and records it for undo.
+	Do(cmd undo.Command)
+	// Jobs runs background work.
+	Jobs() *jobs.Runner
+	// View gives picking and projection in the viewport.
+	View() *viewport.View
+	// Error reports a problem to the artist.
+	Error(err error)
+}
+
+// Tool is one interactive mode of the viewport.
+type Tool interface {
+	// Name is shown in the tool panel and keys the tool's saved state.
+	Name() string
+	// Help is a one-line description of how to use the tool.
+	Help() string
+	// Viewport handles mouse input over the viewport that is not camera
+	// navigation; it may draw 2D overlays with Dear ImGui's draw lists.
+	Viewport(h Host, in *viewport.Input)
+	// Markers returns the point sets the tool wants drawn on the mesh.
+	Markers(h Host) []viewport.PointSet
+	// Panel lays out the tool's properties in the right-hand panel.
+	Panel(h Host) giu.Layout
+	// State returns the tool's state for the project file (nil if none).
+	State() (json.RawMessage, error)
+	// Restore sets the tool's state from a project file.
+	Restore(h Host, state json.RawMessage) error
+}

@@ -1,0 +1,468 @@
+package viewport
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/assets"
+)
+
+// Shading selects how meshes are lit.
+type Shading int
+
+const (
+	// Smooth interpolates the area-weighted vertex normals of the frame shown.
+	Smooth Shading = iota
+	// Flat lights each triangle with its own normal.
+	Flat
+)
+
+// Style holds the display settings of a viewport (View menu).
+type Style struct {
+	Shading   Shading
+	Wireframe bool // overlay triangle edges on the shaded surface
+	Grid      bool // ground grid on the y = 0 plane
+	Axes      bool // axis indicator in the lower-left corner
+}
+
+// DefaultStyle is what a new viewport shows.
+func DefaultStyle() Style { return Style{Shading: Smooth, Grid: true, Axes: true} }
+
+// PointSet is a set of a mesh's vertices drawn as round markers (the
+// selection, handles).
+type PointSet struct {
+	Indices []uint32
+	Color   [4]float32
+	Size    float32 // diameter in pixels
+}
+
+// Item is one mesh to draw. The renderer keeps GPU buffers per Key and
+// re-uploads a slice only when it is a different slice than last time
+// (compared by identity), so callers pass clip frames and solver snapshots
+// as they are; a slice must not be modified after it was passed.
+type Item struct {
+	Key       any      // identity of the object (its pointer)
+	Triangles [][3]int // topology
+	Positions []assets.Vec3
+	Colors    [][3]float32 // per-vertex heat-map colours, or nil for the base colour
+	Points    []PointSet
+	Active    bool // the object being edited: drawn in the light base colour
+}
+
+// Renderer draws a scene into an offscreen framebuffer whose colour texture
+// the UI shows as an image. All methods must run on the thread that owns the
+// OpenGL context (giu's main thread), with the context current.
+type Renderer struct {
+	fbo, colorTex, depthRB uint32
+	width, height          int
+
+	meshProg, lineProg, pointProg uint32
+	meshU, lineU, pointU          map[string]int32
+
+	meshes map[any]*gpuMesh
+
+	lineVAO, lineVBO uint32
+	lineScratch      []float32
+}
+
+type gpuMesh struct {
+	vao, pos, nrm, col, ebo, pts uint32
+	nIndex                       int32
+	// The slices last uploaded. Holding them (not just their addresses)
+	// keeps their memory from being reused by a different slice that would
+	// then look unchanged.
+	tris     [][3]int
+	pos3     []assets.Vec3
+	colors   [][3]float32
+	hasColor bool
+	normals  []assets.Vec3
+	scratch  []float32
+}
+
+// NewRenderer compiles the shaders and creates the buffers. Call it once the
+// OpenGL context is current and gl.Init has succeeded.
+func NewRenderer() (*Renderer, error) {
+	r := &Renderer{meshes: map[any]*gpuMesh{}}
+	var err error
+	if r.meshProg, err = program("mesh.vert", "mesh.frag"); err != nil {
+		return nil, err
+	}
+	if r.lineProg, err = program("line.vert", "line.frag"); err != nil {
+		return nil, err
+	}
+	if r.pointProg, err = program("point.vert", "point.frag"); err != nil {
+		return nil, err
+	}
+	r.meshU = uniforms(r.meshProg, "uModel", "uView", "uProj", "uMode", "uUseVertexColor", "uBaseColor", "uWireColor", "uOrtho")
+	r.lineU = uniforms(r.lineProg, "uView", "uProj")
+	r.pointU = uniforms(r.pointProg, "uModel", "uView", "uProj", "uSize", "uBias", "uColor", "uOrtho")
+
+	gl.GenVertexArrays(1, &r.lineVAO)
+	gl.GenBuffers(1, &r.lineVBO)
+	gl.BindVertexArray(r.lineVAO)
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.lineVBO)
+	gl.EnableVertexAttribArray(0)
+	gl.VertexAttribPointerWithOffset(0, 3, gl.FLOAT, false, 7*4, 0)
+	gl.EnableVertexAttribArray(1)
+	gl.VertexAttribPointerWithOffset(1, 4, gl.FLOAT, false, 7*4, 3*4)
+	gl.BindVertexArray(0)
+	return r, nil
+}
+
+// Texture returns the colour texture the last Render drew into.
+func (r *Renderer) Texture() uint32 { return r.colorTex }
+
+// Size returns the framebuffer size in pixels.
+func (r *Renderer) Size() (int, int) { return r.width, r.height }
+
+func (r *Renderer) resize(w, h int) error {
+	if w == r.width && h == r.height && r.fbo != 0 {
+		return nil
+	}
+	if r.fbo == 0 {
+		gl.GenFramebuffers(1, &r.fbo)
+		gl.GenTextures(1, &r.colorTex)
+		gl.GenRenderbuffers(1, &r.depthRB)
+	}
+	r.width, r.height = w, h
+	gl.BindTexture(gl.TEXTURE_2D, r.colorTex)
+	gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, int32(w), int32(h), 0, gl.RGBA, gl.UNSIGNED_BYTE, nil)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE)
+	gl.BindRenderbuffer(gl.RENDERBUFFER, r.depthRB)
+	gl.RenderbufferStorage(gl.RENDERBUFFER, gl.DEPTH_COMPONENT24, int32(w), int32(h))
+	gl.BindFramebuffer(gl.FRAMEBUFFER, r.fbo)
+	gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, r.colorTex, 0)
+	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, r.depthRB)
+	if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
+		return fmt.Errorf("viewport framebuffer %dx%d incomplete (status 0x%x)", w, h, s)
+	}
+	return nil
+}
+
+// Render draws items as seen by cam into a w x h framebuffer. gridStep is
+// the spacing of the ground grid's lines (see GridStep).
+func (r *Renderer) Render(w, h int, cam *Camera, style Style, items []Item, gridStep float64) error {
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	saved := saveGLState()
+	defer saved.restore()
+	if err := r.resize(w, h); err != nil {
+		return err
+	}
+	gl.BindFramebuffer(gl.FRAMEBUFFER, r.fbo)
+	gl.Viewport(0, 0, int32(w), int32(h))
+	gl.Disable(gl.SCISSOR_TEST)
+	gl.Disable(gl.CULL_FACE)
+	gl.Disable(gl.BLEND)
+	gl.Enable(gl.DEPTH_TEST)
+	gl.DepthFunc(gl.LEQUAL)
+	gl.DepthMask(true)
+	gl.ClearColor(0.23, 0.23, 0.24, 1)
+	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+
+	aspect := float64(w) / float64(h)
+	view := toMat32(cam.View())
+	proj := toMat32(cam.Projection(aspect))
+	ortho := int32(0)
+	if cam.Ortho {
+		ortho = 1
+	}
+
+	seen := make(map[any]bool, len(items))
+	for i := range items {
+		it := &items[i]
+		seen[it.Key] = true
+		m := r.upload(it)
+		if m == nil {
+			continue
+		}
+		r.drawMesh(m, it, view, proj, ortho, style)
+	}
+	for k, m := range r.meshes {
+		if !seen[k] {
+			m.release()
+			delete(r.meshes, k)
+		}
+	}
+
+	if style.Grid && gridStep > 0 {
+		r.drawGrid(cam, view, proj, gridStep)
+	}
+	if style.Axes {
+		r.drawAxes(cam, w, h)
+	}
+	return nil
+}
+
+func (r *Renderer) upload(it *Item) *gpuMesh {
+	if len(it.Triangles) == 0 || len(it.Positions) == 0 {
+		return nil
+	}
+	m := r.meshes[it.Key]
+	if m == nil {
+		m = &gpuMesh{}
+		gl.GenVertexArrays(1, &m.vao)
+		gl.GenBuffers(1, &m.pos)
+		gl.GenBuffers(1, &m.nrm)
+		gl.GenBuffers(1, &m.col)
+		gl.GenBuffers(1, &m.ebo)
+		gl.GenBuffers(1, &m.pts)
+		gl.BindVertexArray(m.vao)
+		gl.BindBuffer(gl.ARRAY_BUFFER, m.pos)
+		gl.EnableVertexAttribArray(0)
+		gl.VertexAttribPointerWithOffset(0, 3, gl.FLOAT, false, 0, 0)
+		gl.BindBuffer(gl.ARRAY_BUFFER, m.nrm)
+		gl.EnableVertexAttribArray(1)
+		gl.VertexAttribPointerWithOffset(1, 3, gl.FLOAT, false, 0, 0)
+		gl.BindBuffer(gl.ARRAY_BUFFER, m.col)
+		gl.VertexAttribPointerWithOffset(2, 3, gl.FLOAT, false, 0, 0)
+		gl.BindVertexArray(0)
+		r.meshes[it.Key] = m
+	}
+	gl.BindVertexArray(m.vao)
+	if !same(it.Triangles, m.tris) {
+		idx := make([]uint32, 0, 3*len(it.Triangles))
+		for _, t := range it.Triangles {
+			idx = append(idx, uint32(t[0]), uint32(t[1]), uint32(t[2]))
+		}
+		gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, m.ebo)
+		gl.BufferData(gl.ELEMENT_ARRAY_BUFFER, 4*len(idx), gl.Ptr(idx), gl.STATIC_DRAW)
+		m.tris, m.nIndex = it.Triangles, int32(len(idx))
+		m.pos3 = nil // normals depend on the triangles
+	}
+	if !same(it.Positions, m.pos3) {
+		sameSize := len(it.Positions) == len(m.normals)
+		m.normals = assets.VertexNormals(m.normals, it.Positions, it.Triangles)
+		m.scratch = appendVec3s(m.scratch[:0], it.Positions)
+		bufferData(m.pos, m.scratch, sameSize)
+		m.scratch = appendVec3s(m.scratch[:0], m.normals)
+		bufferData(m.nrm, m.scratch, sameSize)
+		m.pos3 = it.Positions
+	}
+	if len(it.Colors) == len(it.Positions) {
+		if !same(it.Colors, m.colors) {
+			gl.BindBuffer(gl.ARRAY_BUFFER, m.col)
+			gl.BufferData(gl.ARRAY_BUFFER, 12*len(it.Colors), gl.Ptr(it.Colors), gl.DYNAMIC_DRAW)
+			m.colors = it.Colors
+		}
+		if !m.hasColor {
+			gl.EnableVertexAttribArray(2)
+			m.hasColor = true
+		}
+	} else if m.hasColor {
+		gl.DisableVertexAttribArray(2)
+		m.hasColor, m.colors = false, nil
+	}
+	return m
+}
+
+func (r *Renderer) drawMesh(m *gpuMesh, it *Item, view, proj mgl32.Mat4, ortho int32, style Style) {
+	ident := mgl32.Ident4()
+	gl.UseProgram(r.meshProg)
+	gl.UniformMatrix4fv(r.meshU["uModel"], 1, false, &ident[0])
+	gl.UniformMatrix4fv(r.meshU["uView"], 1, false, &view[0])
+	gl.UniformMatrix4fv(r.meshU["uProj"], 1, false, &proj[0])
+	gl.Uniform1i(r.meshU["uOrtho"], ortho)
+	mode := int32(0)
+	if style.Shading == Flat {
+		mode = 1
+	}
+	gl.Uniform1i(r.meshU["uMode"], mode)
+	useColor := int32(0)
+	if m.hasColor {
+		useColor = 1
+	}
+	gl.Uniform1i(r.meshU["uUseVertexColor"], useColor)
+	if it.Active {
+		gl.Uniform3f(r.meshU["uBaseColor"], 0.78, 0.78, 0.8)
+	} else {
+		gl.Uniform3f(r.meshU["uBaseColor"], 0.55, 0.58, 0.62)
+	}
+	gl.BindVertexArray(m.vao)
+	if style.Wireframe {
+		// Push the surface back so its edges win the depth test.
+		gl.Enable(gl.POLYGON_OFFSET_FILL)
+		gl.PolygonOffset(1, 1)
+	}
+	gl.DrawElementsWithOffset(gl.TRIANGLES, m.nIndex, gl.UNSIGNED_INT, 0)
+	gl.Disable(gl.POLYGON_OFFSET_FILL)
+	if style.Wireframe {
+		gl.Uniform1i(r.meshU["uMode"], 2)
+		gl.Uniform4f(r.meshU["uWireColor"], 0.08, 0.08, 0.1, 1)
+		gl.PolygonMode(gl.FRONT_AND_BACK, gl.LINE)
+		gl.DrawElementsWithOffset(gl.TRIANGLES, m.nIndex, gl.UNSIGNED_INT, 0)
+		gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
+	}
+	if len(it.Points) > 0 {
+		gl.UseProgram(r.pointProg)
+		gl.Enable(gl.PROGRAM_POINT_SIZE)
+		gl.Enable(gl.BLEND)
+		gl.BlendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA)
+		gl.UniformMatrix4fv(r.pointU["uModel"], 1, false, &ident[0])
+		gl.UniformMatrix4fv(r.pointU["uView"], 1, false, &view[0])
+		gl.UniformMatrix4fv(r.pointU["uProj"], 1, false, &proj[0])
+		gl.Uniform1i(r.pointU["uOrtho"], ortho)
+		gl.Uniform1f(r.pointU["uBias"], 0.003)
+		gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, m.pts)
+		for _, ps := range it.Points {
+			if len(ps.Indices) == 0 {
+				continue
+			}
+			gl.Uniform1f(r.pointU["uSize"], ps.Size)
+			gl.Uniform4f(r.pointU["uColor"], ps.Color[0], ps.Color[1], ps.Color[2], ps.Color[3])
+			gl.BufferData(gl.ELEMENT_ARRAY_BUFFER, 4*len(ps.Indices), gl.Ptr(ps.Indices), gl.STREAM_DRAW)
+			gl.DrawElementsWithOffset(gl.POINTS, int32(len(ps.Indices)), gl.UNSIGNED_INT, 0)
+		}
+		gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, m.ebo)
+		gl.Disable(gl.BLEND)
+	}
+	gl.BindVertexArray(0)
+}
+
+// GridStep returns a grid spacing, a power of ten, that gives a few dozen
+// lines across a scene of the given size.
+func GridStep(size float64) float64 {
+	if !(size > 0) || math.IsInf(size, 0) {
+		return 1
+	}
+	return math.Pow(10, math.Floor(math.Log10(size/2)))
+}
+
+// drawGrid draws 2n+1 lines each way on y = 0 around the camera target,
+// every 10th darker, with the x axis red and the z axis blue as in Blender.
+func (r *Renderer) drawGrid(cam *Camera, view, proj mgl32.Mat4, step float64) {
+	const n = 40
+	cx := math.Round(cam.Target[0]/step) * step
+	cz := math.Round(cam.Target[2]/step) * step
+	ext := n * step
+	v := r.lineScratch[:0]
+	line := func(a, b mgl64.Vec3, c [4]float32) {
+		v = append(v, float32(a[0]), float32(a[1]), float32(a[2]), c[0], c[1], c[2], c[3])
+		v = append(v, float32(b[0]), float32(b[1]), float32(b[2]), c[0], c[1], c[2], c[3])
+	}
+	minor := [4]float32{0.33, 0.33, 0.34, 1}
+	major := [4]float32{0.4, 0.4, 0.41, 1}
+	for i := -n; i <= n; i++ {
+		x := cx + float64(i)*step
+		z := cz + float64(i)*step
+		cX, cZ := minor, minor
+		if int(math.Round(x/step))%10 == 0 {
+			cX = major
+		}
+		if int(math.Round(z/step))%10 == 0 {
+			cZ = major
+		}
+		if math.Abs(x) < step/2 {
+			cX = [4]float32{0.25, 0.4, 0.75, 1} // the z axis
+		}
+		if math.Abs(z) < step/2 {
+			cZ = [4]float32{0.75, 0.25, 0.27, 1} // the x axis
+		}
+		line(mgl64.Vec3{x, 0, cz - ext}, mgl64.Vec3{x, 0, cz + ext}, cX)
+		line(mgl64.Vec3{cx - ext, 0, z}, mgl64.Vec3{cx + ext, 0, z}, cZ)
+	}
+	r.lineScratch = v
+	r.drawLines(v, view, proj)
+}
+
+// drawAxes draws the axis indicator: the world axes rotated like the view,
+// in an 80-pixel square in the lower-left corner.
+func (r *Renderer) drawAxes(cam *Camera, w, h int) {
+	const size = 80
+	if w < 2*size || h < 2*size {
+		return
+	}
+	gl.Viewport(8, 8, size, size)
+	gl.Enable(gl.SCISSOR_TEST)
+	gl.Scissor(8, 8, size, size)
+	gl.Clear(gl.DEPTH_BUFFER_BIT)
+	gl.Disable(gl.SCISSOR_TEST)
+	rot := cam.View()
+	rot[12], rot[13], rot[14] = 0, 0, -3
+	view := toMat32(rot)
+	proj := mgl32.Ortho(-1.2, 1.2, -1.2, 1.2, 0.1, 10)
+	o := mgl64.Vec3{}
+	v := r.lineScratch[:0]
+	for k, c := range [3][4]float32{{0.9, 0.3, 0.3, 1}, {0.45, 0.8, 0.3, 1}, {0.35, 0.55, 0.95, 1}} {
+		e := mgl64.Vec3{}
+		e[k] = 1
+		v = append(v, float32(o[0]), float32(o[1]), float32(o[2]), c[0], c[1], c[2], c[3])
+		v = append(v, float32(e[0]), float32(e[1]), float32(e[2]), c[0], c[1], c[2], c[3])
+	}
+	r.lineScratch = v
+	r.drawLines(v, view, proj)
+	gl.Viewport(0, 0, int32(w), int32(h))
+}
+
+func (r *Renderer) drawLines(v []float32, view, proj mgl32.Mat4) {
+	gl.UseProgram(r.lineProg)
+	gl.UniformMatrix4fv(r.lineU["uView"], 1, false, &view[0])
+	gl.UniformMatrix4fv(r.lineU["uProj"], 1, false, &proj[0])
+	gl.BindVertexArray(r.lineVAO)
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.lineVBO)
+	gl.BufferData(gl.ARRAY_BUFFER, 4*len(v), gl.Ptr(v), gl.STREAM_DRAW)
+	gl.DrawArrays(gl.LINES, 0, int32(len(v)/7))
+	gl.BindVertexArray(0)
+}
+
+// ReadPixels returns the framebuffer's pixels as RGBA rows, bottom row first
+// (OpenGL's order), for tests and thumbnails.
+func (r *Renderer) ReadPixels() []byte {
+	if r.fbo == 0 {
+		return nil
+	}
+	saved := saveGLState()
+	defer saved.restore()
+	buf := make([]byte, 4*r.width*r.height)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, r.fbo)
+	gl.ReadPixels(0, 0, int32(r.width), int32(r.height), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(buf))
+	return buf
+}
+
+func (m *gpuMesh) release() {
+	gl.DeleteBuffers(1, &m.pos)
+	gl.DeleteBuffers(1, &m.nrm)
+	gl.DeleteBuffers(1, &m.col)
+	gl.DeleteBuffers(1, &m.ebo)
+	gl.DeleteBuffers(1, &m.pts)
+	gl.DeleteVertexArrays(1, &m.vao)
+}
+
+func bufferData(buf uint32, data []float32, sameSize bool) {
+	gl.BindBuffer(gl.ARRAY_BUFFER, buf)
+	if sameSize {
+		gl.BufferSubData(gl.ARRAY_BUFFER, 0, 4*len(data), gl.Ptr(data))
+	} else {
+		gl.BufferData(gl.ARRAY_BUFFER, 4*len(data), gl.Ptr(data), gl.DYNAMIC_DRAW)
+	}
+}
+
+func appendVec3s(dst []float32, v []assets.Vec3) []float32 {
+	for _, p := range v {
+		dst = append(dst, float32(p[0]), float32(p[1]), float32(p[2]))
+	}
+	return dst
+}
+
+// same reports whether a and b are the same slice: same backing array and
+// length.
+func same[T any](a, b []T) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
+}
+
+func toMat32(m mgl64.Mat4) mgl32.Mat4 {
+	var r mgl32.Mat4
+	for i := range m {
+		r[i] = float32(m[i])
+	}
+	return r
+}
