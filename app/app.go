@@ -131,7 +131,7 @@ func (a *App) setDocument(d *Document, p *assets.Project) {
 	if p != nil {
 		a.restoreSettings(p)
 	}
-	a.win.SetTitle("Gallop — " + filepath.Base(d.DisplayName()))
+	a.win.SetTitle("Gallop - " + filepath.Base(d.DisplayName()))
 }
 
 // loop builds one UI frame.

@@ -111,7 +111,11 @@ func (a *App) openPaths(paths []string, into bool) {
 				a.history.Do(&addObjectsCmd{doc: a.doc, objs: objs})
 				a.frameAll()
 			} else {
-				a.setDocument(&Document{Scene: &assets.Scene{Objects: objs}, Title: name}, nil)
+				title := name
+				if len(objs) == 1 {
+					title = objs[0].Name
+				}
+				a.setDocument(&Document{Scene: &assets.Scene{Objects: objs}, Title: title}, nil)
 			}
 			a.addRecent(paths[0])
 			o := objs[0]
@@ -261,7 +265,7 @@ func (a *App) save(path string, then func()) {
 		a.doc.Path = abs
 		a.history.MarkSavedAt(pos)
 		a.addRecent(abs)
-		a.win.SetTitle("Gallop — " + filepath.Base(abs))
+		a.win.SetTitle("Gallop - " + filepath.Base(abs))
 		a.info("Saved %s", abs)
 		if then != nil {
 			then()

@@ -129,3 +129,24 @@ func LoadSource(ctx context.Context, src *Source, progress func(done, total int)
 	}
 	return nil, fmt.Errorf("unknown source kind %q", src.Kind)
 }
+
+// sequenceName names an OBJ sequence, given its files or its folder,
+// after the folder, or after the folder's parent when the folder has a
+// generic name ("frames").
+func sequenceName(paths []string) string {
+	dir, err := filepath.Abs(paths[0])
+	if err != nil {
+		dir = paths[0]
+	}
+	if len(paths) > 1 || DetectFormat(dir) != FormatFolder {
+		dir = filepath.Dir(dir)
+	}
+	name := filepath.Base(dir)
+	switch strings.ToLower(name) {
+	case "frames", "frame", "obj", "objs", "mesh", "meshes", ".":
+		if parent := filepath.Base(filepath.Dir(dir)); parent != "." && parent != string(filepath.Separator) {
+			return parent
+		}
+	}
+	return name
+}

@@ -1,6 +1,7 @@
 package assets
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,7 +64,7 @@ func TestProjectRoundTripEmbedded(t *testing.T) {
 	if q.Frame != 17 || !reflect.DeepEqual(q.Selection, p.Selection) {
 		t.Fatalf("frame %d selection %v", q.Frame, q.Selection)
 	}
-	if string(q.Settings["camera"]) != `{"yaw":1.5}` || string(q.Tools["pose"]) != `{"handles":[[1,2]]}` {
+	if compact(q.Settings["camera"]) != `{"yaw":1.5}` || compact(q.Tools["pose"]) != `{"handles":[[1,2]]}` {
 		t.Fatalf("settings %s tools %s", q.Settings["camera"], q.Tools["pose"])
 	}
 	got := q.Scene.Objects[0]
@@ -221,3 +222,11 @@ func TestLoadProjectRejectsBadFiles(t *testing.T) {
 }
 
 func zero() float64 { return 0 }
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return "invalid: " + err.Error()
+	}
+	return b.String()
+}

@@ -1,0 +1,47 @@
+# Gallop's two commands: `make run` sets up and opens the window on the demo
+# scene; `make test` runs every test. See README.md.
+
+GO            ?= go
+VALIDATOR_VER := 2.0.0-dev.3.10
+NPM_DIR       := $(CURDIR)/.cache/npm
+VALIDATOR     := $(NPM_DIR)/node_modules/gltf-validator/package.json
+FUZZTIME      ?= 15s
+
+.PHONY: run setup build test lint fuzz bench clean
+
+run: setup build
+	./gallop
+
+setup:
+	@scripts/setup.sh
+
+build:
+	$(GO) build -o gallop .
+
+$(VALIDATOR):
+	npm install --silent --no-audit --no-fund --prefix $(NPM_DIR) gltf-validator@$(VALIDATOR_VER)
+
+# Every test, with the GUI and glTF-validator tests required (not skipped).
+test: setup $(VALIDATOR) lint
+	GALLOP_REQUIRE_GUI=1 GALLOP_REQUIRE_VALIDATOR=1 GALLOP_NPM_DIR=$(NPM_DIR)/node_modules \
+		$(GO) test -count=1 -timeout 30m ./...
+	$(MAKE) fuzz
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# Short fuzzing runs of the file readers.
+fuzz:
+	$(GO) test ./assets -run '^$$' -fuzz '^FuzzReadOBJ$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./assets -run '^$$' -fuzz '^FuzzReadGLB$$' -fuzztime $(FUZZTIME)
+
+# Performance figures as JSON lines; starts Xvfb for the viewport figures
+# when there is no display.
+bench: setup build
+	@if [ -n "$$DISPLAY" ]; then ./gallop bench; else \
+		Xvfb :77 -screen 0 1280x800x24 -nolisten tcp & xpid=$$!; sleep 1; \
+		DISPLAY=:77 ./gallop bench; status=$$?; kill $$xpid; exit $$status; fi
+
+clean:
+	rm -rf gallop .cache

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gallop/assets"
+)
+
+// barFrames writes the demo bar's clip as an OBJ sequence 1.obj..N.obj.
+func barFrames(t *testing.T, n int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "bar", "frames")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := assets.DemoScene().Objects[0]
+	for f := 0; f < n; f++ {
+		if err := assets.SaveOBJ(filepath.Join(dir, strings.Repeat("", 0)+itoa(f+1)+".obj"), o.Mesh, o.Clip.Frames[f*5]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func infoJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	var out bytes.Buffer
+	if err := runInfo(append([]string{"--json"}, args...), &out); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		t.Fatalf("info --json printed %q: %v", out.String(), err)
+	}
+	return m
+}
+
+func TestInfoJSON(t *testing.T) {
+	dir := barFrames(t, 12)
+	m := infoJSON(t, dir)
+	for _, k := range []string{"vertices", "triangles", "frames", "groups", "bbox_min", "bbox_max"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("info --json lacks %q: %v", k, m)
+		}
+	}
+	if m["vertices"].(float64) != 132 || m["triangles"].(float64) != 260 || m["frames"].(float64) != 12 || m["groups"].(float64) != 3 {
+		t.Fatalf("info = %v", m)
+	}
+	if m["name"] != "bar" {
+		t.Fatalf("a folder called frames should be named after its parent, got %v", m["name"])
+	}
+}
+
+func TestConvertRoundTrips(t *testing.T) {
+	dir := barFrames(t, 6)
+	out := t.TempDir()
+	glb := filepath.Join(out, "bar.glb")
+	if err := runConvert([]string{"--fps", "12", dir, glb}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	m := infoJSON(t, glb)
+	if m["frames"].(float64) != 6 || m["fps"].(float64) != 12 || m["vertices"].(float64) != 132 {
+		t.Fatalf("converted glb: %v", m)
+	}
+	seq := filepath.Join(out, "seq") + "/"
+	if err := runConvert([]string{glb, seq}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if m := infoJSON(t, seq); m["frames"].(float64) != 6 {
+		t.Fatalf("sequence written from glb: %v", m)
+	}
+	proj := filepath.Join(out, "bar.gallop")
+	if err := runConvert([]string{dir, proj}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if m := infoJSON(t, proj); m["frames"].(float64) != 6 {
+		t.Fatalf("project: %v", m)
+	}
+	obj := filepath.Join(out, "f3.obj")
+	if err := runConvert([]string{"--frame", "3", dir, obj}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if m := infoJSON(t, obj); m["frames"].(float64) != 1 || m["vertices"].(float64) != 132 {
+		t.Fatalf("obj: %v", m)
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
+	dir := barFrames(t, 2)
+	missing := filepath.Join(t.TempDir(), "nope.obj")
+	bad := filepath.Join(t.TempDir(), "bad.obj")
+	os.WriteFile(bad, []byte("v 0 0 0\nv 1 0 0\nf 1 2 7\n"), 0o644)
+	cases := []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"missing file", func() error { return runInfo([]string{missing}, &bytes.Buffer{}) }, "nope.obj"},
+		{"bad obj", func() error { return runInfo([]string{bad}, &bytes.Buffer{}) }, "bad.obj:3"},
+		{"unknown output", func() error { return runConvert([]string{dir, "x.fbx"}, &bytes.Buffer{}) }, "unknown output type"},
+		{"skin without rig", func() error { return runConvert([]string{"--skin", dir, filepath.Join(t.TempDir(), "x.glb")}, &bytes.Buffer{}) }, "no rig"},
+		{"bad fps", func() error { return runConvert([]string{"--fps", "-3", dir, filepath.Join(t.TempDir(), "x.glb")}, &bytes.Buffer{}) }, "--fps"},
+		{"frame out of range", func() error { return runConvert([]string{"--frame", "9", dir, filepath.Join(t.TempDir(), "x.obj")}, &bytes.Buffer{}) }, "--frame 9"},
+		{"no args", func() error { return runInfo(nil, &bytes.Buffer{}) }, "usage"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.run()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one mentioning %q", err, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,317 @@
+// Package guitest drives the real gallop binary the way a person does: under
+// Xvfb, with xdotool for the mouse and keyboard and ImageMagick's import for
+// screenshots. It needs Xvfb, xdotool and import on the PATH and
+// ../shared/data; without them the tests skip, unless GALLOP_REQUIRE_GUI=1
+// (as in CI), when they fail.
+package guitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// need skips (or, in CI, fails) the test when a tool is missing.
+func need(t *testing.T, what string, ok bool) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if os.Getenv("GALLOP_REQUIRE_GUI") == "1" {
+		t.Fatalf("%s missing and GALLOP_REQUIRE_GUI=1", what)
+	}
+	t.Skipf("%s missing: install xvfb, xdotool and imagemagick (apt-get) and run with ../shared/data present", what)
+}
+
+func repoRoot(t *testing.T) string {
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// session is one X server with the gallop binary built for it.
+type session struct {
+	t       *testing.T
+	display string
+	bin     string
+	root    string
+	xvfb    *exec.Cmd
+}
+
+func newSession(t *testing.T) *session {
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		_, err := exec.LookPath(tool)
+		need(t, tool, err == nil)
+	}
+	root := repoRoot(t)
+	_, err := os.Stat(filepath.Join(root, "..", "shared", "data", "horse-gallop"))
+	need(t, "../shared/data/horse-gallop", err == nil)
+
+	s := &session{t: t, root: root, bin: filepath.Join(t.TempDir(), "gallop")}
+	build := exec.Command("go", "build", "-o", s.bin, ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, lastLines(string(out), 20))
+	}
+	// A display number nobody uses.
+	for n := 90 + os.Getpid()%50; ; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); os.IsNotExist(err) {
+			s.display = fmt.Sprintf(":%d", n)
+			break
+		}
+	}
+	s.xvfb = exec.Command("Xvfb", s.display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	if err := s.xvfb.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.xvfb.Process.Kill(); s.xvfb.Wait() })
+	s.waitFor("X server", 10*time.Second, func() bool {
+		probe := exec.Command("xdotool", "getmouselocation")
+		probe.Env = s.env()
+		return probe.Run() == nil
+	})
+	return s
+}
+
+func (s *session) env() []string {
+	return append(os.Environ(), "DISPLAY="+s.display, "XDG_RUNTIME_DIR="+s.t.TempDir())
+}
+
+// start runs gallop with args on the session's display.
+func (s *session) start(args ...string) *exec.Cmd {
+	cmd := exec.Command(s.bin, args...)
+	cmd.Env = s.env()
+	cmd.Dir = s.root
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		if s.t.Failed() {
+			s.t.Logf("gallop output:\n%s", lastLines(log.String(), 30))
+		}
+	})
+	return cmd
+}
+
+func (s *session) xdo(args ...string) string {
+	cmd := exec.Command("xdotool", args...)
+	cmd.Env = s.env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("xdotool %v: %v: %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (s *session) windowName() string {
+	cmd := exec.Command("xdotool", "search", "--name", "Gallop", "getwindowname", "%@")
+	cmd.Env = s.env()
+	out, _ := cmd.Output()
+	return strings.TrimSpace(string(out))
+}
+
+func (s *session) screenshot(name string) *image.RGBA {
+	path := filepath.Join(s.t.TempDir(), name+".png")
+	cmd := exec.Command("import", "-window", "root", path)
+	cmd.Env = s.env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.t.Fatalf("import: %v: %s", err, out)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	rgba := image.NewRGBA(img.Bounds())
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			rgba.Set(x, y, img.At(x, y))
+		}
+	}
+	if dir := os.Getenv("GALLOP_SCREENSHOTS"); dir != "" {
+		os.MkdirAll(dir, 0o755)
+		b, _ := os.ReadFile(path)
+		os.WriteFile(filepath.Join(dir, name+".png"), b, 0o644)
+	}
+	return rgba
+}
+
+func (s *session) waitFor(what string, timeout time.Duration, ok func() bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// The viewport's central area on a 1280x800 screen: between the 190-pixel
+// tool panel and the 290-pixel properties panel, below the menu bar and
+// above the timeline.
+var viewportArea = image.Rect(260, 80, 920, 700)
+
+// meshPixels counts light-grey pixels in the viewport: the shaded mesh
+// (background and grid are dark grey).
+func meshPixels(img *image.RGBA) int {
+	n := 0
+	for y := viewportArea.Min.Y; y < viewportArea.Max.Y; y++ {
+		for x := viewportArea.Min.X; x < viewportArea.Max.X; x++ {
+			c := img.RGBAAt(x, y)
+			if c.R > 130 && c.G > 130 && c.B > 130 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// changedPixels counts viewport pixels that differ clearly between a and b.
+func changedPixels(a, b *image.RGBA) int {
+	n := 0
+	for y := viewportArea.Min.Y; y < viewportArea.Max.Y; y++ {
+		for x := viewportArea.Min.X; x < viewportArea.Max.X; x++ {
+			p, q := a.RGBAAt(x, y), b.RGBAAt(x, y)
+			d := absDiff(p.R, q.R) + absDiff(p.G, q.G) + absDiff(p.B, q.B)
+			if d > 40 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestHorseSession opens horse-gallop, plays it, orbits the camera with a
+// middle-button drag, saves with Ctrl+S, quits with Ctrl+Q, and reopens the
+// saved project.
+func TestHorseSession(t *testing.T) {
+	s := newSession(t)
+	project := filepath.Join(t.TempDir(), "horse.gallop")
+	frames := filepath.Join(s.root, "..", "shared", "data", "horse-gallop", "frames")
+	cmd := s.start("--save-to", project, frames)
+
+	s.waitFor("the window", 20*time.Second, func() bool { return s.windowName() != "" })
+	s.waitFor("horse-gallop to load", 30*time.Second, func() bool {
+		return strings.Contains(s.windowName(), "horse-gallop")
+	})
+	time.Sleep(500 * time.Millisecond)
+	loaded := s.screenshot("1-loaded")
+	if n := meshPixels(loaded); n < 5000 {
+		t.Fatalf("the viewport shows no mesh after loading: %d mesh pixels", n)
+	}
+
+	// Play for a second: the horse moves.
+	s.xdo("mousemove", "590", "400")
+	s.xdo("key", "space")
+	time.Sleep(1200 * time.Millisecond)
+	s.xdo("key", "space")
+	time.Sleep(300 * time.Millisecond)
+	played := s.screenshot("2-played")
+	if n := changedPixels(loaded, played); n < 500 {
+		t.Fatalf("playing changed only %d pixels", n)
+	}
+
+	// Orbit: middle-button drag across the viewport.
+	s.xdo("mousemove", "500", "400", "mousedown", "2")
+	for x := 520; x <= 760; x += 40 {
+		s.xdo("mousemove", fmt.Sprint(x), fmt.Sprint(400+(x-500)/8))
+		time.Sleep(30 * time.Millisecond)
+	}
+	s.xdo("mouseup", "2")
+	time.Sleep(300 * time.Millisecond)
+	orbited := s.screenshot("3-orbited")
+	if n := meshPixels(orbited); n < 5000 {
+		t.Fatalf("after orbiting the viewport shows no mesh: %d mesh pixels", n)
+	}
+	if n := changedPixels(played, orbited); n < 3000 {
+		t.Fatalf("orbiting changed only %d pixels", n)
+	}
+
+	// Save with Ctrl+S to --save-to, then quit with Ctrl+Q.
+	s.xdo("key", "ctrl+s")
+	s.waitFor("the project file", 20*time.Second, func() bool {
+		_, err := os.Stat(project)
+		return err == nil
+	})
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "ctrl+q")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("gallop exited with %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("gallop did not quit after Ctrl+Q")
+	}
+
+	// The saved project reopens: headless, and in the window.
+	info := exec.Command(s.bin, "info", "--json", project)
+	out, err := info.Output()
+	if err != nil {
+		t.Fatalf("gallop info on the saved project: %v", err)
+	}
+	var got struct{ Vertices, Triangles, Frames int }
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Vertices != 8431 || got.Triangles != 16843 || got.Frames != 48 {
+		t.Fatalf("saved project holds %+v, want 8431 vertices, 16843 triangles, 48 frames", got)
+	}
+	s.start(project)
+	s.waitFor("the project to open", 30*time.Second, func() bool {
+		return strings.Contains(s.windowName(), "horse.gallop")
+	})
+	time.Sleep(500 * time.Millisecond)
+	reopened := s.screenshot("4-reopened")
+	if n := meshPixels(reopened); n < 5000 {
+		t.Fatalf("the reopened project shows no mesh: %d mesh pixels", n)
+	}
+	// The camera was saved with the project: the view matches the orbited one.
+	if n := changedPixels(orbited, reopened); n > 20000 {
+		t.Errorf("reopened view differs from the saved one in %d pixels", n)
+	}
+}

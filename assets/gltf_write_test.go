@@ -1,0 +1,252 @@
+package assets
+
+import (
+	"bytes"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// gltfTetra returns a tetrahedron whose triangles each have their own three
+// UVs (so every vertex has three UVs), animated over three frames at 10 fps.
+func gltfTetra() *Object {
+	m := &Mesh{
+		Name:      "tetra",
+		Positions: []Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+		Triangles: [][3]int{{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}},
+	}
+	for f := range m.Triangles {
+		for c := 0; c < 3; c++ {
+			m.UVs = append(m.UVs, Vec2{0.25 * float64(f), 0.1 * float64(c)})
+		}
+		m.UVTriangles = append(m.UVTriangles, [3]int{3 * f, 3*f + 1, 3*f + 2})
+	}
+	clip := &Clip{Name: "wobble", FPS: 10}
+	for f := 0; f < 3; f++ {
+		frame := make([]Vec3, 4)
+		for v, p := range m.Positions {
+			frame[v] = p.Add(Vec3{0.5 * float64(f), float64(f*v) * 0.125, 0})
+		}
+		clip.Frames = append(clip.Frames, frame)
+	}
+	return &Object{Name: "tetra", Mesh: m, Clip: clip}
+}
+
+// gltfRiggedTetra returns a tetrahedron skinned to a rig of 6 joints with
+// two roots; vertex 0 has six influences. The joints rotate over 4 frames
+// at 24 fps.
+func gltfRiggedTetra() *Object {
+	o := gltfTetra()
+	o.Clip = nil
+	rig := &Rig{}
+	for j := 0; j < 6; j++ {
+		parent := j - 1
+		if j == 3 {
+			parent = -1
+		}
+		rest := IdentityTransform()
+		rest.Translation = Vec3{0, 0.2 * float64(j), 0}
+		rig.Joints = append(rig.Joints, Joint{Name: "j" + string(rune('0'+j)), Parent: parent, Rest: rest})
+	}
+	rest := make([]Transform, 6)
+	for j := range rest {
+		rest[j] = rig.Joints[j].Rest
+	}
+	global := rig.GlobalMatrices(nil, rest)
+	for j := range rig.Joints {
+		rig.Joints[j].InverseBind = global[j].Inv()
+	}
+	rig.Weights = [][]Influence{
+		{{0, 0.1}, {1, 0.3}, {2, 0.05}, {3, 0.25}, {4, 0.2}, {5, 0.1}},
+		{{1, 1}},
+		{{2, 0.5}, {4, 0.5}},
+		{{5, 0.7}, {0, 0.3}},
+	}
+	anim := &SkinAnimation{Name: "bend", FPS: 24}
+	for f := 0; f < 4; f++ {
+		local := append([]Transform(nil), rest...)
+		for j := range local {
+			local[j].Rotation = mgl64.QuatRotate(0.3*float64(f*(j+1)), Vec3{1, 0, 0})
+		}
+		local[2].Scale = Vec3{1, 1 + 0.1*float64(f), 1}
+		anim.Frames = append(anim.Frames, local)
+	}
+	o.Rig, o.Skin = rig, anim
+	clip, err := rig.Bake(o.Mesh.Positions, anim)
+	if err != nil {
+		panic(err)
+	}
+	o.Clip = clip
+	return o
+}
+
+// TestGltfExportSeams exports a mesh whose vertices have several UVs: they
+// are split, the mesh's vertices keep their indices, and each corner keeps
+// its position, UV and animation. The 10 fps clip comes back at 10 fps
+// (the rate Gallop records in the animation's extras), frame for frame.
+func TestGltfExportSeams(t *testing.T) {
+	o := gltfTetra()
+	path := filepath.Join(t.TempDir(), "tetra.glb")
+	if err := SaveGLTF(path, o, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	back := loadGLTFObject(t, path)
+	bm := back.Mesh
+	if bm.NumVertices() != 12 || bm.NumTriangles() != 4 || len(bm.UVTriangles) != 4 {
+		t.Fatalf("%d vertices, %d triangles, %d UV triangles; want 12, 4, 4", bm.NumVertices(), bm.NumTriangles(), len(bm.UVTriangles))
+	}
+	if d := gltfMaxDistance(bm.Positions[:4], o.Mesh.Positions); d != 0 {
+		t.Errorf("the first 4 vertices moved by %g", d)
+	}
+	if back.Clip.FPS != o.Clip.FPS || back.Clip.NumFrames() != o.Clip.NumFrames() {
+		t.Fatalf("clip: %d frames at %v fps, want %d at %v", back.Clip.NumFrames(), back.Clip.FPS, o.Clip.NumFrames(), o.Clip.FPS)
+	}
+	const eps = 1e-6
+	for f, tri := range o.Mesh.Triangles {
+		for c, v := range tri {
+			bv := bm.Triangles[f][c]
+			if d := bm.Positions[bv].Sub(o.Mesh.Positions[v]).Len(); d > eps {
+				t.Errorf("triangle %d corner %d: position off by %g", f, c, d)
+			}
+			if d := bm.UVs[bm.UVTriangles[f][c]].Sub(o.Mesh.UVs[o.Mesh.UVTriangles[f][c]]).Len(); d > eps {
+				t.Errorf("triangle %d corner %d: UV off by %g", f, c, d)
+			}
+			for i, frame := range back.Clip.Frames {
+				if d := frame[bv].Sub(o.Clip.Frames[i][v]).Len(); d > eps {
+					t.Errorf("frame %d, triangle %d corner %d: off by %g", i, f, c, d)
+				}
+			}
+		}
+	}
+	validateGLTF(t, path)
+
+}
+
+// TestGltfExportSkinInfluences exports a rig with two root joints and a
+// vertex of six influences (JOINTS_1 / WEIGHTS_1).
+func TestGltfExportSkinInfluences(t *testing.T) {
+	o := gltfRiggedTetra()
+	path := filepath.Join(t.TempDir(), "rigged.gltf")
+	if err := SaveGLTF(path, o, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	back := loadGLTFObject(t, path)
+	if back.Rig == nil || back.Skin == nil || len(back.Rig.Joints) != 6 {
+		t.Fatalf("rig %v, joint animation %v", back.Rig, back.Skin)
+	}
+	if got := back.Rig.MaxInfluences(); got != 6 {
+		t.Errorf("%d influences, want 6", got)
+	}
+	// Vertex 0's weights, by joint name, survive in float32.
+	want := map[string]float64{}
+	for _, in := range o.Rig.Weights[0] {
+		want[o.Rig.Joints[in.Joint].Name] = in.Weight
+	}
+	for _, in := range back.Rig.Weights[0] {
+		if d := math.Abs(in.Weight - want[back.Rig.Joints[in.Joint].Name]); d > 1e-7 {
+			t.Errorf("joint %s: weight %v, want %v", back.Rig.Joints[in.Joint].Name, in.Weight, want[back.Rig.Joints[in.Joint].Name])
+		}
+	}
+	// 4 keys at 24 fps: the clip comes back frame for frame, the seams
+	// split (12 vertices) but every triangle corner where it was.
+	checkGLTFClip(t, gltfCornerClip(back), gltfCornerClip(o), 1e-6)
+	validateGLTF(t, path)
+
+}
+
+// gltfCornerClip returns o's clip with one position per triangle corner.
+func gltfCornerClip(o *Object) *Clip {
+	c := &Clip{FPS: o.Clip.FPS}
+	for _, frame := range o.Clip.Frames {
+		var corners []Vec3
+		for _, tri := range o.Mesh.Triangles {
+			for _, v := range tri {
+				corners = append(corners, frame[v])
+			}
+		}
+		c.Frames = append(c.Frames, corners)
+	}
+	return c
+}
+
+// TestGltfExportManyJoints exports a chain of 300 joints, whose indices
+// need unsigned short JOINTS.
+func TestGltfExportManyJoints(t *testing.T) {
+	o := gltfTetra()
+	o.Clip = nil
+	rig := &Rig{}
+	for j := 0; j < 300; j++ {
+		rest := IdentityTransform()
+		rest.Translation = Vec3{0.001, 0, 0}
+		rig.Joints = append(rig.Joints, Joint{Name: "chain", Parent: j - 1, Rest: rest, InverseBind: mgl64.Translate3D(-0.001*float64(j+1), 0, 0)})
+	}
+	rig.Weights = [][]Influence{{{299, 1}}, {{0, 1}}, {{150, 0.5}, {151, 0.5}}, {{298, 1}}}
+	o.Rig = rig
+	path := filepath.Join(t.TempDir(), "chain.glb")
+	if err := SaveGLTF(path, o, ExportOptions{Mode: ExportSkin}); err != nil {
+		t.Fatal(err)
+	}
+	back := loadGLTFObject(t, path)
+	if back.Rig == nil || len(back.Rig.Joints) != 300 || back.Clip != nil {
+		t.Fatalf("rig %v, clip %v", back.Rig, back.Clip)
+	}
+	if in := back.Rig.Weights[0]; len(in) != 1 || in[0].Joint != 299 || in[0].Weight != 1 {
+		t.Errorf("vertex 0 influences %v", in)
+	}
+	validateGLTF(t, path)
+
+}
+
+// TestGltfExportStatic exports a mesh without animation, with normals
+// computed, and an object with a rig but no joint animation as morph.
+func TestGltfExportStatic(t *testing.T) {
+	o := gltfTetra()
+	o.Clip = nil
+	o.Mesh.UVs, o.Mesh.UVTriangles = nil, nil
+	path := filepath.Join(t.TempDir(), "static.gltf")
+	if err := SaveGLTF(path, o, ExportOptions{Mode: ExportMorph}); err != nil {
+		t.Fatal(err)
+	}
+	back := loadGLTFObject(t, path)
+	if back.Clip != nil || back.Mesh.NumVertices() != 4 || len(back.Mesh.Normals) != 4 {
+		t.Fatalf("clip %v, %d vertices, %d normals", back.Clip, back.Mesh.NumVertices(), len(back.Mesh.Normals))
+	}
+	want := VertexNormals(nil, o.Mesh.Positions, o.Mesh.Triangles)
+	if d := gltfMaxDistance(back.Mesh.Normals, want); d > 1e-6 {
+		t.Errorf("normals off by %g", d)
+	}
+	validateGLTF(t, path)
+
+}
+
+// TestGltfExportErrors checks refusals: no triangles, an unknown
+// extension, a skin export without a rig.
+func TestGltfExportErrors(t *testing.T) {
+	dir := t.TempDir()
+	empty := &Object{Name: "empty", Mesh: &Mesh{Positions: []Vec3{{0, 0, 0}}}}
+	if err := SaveGLTF(filepath.Join(dir, "empty.glb"), empty, ExportOptions{}); err == nil {
+		t.Errorf("a mesh without triangles was exported")
+	}
+	if err := SaveGLTF(filepath.Join(dir, "tetra.obj"), gltfTetra(), ExportOptions{}); err == nil {
+		t.Errorf("a .obj path was accepted")
+	}
+	if err := SaveGLTF(filepath.Join(dir, "tetra.glb"), gltfTetra(), ExportOptions{Mode: ExportSkin}); err == nil {
+		t.Errorf("a skin export without a rig succeeded")
+	}
+}
+
+// gltfBytes exports o in memory.
+func gltfBytes(t testing.TB, o *Object, mode ExportMode, asBinary bool) []byte {
+	t.Helper()
+	doc, err := buildGLTF(o, ExportOptions{Mode: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := encodeGLTF(&b, doc, asBinary); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
