@@ -68,6 +68,7 @@ type App struct {
 	dialogs *dialogs
 	loading int // load jobs running: the document is about to be replaced
 
+	keys      []keyEvent // key presses since the last frame
 	lastFrame time.Time
 	bench     *benchState
 }
@@ -89,6 +90,7 @@ func Run(opts Options) error {
 	a.win = giu.NewMasterWindow("Gallop", opts.Width, opts.Height, 0)
 	a.win.SetTargetFPS(60)
 	a.jobs.Wake = giu.Update
+	a.win.SetAdditionalInputHandlerCallback(a.onKey)
 	a.win.SetDropCallback(func(paths []string) { a.openPaths(paths, true) })
 	a.win.SetCloseCallback(func() bool {
 		if a.history.Dirty() {

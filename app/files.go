@@ -204,9 +204,15 @@ func (a *App) restoreSettings(p *assets.Project) {
 			a.fail(fmt.Errorf("project settings: %w", err))
 		} else {
 			if len(s.Camera) > 0 {
-				if err := json.Unmarshal(s.Camera, &a.view.Camera); err != nil {
-					a.fail(fmt.Errorf("project camera: %w", err))
-					a.resetCamera()
+				cam := a.view.Camera
+				err := json.Unmarshal(s.Camera, &cam)
+				if err == nil {
+					err = cam.Validate()
+				}
+				if err != nil {
+					a.fail(fmt.Errorf("project camera (reset): %w", err))
+				} else {
+					a.view.Camera = cam
 				}
 			}
 			if len(s.Style) > 0 {

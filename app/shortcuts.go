@@ -1,58 +1,96 @@
 package app
 
-import "github.com/AllenDang/cimgui-go/imgui"
+import (
+	"github.com/AllenDang/cimgui-go/imgui"
+	"github.com/AllenDang/giu"
+)
 
-// shortcuts handles the keyboard, with Blender's keys where Blender has
-// them. Keys are ignored while a text field has the keyboard.
-func (a *App) shortcuts() {
-	io := imgui.CurrentIO()
-	if io.WantTextInput() {
+// keyEvent is one key press as GLFW reported it, with the modifiers held
+// at that moment. Reading them from the event, not from Dear ImGui's state
+// at the end of the frame, keeps a fast Ctrl+S (both keys released within
+// one frame) a Ctrl+S.
+type keyEvent struct {
+	key    giu.Key
+	mods   giu.Modifier
+	repeat bool
+}
+
+// onKey is giu's key callback; it runs on the main thread while events are
+// polled, between frames, and only queues the press for shortcuts.
+func (a *App) onKey(k giu.Key, m giu.Modifier, act giu.Action) {
+	if act == giu.Release {
 		return
 	}
-	ctrl, shift, alt := io.KeyCtrl(), io.KeyShift(), io.KeyAlt()
-	pressed := func(k imgui.Key) bool { return imgui.IsKeyPressedBoolV(k, false) }
+	a.keys = append(a.keys, keyEvent{key: k, mods: m & (giu.ModControl | giu.ModShift | giu.ModAlt), repeat: act == giu.Repeat})
+}
+
+// shortcuts handles the key presses queued since the last frame, with
+// Blender's keys where Blender has them. Keys are ignored while a text
+// field has the keyboard; only Ctrl combinations work while a modal dialog
+// is open.
+func (a *App) shortcuts() {
+	keys := a.keys
+	a.keys = a.keys[:0]
+	if imgui.CurrentIO().WantTextInput() {
+		return
+	}
+	for _, e := range keys {
+		a.shortcut(e)
+	}
+}
+
+func (a *App) shortcut(e keyEvent) {
+	const (
+		ctrl      = giu.ModControl
+		ctrlShift = giu.ModControl | giu.ModShift
+		shift     = giu.ModShift
+		alt       = giu.ModAlt
+		none      = giu.ModNone
+	)
+	is := func(k giu.Key, m giu.Modifier) bool { return e.key == k && e.mods == m }
+	if e.repeat && !(is(giu.KeyLeft, none) || is(giu.KeyRight, none)) {
+		return // only frame stepping repeats while held
+	}
 	switch {
-	case ctrl && shift && pressed(imgui.KeyZ):
+	case is(giu.KeyZ, ctrlShift), is(giu.KeyY, ctrl):
 		a.history.Redo()
-	case ctrl && pressed(imgui.KeyZ):
+	case is(giu.KeyZ, ctrl):
 		a.history.Undo()
-	case ctrl && pressed(imgui.KeyY):
-		a.history.Redo()
-	case ctrl && shift && pressed(imgui.KeyS):
+	case is(giu.KeyS, ctrlShift):
 		a.cmdSaveAs()
-	case ctrl && pressed(imgui.KeyS):
+	case is(giu.KeyS, ctrl):
 		a.cmdSave()
-	case ctrl && pressed(imgui.KeyO):
+	case is(giu.KeyO, ctrl):
 		a.cmdOpen()
-	case ctrl && pressed(imgui.KeyN):
+	case is(giu.KeyN, ctrl):
 		a.cmdNew()
-	case ctrl && pressed(imgui.KeyQ):
+	case is(giu.KeyQ, ctrl):
 		a.cmdQuit()
-	case ctrl || a.modal.anyOpen():
-		// no plain keys while Ctrl is held or a dialog is up
-	case pressed(imgui.KeySpace):
+	case a.modal.anyOpen():
+		// no plain keys while a dialog is up
+	case is(giu.KeySpace, none):
 		a.togglePlay()
-	case pressed(imgui.KeyHome):
+	case is(giu.KeyHome, none):
 		a.frameAll()
-	case pressed(imgui.KeyKeypadDecimal):
+	case is(giu.KeyNumPadDecimal, none):
 		a.frameSelected()
-	case pressed(imgui.KeyKeypad5):
+	case is(giu.KeyNumPad5, none):
 		a.view.Camera.Ortho = !a.view.Camera.Ortho
-	case alt && pressed(imgui.KeyA):
+	case is(giu.KeyA, alt):
 		a.cmdSelectNone()
-	case pressed(imgui.KeyA):
+	case is(giu.KeyA, none):
 		a.cmdSelectAll()
-	case shift && pressed(imgui.KeyZ):
+	case is(giu.KeyZ, shift):
 		a.view.Style.Wireframe = !a.view.Style.Wireframe
-	case shift && pressed(imgui.KeyLeftArrow):
+	case is(giu.KeyLeft, shift):
 		a.setFrame(0)
-	case shift && pressed(imgui.KeyRightArrow):
+	case is(giu.KeyRight, shift):
 		a.setFrame(a.doc.NumFrames() - 1)
-	case pressed(imgui.KeyLeftArrow):
+	case is(giu.KeyLeft, none):
 		a.stepFrame(-1)
-	case pressed(imgui.KeyRightArrow):
+	case is(giu.KeyRight, none):
 		a.stepFrame(1)
-	case pressed(imgui.KeyF1):
+	case is(giu.KeyF1, none):
 		a.modal.openShortcuts = true
 	}
 }

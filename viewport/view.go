@@ -141,17 +141,17 @@ func (v *View) VerticesInRect(x0, y0, x1, y1 float64, visibleOnly bool) []int {
 }
 
 // occluded reports whether something lies in front of point p, seen
-// through its pixel (x, y).
+// through its pixel (x, y): whether the segment from the ray's origin (on
+// the near plane) to p crosses a triangle short of p. The tolerance is
+// relative to the distance, so vertices on the visible surface count as
+// visible.
 func (v *View) occluded(t *bvh.Tree, p mgl64.Vec3, x, y float64) bool {
-	o, d := v.Ray(x, y)
-	dist := p.Sub(o).Dot(d)
-	if dist <= 0 {
-		return true
+	o, _ := v.Ray(x, y)
+	dist := p.Sub(o).Len()
+	if dist == 0 {
+		return false
 	}
-	// Tolerance relative to the distance, so vertices on the visible
-	// surface (hit at their own distance) count as visible.
-	hit, ok := t.Intersect(o, d, dist*(1-1e-4))
-	return ok && hit.T < dist*(1-1e-4)
+	return t.Occluded(o, p, dist*1e-4)
 }
 
 // Navigate applies camera navigation for this frame's input, the way
@@ -187,9 +187,10 @@ func (v *View) Navigate(in *Input) bool {
 			nx, ny := v.ndc(v.Width/2, v.Height/2)
 			v.Camera.ZoomToward(-in.DY/20, nx, ny, v.Aspect())
 		default:
-			// 0.5 degree per pixel, Blender's default turntable speed.
+			// 0.5 degree per pixel; the scene turns with the drag, as in
+			// Blender (dragging right moves the eye left round the target).
 			const perPixel = 0.5 * math.Pi / 180
-			v.Camera.Orbit(in.DX*perPixel, in.DY*perPixel)
+			v.Camera.Orbit(-in.DX*perPixel, in.DY*perPixel)
 		}
 	}
 	return true

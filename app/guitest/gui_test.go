@@ -285,6 +285,7 @@ func TestHorseSession(t *testing.T) {
 			t.Fatalf("gallop exited with %v", err)
 		}
 	case <-time.After(15 * time.Second):
+		s.screenshot("quit-failed")
 		t.Fatal("gallop did not quit after Ctrl+Q")
 	}
 
