@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,14 +21,12 @@ func barFrames(t *testing.T, n int) string {
 	}
 	o := assets.DemoScene().Objects[0]
 	for f := 0; f < n; f++ {
-		if err := assets.SaveOBJ(filepath.Join(dir, strings.Repeat("", 0)+itoa(f+1)+".obj"), o.Mesh, o.Clip.Frames[f*5]); err != nil {
+		if err := assets.SaveOBJ(filepath.Join(dir, fmt.Sprintf("%d.obj", f+1)), o.Mesh, o.Clip.Frames[f*5]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return dir
 }
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 func infoJSON(t *testing.T, args ...string) map[string]any {
 	t.Helper()
@@ -105,9 +104,15 @@ func TestCommandErrors(t *testing.T) {
 		{"missing file", func() error { return runInfo([]string{missing}, &bytes.Buffer{}) }, "nope.obj"},
 		{"bad obj", func() error { return runInfo([]string{bad}, &bytes.Buffer{}) }, "bad.obj:3"},
 		{"unknown output", func() error { return runConvert([]string{dir, "x.fbx"}, &bytes.Buffer{}) }, "unknown output type"},
-		{"skin without rig", func() error { return runConvert([]string{"--skin", dir, filepath.Join(t.TempDir(), "x.glb")}, &bytes.Buffer{}) }, "no rig"},
-		{"bad fps", func() error { return runConvert([]string{"--fps", "-3", dir, filepath.Join(t.TempDir(), "x.glb")}, &bytes.Buffer{}) }, "--fps"},
-		{"frame out of range", func() error { return runConvert([]string{"--frame", "9", dir, filepath.Join(t.TempDir(), "x.obj")}, &bytes.Buffer{}) }, "--frame 9"},
+		{"skin without rig", func() error {
+			return runConvert([]string{"--skin", dir, filepath.Join(t.TempDir(), "x.glb")}, &bytes.Buffer{})
+		}, "no rig"},
+		{"bad fps", func() error {
+			return runConvert([]string{"--fps", "-3", dir, filepath.Join(t.TempDir(), "x.glb")}, &bytes.Buffer{})
+		}, "--fps"},
+		{"frame out of range", func() error {
+			return runConvert([]string{"--frame", "9", dir, filepath.Join(t.TempDir(), "x.obj")}, &bytes.Buffer{})
+		}, "--frame 9"},
 		{"no args", func() error { return runInfo(nil, &bytes.Buffer{}) }, "usage"},
 	}
 	for _, c := range cases {
