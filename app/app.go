@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/AllenDang/giu"
@@ -18,6 +19,7 @@ import (
 	"gallop/app/jobs"
 	"gallop/app/undo"
 	"gallop/assets"
+	"gallop/solver/parallel"
 	"gallop/tools"
 	"gallop/viewport"
 )
@@ -78,6 +80,11 @@ func Run(opts Options) error {
 	if opts.Width == 0 {
 		opts.Width, opts.Height = 1280, 800
 	}
+	// Background work yields to the UI: solver and loader threads run at a
+	// lower OS priority, and one P more than the workers use is left for
+	// the main goroutine (see package parallel).
+	parallel.SetNice(10)
+	runtime.GOMAXPROCS(parallel.Workers() + 1)
 	a := &App{
 		opts:   opts,
 		doc:    NewDocument(),
@@ -176,7 +183,7 @@ func (a *App) body(w, h float32) giu.Widget {
 		mid := availH - bottomSpace
 		giu.Row(
 			giu.Child().ID("tools").Size(leftWidth, mid).Layout(a.toolsPanel()),
-			giu.Child().ID("viewport").Size(w-leftWidth-rightWidth-32, mid).Flags(giu.WindowFlagsNoScrollbar|giu.WindowFlagsNoScrollWithMouse).Layout(giu.Custom(a.viewportWidget)),
+			giu.Child().ID("viewport").Size(w-leftWidth-rightWidth-32, mid).Flags(giu.WindowFlagsNoScrollbar|giu.WindowFlagsNoScrollWithMouse|giu.WindowFlagsNoBackground).Layout(giu.Custom(a.viewportWidget)),
 			giu.Child().ID("properties").Size(rightWidth, mid).Layout(a.propertiesPanel()),
 		).Build()
 		a.timeline().Build()

@@ -19,6 +19,35 @@ type Document struct {
 	Path      string // the .gallop file it was loaded from or saved to; "" if none
 	// Title names an unsaved document (the file it was imported from).
 	Title string
+
+	bounds map[*assets.Object]cachedBounds
+}
+
+// cachedBounds is an object's box over all its frames. Clip frames are never
+// modified in place, so the box stays right while the clip and its frame
+// count are the same.
+type cachedBounds struct {
+	clip   *assets.Clip
+	frames int
+	lo, hi assets.Vec3
+}
+
+// ObjectBounds returns the box around every frame of o, computed once per
+// clip: the timeline and the grid ask for it every UI frame.
+func (d *Document) ObjectBounds(o *assets.Object) (lo, hi assets.Vec3) {
+	if o.Clip == nil {
+		return assets.Bounds(o.Mesh.Positions)
+	}
+	c, ok := d.bounds[o]
+	if !ok || c.clip != o.Clip || c.frames != len(o.Clip.Frames) {
+		c = cachedBounds{clip: o.Clip, frames: len(o.Clip.Frames)}
+		c.lo, c.hi = o.Clip.Bounds()
+		if d.bounds == nil {
+			d.bounds = map[*assets.Object]cachedBounds{}
+		}
+		d.bounds[o] = c
+	}
+	return c.lo, c.hi
 }
 
 // NewDocument returns an empty document.
@@ -63,12 +92,7 @@ func (d *Document) DisplayName() string {
 // Bounds returns the box around every frame of every object.
 func (d *Document) Bounds() (lo, hi assets.Vec3, ok bool) {
 	for i, o := range d.Scene.Objects {
-		var l, h assets.Vec3
-		if o.Clip != nil {
-			l, h = o.Clip.Bounds()
-		} else {
-			l, h = assets.Bounds(o.Mesh.Positions)
-		}
+		l, h := d.ObjectBounds(o)
 		if i == 0 {
 			lo, hi = l, h
 			continue

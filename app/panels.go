@@ -40,7 +40,7 @@ func (a *App) propertiesPanel() giu.Layout {
 		if a.rename.obj != o || !a.rename.editing {
 			a.rename.obj, a.rename.text = o, o.Name
 		}
-		lo, hi := a.objectBounds()
+		lo, hi := a.doc.ObjectBounds(o)
 		kind := "static mesh"
 		switch {
 		case o.Rig != nil && o.Skin != nil:
@@ -72,14 +72,6 @@ func (a *App) propertiesPanel() giu.Layout {
 	l = append(l, giu.Label("Tool: "+t.Name()), giu.Separator())
 	l = append(l, t.Panel(a)...)
 	return l
-}
-
-func (a *App) objectBounds() (lo, hi assets.Vec3) {
-	o := a.doc.Object()
-	if o.Clip != nil {
-		return o.Clip.Bounds()
-	}
-	return assets.Bounds(o.Mesh.Positions)
 }
 
 // sourceText says where an object's data lives.

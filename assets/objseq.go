@@ -8,11 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"gallop/solver/parallel"
 )
 
 // ListOBJSequence returns the frame files of an OBJ sequence. Each path is a
@@ -97,7 +98,7 @@ func digitRun(s string) int {
 
 // LoadOBJSequence reads an animation stored as one OBJ file per frame, in
 // the order of files (see ListOBJSequence). The files are parsed in
-// parallel by runtime.GOMAXPROCS(0) goroutines.
+// parallel, one worker per CPU (package parallel).
 //
 // It returns the first frame as the mesh and a clip with one frame of
 // positions per file, at DefaultFPS. Both are named after the folder
@@ -129,11 +130,8 @@ func LoadOBJSequence(ctx context.Context, files []string, progress func(done, to
 		frames:     make([][]Vec3, len(files)),
 		firstReady: make(chan struct{}),
 	}
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
-		wg.Go(l.worker)
-	}
-	wg.Wait()
+	// One loop per worker (not per file), so each keeps its read buffer.
+	parallel.For(min(parallel.Workers(), len(files)), func(int) { l.worker() })
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

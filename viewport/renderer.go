@@ -3,6 +3,7 @@ package viewport
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
@@ -68,11 +69,49 @@ type Renderer struct {
 
 	lineVAO, lineVBO uint32
 	lineScratch      []float32
+
+	last frameKey // what the texture shows
+}
+
+// frameKey is everything a rendered image depends on. Render skips drawing
+// when it is unchanged: the texture still holds the image. Items' slices
+// are compared by identity (they are never modified in place), point sets
+// by content.
+type frameKey struct {
+	w, h     int
+	cam      Camera
+	style    Style
+	gridStep float64
+	items    []Item
+}
+
+func (k *frameKey) equal(o *frameKey) bool {
+	if k.w != o.w || k.h != o.h || k.cam != o.cam || k.style != o.style || k.gridStep != o.gridStep || len(k.items) != len(o.items) {
+		return false
+	}
+	for i := range k.items {
+		a, b := &k.items[i], &o.items[i]
+		if a.Key != b.Key || a.Active != b.Active || !same(a.Triangles, b.Triangles) || !same(a.Positions, b.Positions) ||
+			!same(a.Colors, b.Colors) || len(a.Points) != len(b.Points) {
+			return false
+		}
+		for j := range a.Points {
+			p, q := &a.Points[j], &b.Points[j]
+			if p.Color != q.Color || p.Size != q.Size || !slices.Equal(p.Indices, q.Indices) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 type gpuMesh struct {
 	vao, pos, nrm, col, ebo, pts uint32
 	nIndex                       int32
+	// cull is the face OpenGL may skip (BACK, or FRONT for an inward
+	// mesh) when the topology is a closed, consistently oriented surface;
+	// 0 when every face must be drawn (open surfaces show both sides).
+	cull uint32
 	// The slices last uploaded. Holding them (not just their addresses)
 	// keeps their memory from being reused by a different slice that would
 	// then look unchanged.
@@ -132,8 +171,10 @@ func (r *Renderer) resize(w, h int) error {
 	r.width, r.height = w, h
 	gl.BindTexture(gl.TEXTURE_2D, r.colorTex)
 	gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, int32(w), int32(h), 0, gl.RGBA, gl.UNSIGNED_BYTE, nil)
-	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR)
-	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR)
+	// The texture is shown pixel for pixel: nearest sampling is exact and
+	// cheaper for a software rasteriser.
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
 	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE)
 	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE)
 	gl.BindRenderbuffer(gl.RENDERBUFFER, r.depthRB)
@@ -153,6 +194,11 @@ func (r *Renderer) Render(w, h int, cam *Camera, style Style, items []Item, grid
 	if w <= 0 || h <= 0 {
 		return nil
 	}
+	key := frameKey{w: w, h: h, cam: *cam, style: style, gridStep: gridStep, items: items}
+	if r.fbo != 0 && key.equal(&r.last) {
+		return nil
+	}
+	r.last = key
 	saved := saveGLState()
 	defer saved.restore()
 	if err := r.resize(w, h); err != nil {
@@ -238,6 +284,13 @@ func (r *Renderer) upload(it *Item) *gpuMesh {
 		gl.BufferData(gl.ELEMENT_ARRAY_BUFFER, 4*len(idx), gl.Ptr(idx), gl.STATIC_DRAW)
 		m.tris, m.nIndex = it.Triangles, int32(len(idx))
 		m.pos3 = nil // normals depend on the triangles
+		m.cull = 0
+		if closedOriented(it.Triangles) {
+			m.cull = gl.BACK
+			if signedVolume(it.Positions, it.Triangles) < 0 {
+				m.cull = gl.FRONT
+			}
+		}
 	}
 	if !same(it.Positions, m.pos3) {
 		sameSize := len(it.Positions) == len(m.normals)
@@ -293,6 +346,11 @@ func (r *Renderer) drawMesh(m *gpuMesh, it *Item, view, proj mgl32.Mat4, ortho i
 		gl.Enable(gl.POLYGON_OFFSET_FILL)
 		gl.PolygonOffset(1, 1)
 	}
+	if m.cull != 0 {
+		// Hidden faces of a closed surface cost llvmpipe half its time.
+		gl.Enable(gl.CULL_FACE)
+		gl.CullFace(m.cull)
+	}
 	gl.DrawElementsWithOffset(gl.TRIANGLES, m.nIndex, gl.UNSIGNED_INT, 0)
 	gl.Disable(gl.POLYGON_OFFSET_FILL)
 	if style.Wireframe {
@@ -302,6 +360,7 @@ func (r *Renderer) drawMesh(m *gpuMesh, it *Item, view, proj mgl32.Mat4, ortho i
 		gl.DrawElementsWithOffset(gl.TRIANGLES, m.nIndex, gl.UNSIGNED_INT, 0)
 		gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
 	}
+	gl.Disable(gl.CULL_FACE)
 	if len(it.Points) > 0 {
 		gl.UseProgram(r.pointProg)
 		gl.Enable(gl.PROGRAM_POINT_SIZE)
@@ -328,6 +387,42 @@ func (r *Renderer) drawMesh(m *gpuMesh, it *Item, view, proj mgl32.Mat4, ortho i
 	gl.BindVertexArray(0)
 }
 
+// closedOriented reports whether triangles form closed surfaces with
+// consistent orientation: every directed edge (a, b) is matched by exactly
+// one opposite edge (b, a). Only then is a face seen from behind always
+// hidden by another, so culling it changes nothing.
+func closedOriented(triangles [][3]int) bool {
+	if len(triangles) == 0 {
+		return false
+	}
+	edges := make(map[[2]int]int8, 3*len(triangles))
+	for _, t := range triangles {
+		for k := 0; k < 3; k++ {
+			e := [2]int{t[k], t[(k+1)%3]}
+			if e[0] == e[1] || edges[e] != 0 {
+				return false // degenerate, or an edge used twice the same way
+			}
+			edges[e] = 1
+		}
+	}
+	for e := range edges {
+		if edges[[2]int{e[1], e[0]}] == 0 {
+			return false // a boundary edge
+		}
+	}
+	return true
+}
+
+// signedVolume returns the volume enclosed by a closed surface, positive
+// when its triangles face outward (counter-clockwise seen from outside).
+func signedVolume(positions []assets.Vec3, triangles [][3]int) float64 {
+	v := 0.0
+	for _, t := range triangles {
+		v += positions[t[0]].Dot(positions[t[1]].Cross(positions[t[2]]))
+	}
+	return v / 6
+}
+
 // GridStep returns a grid spacing, a power of ten, that gives a few dozen
 // lines across a scene of the given size.
 func GridStep(size float64) float64 {
@@ -340,7 +435,7 @@ func GridStep(size float64) float64 {
 // drawGrid draws 2n+1 lines each way on y = 0 around the camera target,
 // every 10th darker, with the x axis red and the z axis blue as in Blender.
 func (r *Renderer) drawGrid(cam *Camera, view, proj mgl32.Mat4, step float64) {
-	const n = 40
+	const n = 30
 	cx := math.Round(cam.Target[0]/step) * step
 	cz := math.Round(cam.Target[2]/step) * step
 	ext := n * step

@@ -44,8 +44,12 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
   export_horse_gallop_glb       exporting it as a morph-target .glb (median)
   pick_horse_mean, pick_horse_max  one viewport pick on the horse (BVH ray cast)
   viewport_fps_idle, viewport_fps_busy, viewport_longest_frame_idle,
-  viewport_longest_frame_busy   the window showing horse-gallop at 1280x800,
-                                alone and while a job keeps both cores busy`)
+  viewport_longest_frame_busy   the window showing horse-gallop at 1280x800
+                                (playing, camera turning), alone and while a
+                                job reloads horse-gallop on both cores
+  viewport_busy_cpu, viewport_busy_job_loads
+                                CPU cores the process used in the busy phase,
+                                and the job's reloads per second meanwhile`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -176,6 +180,8 @@ func printViewportBench(w io.Writer, r *app.BenchResult) error {
 	emit(w, "viewport_fps_busy", r.BusyFPS, "fps")
 	emit(w, "viewport_longest_frame_idle", r.LongestIdleFrame.Seconds()*1e3, "ms")
 	emit(w, "viewport_longest_frame_busy", r.LongestBusyFrame.Seconds()*1e3, "ms")
+	emit(w, "viewport_busy_cpu", r.BusyCPU, "cores")
+	emit(w, "viewport_busy_job_loads", r.BusyLoads, "loads/s")
 	return nil
 }
 

@@ -8,8 +8,12 @@
 // Latest value (an atomic pointer to an immutable snapshot) that the UI reads
 // when it draws.
 //
-// This package imports nothing of Gallop's, so the app and every tool can
-// start jobs through it.
+// A job's goroutine runs at the background priority of package parallel
+// (parallel.Background), like the workers its loops start, so in the window
+// a job takes the cycles the UI thread leaves and never delays a frame.
+//
+// The only Gallop package this one imports is solver/parallel, so the app
+// and every tool can start jobs through it.
 package jobs
 
 import (
@@ -19,6 +23,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"gallop/solver/parallel"
 )
 
 // Reporter is how a job tells the UI how far it has come. It is safe to
@@ -121,6 +127,7 @@ func (r *Runner) StartContext(parent context.Context, name string, fn func(ctx c
 	r.running = append(r.running, j)
 	r.mu.Unlock()
 	go func() {
+		parallel.Background()
 		err := run(ctx, fn, Reporter{j})
 		cancel()
 		j.mu.Lock()

@@ -19,10 +19,10 @@ package bvh
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/solver/parallel"
 )
 
 const (
@@ -84,7 +84,7 @@ type Tree struct {
 // programming error: meshes are validated when loaded.
 func Build(positions []mgl64.Vec3, triangles [][3]int) *Tree {
 	depth := 0
-	if runtime.GOMAXPROCS(0) > 1 {
+	if parallel.Workers() > 1 {
 		depth = 2 // up to four subtrees built at once
 	}
 	return build(positions, triangles, depth)
@@ -180,10 +180,10 @@ func (b *builder) subtree(nodes *[]node, ni, start, end, depth int) {
 	// at its element 0, then append it after the left subtree: the layout is
 	// the one the sequential build makes.
 	right := make([]node, 1, 2*(end-mid)-1)
-	var wg sync.WaitGroup
-	wg.Go(func() { b.subtree(&right, 0, mid, end, depth+1) })
-	b.subtree(nodes, l, start, mid, depth+1)
-	wg.Wait()
+	parallel.Do(
+		func() { b.subtree(&right, 0, mid, end, depth+1) },
+		func() { b.subtree(nodes, l, start, mid, depth+1) },
+	)
 	base := int32(len(*nodes)) - 1 // right[k] goes to base+k for k ≥ 1
 	for k := range right {
 		if right[k].count == 0 {
