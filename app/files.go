@@ -119,7 +119,7 @@ func (a *App) openPaths(paths []string, into bool) {
 			}
 			a.addRecent(paths[0])
 			o := objs[0]
-			a.info("Loaded %s: %d vertices, %d triangles, %d frames", name, o.Mesh.NumVertices(), o.Mesh.NumTriangles(), o.NumFrames())
+			a.info("Loaded %s: %d vertices, %d triangles, %d frames", o.Name, o.Mesh.NumVertices(), o.Mesh.NumTriangles(), o.NumFrames())
 		})
 	}
 	if into {

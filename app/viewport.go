@@ -147,7 +147,7 @@ func (a *App) viewportOverlays(dl *imgui.DrawList, pos, size imgui.Vec2) {
 	}
 	if o := a.doc.Object(); o != nil {
 		if hm := a.heatMap(o); hm != nil {
-			a.colourBar(dl, imgui.Vec2{X: pos.X + size.X - 70, Y: pos.Y + 40}, 18, size.Y*0.5, hm)
+			a.colourBar(dl, imgui.Vec2{X: pos.X + size.X - 70, Y: pos.Y + 44}, 18, size.Y*0.5, hm)
 		}
 	}
 }
@@ -155,14 +155,17 @@ func (a *App) viewportOverlays(dl *imgui.DrawList, pos, size imgui.Vec2) {
 // colourBar draws the heat map's scale: the colour map from hi (top) to lo
 // (bottom) with the values at both ends and the middle.
 func (a *App) colourBar(dl *imgui.DrawList, at imgui.Vec2, w, h float32, hm *heatMap) {
+	// Each step is a vertical gradient between its end colours, so the
+	// bar shows the map without banding.
 	const steps = 32
+	col := func(t float64) uint32 {
+		c := viewport.Turbo.At(t)
+		return imgui.ColorU32Vec4(imgui.Vec4{X: c[0], Y: c[1], Z: c[2], W: 1})
+	}
 	for i := 0; i < steps; i++ {
-		t0 := float64(i) / steps
-		y0 := at.Y + h*float32(1-t0)
-		y1 := at.Y + h*float32(1-(t0+1.0/steps))
-		c := viewport.Turbo.At(t0 + 0.5/steps)
-		col := imgui.ColorU32Vec4(imgui.Vec4{X: c[0], Y: c[1], Z: c[2], W: 1})
-		dl.AddRectFilled(imgui.Vec2{X: at.X, Y: y1}, imgui.Vec2{X: at.X + w, Y: y0}, col)
+		t0, t1 := float64(i)/steps, float64(i+1)/steps
+		lo, hi := col(t0), col(t1)
+		dl.AddRectFilledMultiColor(imgui.Vec2{X: at.X, Y: at.Y + h*float32(1-t1)}, imgui.Vec2{X: at.X + w, Y: at.Y + h*float32(1-t0)}, hi, hi, lo, lo)
 	}
 	dl.AddRect(at, imgui.Vec2{X: at.X + w, Y: at.Y + h}, 0xffc0c0c0)
 	label := func(y float32, v float64) {
@@ -171,7 +174,9 @@ func (a *App) colourBar(dl *imgui.DrawList, at imgui.Vec2, w, h float32, hm *hea
 	label(at.Y, hm.hi)
 	label(at.Y+h/2, (hm.lo+hm.hi)/2)
 	label(at.Y+h, hm.lo)
-	dl.AddTextVec2(imgui.Vec2{X: at.X - 20, Y: at.Y - 20}, 0xffe0e0e0, hm.title)
+	// The title ends at the labels' right edge, inside the viewport.
+	tw := imgui.CalcTextSize(hm.title).X
+	dl.AddTextVec2(imgui.Vec2{X: at.X + w + 44 - tw, Y: at.Y - 20}, 0xffe0e0e0, hm.title)
 }
 
 // frameAll points the camera at the whole scene (Home).

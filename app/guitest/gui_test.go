@@ -15,6 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -93,26 +95,45 @@ func (s *session) env() []string {
 	return append(os.Environ(), "DISPLAY="+s.display, "XDG_RUNTIME_DIR="+s.t.TempDir())
 }
 
+// proc is a running gallop with its combined output.
+type proc struct {
+	*exec.Cmd
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func (p *proc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Write(b)
+}
+
+// output returns what the process printed so far.
+func (p *proc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
 // start runs gallop with args on the session's display.
-func (s *session) start(args ...string) *exec.Cmd {
-	cmd := exec.Command(s.bin, args...)
-	cmd.Env = s.env()
-	cmd.Dir = s.root
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
+func (s *session) start(args ...string) *proc {
+	p := &proc{Cmd: exec.Command(s.bin, args...)}
+	p.Env = s.env()
+	p.Dir = s.root
+	p.Stdout, p.Stderr = p, p
+	if err := p.Start(); err != nil {
 		s.t.Fatal(err)
 	}
 	s.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
+		if p.ProcessState == nil {
+			p.Process.Kill()
+			p.Wait()
 		}
 		if s.t.Failed() {
-			s.t.Logf("gallop output:\n%s", lastLines(log.String(), 30))
+			s.t.Logf("gallop output:\n%s", lastLines(p.output(), 30))
 		}
 	})
-	return cmd
+	return p
 }
 
 func (s *session) xdo(args ...string) string {
@@ -314,5 +335,53 @@ func TestHorseSession(t *testing.T) {
 	// The camera was saved with the project: the view matches the orbited one.
 	if n := changedPixels(orbited, reopened); n > 20000 {
 		t.Errorf("reopened view differs from the saved one in %d pixels", n)
+	}
+}
+
+// TestBadFileThenOpenDialog starts on a malformed OBJ file: the window
+// stays up and reports the file and line; then File > Open (Ctrl+O) opens
+// the native dialog, a path is typed into it, and the lion loads.
+func TestBadFileThenOpenDialog(t *testing.T) {
+	s := newSession(t)
+	bad := filepath.Join(t.TempDir(), "bad.obj")
+	if err := os.WriteFile(bad, []byte("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := s.start(bad)
+	s.waitFor("the window", 20*time.Second, func() bool { return s.windowName() != "" })
+	time.Sleep(1500 * time.Millisecond)
+	if cmd.Process.Signal(syscall.Signal(0)) != nil {
+		t.Fatal("gallop exited on a malformed file")
+	}
+	if out := cmd.output(); !strings.Contains(out, "bad.obj:4: face index 9 out of range") {
+		t.Fatalf("the error does not name the file and line; output:\n%s", out)
+	}
+	// Dismiss the error (Enter on the focused OK button), then Ctrl+O.
+	s.xdo("mousemove", "590", "400")
+	s.xdo("key", "Return")
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "ctrl+o")
+	var dlg string
+	s.waitFor("the file dialog", 15*time.Second, func() bool {
+		cmd := exec.Command("xdotool", "search", "--name", "^Open")
+		cmd.Env = s.env()
+		out, _ := cmd.Output()
+		dlg = strings.TrimSpace(string(out))
+		return dlg != ""
+	})
+	// Without a window manager the dialog does not get the keyboard by
+	// itself.
+	s.xdo("windowfocus", strings.Fields(dlg)[0])
+	time.Sleep(500 * time.Millisecond)
+	lion := filepath.Join(s.root, "..", "shared", "data", "lion-poses", "reference.obj")
+	s.xdo("type", "--delay", "20", lion)
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "Return")
+	s.waitFor("the lion to load", 20*time.Second, func() bool {
+		return strings.Contains(s.windowName(), "reference")
+	})
+	time.Sleep(500 * time.Millisecond)
+	if n := meshPixels(s.screenshot("5-lion")); n < 5000 {
+		t.Fatalf("the opened lion is not shown: %d mesh pixels", n)
 	}
 }
