@@ -33,8 +33,9 @@ lint:
 
 # Short fuzzing runs of the file readers.
 fuzz:
-	$(GO) test ./assets -run '^$$' -fuzz '^FuzzReadOBJ$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./assets -run '^$$' -fuzz '^FuzzReadGLB$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./assets -run '^$$' -fuzz '^FuzzReadOBJ$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./assets -run '^$$' -fuzz '^FuzzParseFloatField$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./assets -run '^$$' -fuzz '^FuzzReadGLB$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # Performance figures as JSON lines; starts Xvfb for the viewport figures
 # when there is no display.

@@ -2,6 +2,8 @@ package assets
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/qmuntal/gltf"
@@ -56,14 +58,16 @@ const gltfMaxPositions = 1 << 25
 // naming the element, never panicking, on malformed input. A baked clip may
 // have at most 65536 frames and 2^25 positions (frames × vertices).
 func ReadGLTF(doc *gltf.Document, name string) ([]*Object, error) {
-	objs, err := readGLTF(doc)
+	objs, err := readGLTF(doc, strings.TrimSuffix(name, filepath.Ext(name)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return objs, nil
 }
 
-func readGLTF(doc *gltf.Document) ([]*Object, error) {
+// readGLTF converts the mesh nodes of doc's scene; objects without a node
+// or mesh name are named after the file (base, without extension).
+func readGLTF(doc *gltf.Document, base string) ([]*Object, error) {
 	r, err := newGLTFReader(doc)
 	if err != nil {
 		return nil, err
@@ -80,6 +84,12 @@ func readGLTF(doc *gltf.Document) ([]*Object, error) {
 		o, err := r.object(n)
 		if err != nil {
 			return nil, fmt.Errorf("node %d: %w", n, err)
+		}
+		if o.Name == "" {
+			o.Name = base
+			if len(nodes) > 1 {
+				o.Name = fmt.Sprintf("%s %d", base, len(objs)+1)
+			}
 		}
 		if err := o.Validate(); err != nil {
 			return nil, fmt.Errorf("node %d: %w", n, err)
@@ -453,9 +463,6 @@ func (r *gltfReader) object(n int) (*Object, error) {
 	o := &Object{Name: node.Name, Mesh: gm.mesh}
 	if o.Name == "" {
 		o.Name = gm.mesh.Name
-	}
-	if o.Name == "" {
-		o.Name = fmt.Sprintf("node %d", n)
 	}
 	if node.Skin != nil {
 		err = r.skinned(o, n, gm, w0)
