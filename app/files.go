@@ -93,20 +93,10 @@ func (a *App) openPaths(paths []string, into bool) {
 			name = fmt.Sprintf("%d files", len(paths))
 		}
 		var objs []*assets.Object
-		a.loading++
-		a.jobs.Start("Loading "+name, func(ctx context.Context, rep jobs.Reporter) error {
-			rep.Report(0, "reading")
-			var err error
-			objs, err = assets.Import(ctx, paths, func(done, total int) {
-				rep.Report(float64(done)/float64(total), fmt.Sprintf("%d / %d frames", done, total))
-			})
+		a.loadJob("Loading "+name, func(ctx context.Context, progress func(done, total int)) (err error) {
+			objs, err = assets.Import(ctx, paths, progress)
 			return err
-		}, func(err error) {
-			a.loading--
-			if err != nil {
-				a.fail(err)
-				return
-			}
+		}, func() {
 			if into {
 				a.history.Do(&addObjectsCmd{doc: a.doc, objs: objs})
 				a.frameAll()
@@ -129,23 +119,33 @@ func (a *App) openPaths(paths []string, into bool) {
 	}
 }
 
-// loadProject reads a .gallop file in a job and makes it the document.
-func (a *App) loadProject(path string) {
-	var p *assets.Project
+// loadJob runs a loader as a job whose progress counts frames read; on the
+// UI thread, done runs if it succeeded, and an error is reported otherwise.
+// While it runs the document is about to be replaced (a.loading).
+func (a *App) loadJob(name string, load func(ctx context.Context, progress func(done, total int)) error, done func()) {
 	a.loading++
-	a.jobs.Start("Opening "+filepath.Base(path), func(ctx context.Context, rep jobs.Reporter) error {
+	a.jobs.Start(name, func(ctx context.Context, rep jobs.Reporter) error {
 		rep.Report(0, "reading")
-		var err error
-		p, err = assets.LoadProject(ctx, path, func(done, total int) {
-			rep.Report(float64(done)/float64(total), fmt.Sprintf("%d / %d frames", done, total))
+		return load(ctx, func(n, total int) {
+			rep.Report(float64(n)/float64(total), fmt.Sprintf("%d / %d frames", n, total))
 		})
-		return err
 	}, func(err error) {
 		a.loading--
 		if err != nil {
 			a.fail(err)
 			return
 		}
+		done()
+	})
+}
+
+// loadProject reads a .gallop file in a job and makes it the document.
+func (a *App) loadProject(path string) {
+	var p *assets.Project
+	a.loadJob("Opening "+filepath.Base(path), func(ctx context.Context, progress func(done, total int)) (err error) {
+		p, err = assets.LoadProject(ctx, path, progress)
+		return err
+	}, func() {
 		abs, _ := filepath.Abs(path)
 		d := &Document{Scene: p.Scene, Active: p.Active, Frame: p.Frame, Selection: p.Selection, Path: abs}
 		a.setDocument(d, p)

@@ -1,6 +1,9 @@
 package assets
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // DefaultFPS is the frame rate given to clips whose source names none
 // (OBJ sequences).
@@ -29,8 +32,8 @@ func (c *Clip) Duration() float64 {
 // Validate checks that the clip has a positive frame rate, at least one
 // frame, and nv finite positions in every frame.
 func (c *Clip) Validate(nv int) error {
-	if !(c.FPS > 0) {
-		return fmt.Errorf("clip %q: frame rate %v is not positive", c.Name, c.FPS)
+	if !(c.FPS > 0) || math.IsInf(c.FPS, 0) {
+		return fmt.Errorf("clip %q: frame rate %v is not a positive number", c.Name, c.FPS)
 	}
 	if len(c.Frames) == 0 {
 		return fmt.Errorf("clip %q: no frames", c.Name)

@@ -26,7 +26,7 @@ type Mesh struct {
 	Positions []Vec3   // #V rest positions
 	Triangles [][3]int // #F counter-clockwise vertex indices
 
-	UVs         []Vec2   // texture coordinates, referenced by UVTriangles
+	UVs         []Vec2   // texture coordinates (origin bottom-left, as in OBJ), referenced by UVTriangles
 	UVTriangles [][3]int // #F, or empty when the mesh has no UVs
 
 	Normals         []Vec3   // normals as read from the file, referenced by NormalTriangles

@@ -1,6 +1,9 @@
 package assets
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Object is one animated mesh of a scene: the mesh in its rest pose, and
 // optionally a clip of vertex positions and a rig with its joint animation.
@@ -55,6 +58,9 @@ func (o *Object) Validate() error {
 	if o.Skin != nil {
 		if o.Rig == nil {
 			return fmt.Errorf("object %q: joint animation without a rig", o.Name)
+		}
+		if !(o.Skin.FPS > 0) || math.IsInf(o.Skin.FPS, 0) {
+			return fmt.Errorf("object %q: joint animation frame rate %v is not a positive number", o.Name, o.Skin.FPS)
 		}
 		for i, f := range o.Skin.Frames {
 			if len(f) != len(o.Rig.Joints) {

@@ -440,10 +440,6 @@ func (r *Renderer) drawGrid(cam *Camera, view, proj mgl32.Mat4, step float64) {
 	cz := math.Round(cam.Target[2]/step) * step
 	ext := n * step
 	v := r.lineScratch[:0]
-	line := func(a, b mgl64.Vec3, c [4]float32) {
-		v = append(v, float32(a[0]), float32(a[1]), float32(a[2]), c[0], c[1], c[2], c[3])
-		v = append(v, float32(b[0]), float32(b[1]), float32(b[2]), c[0], c[1], c[2], c[3])
-	}
 	minor := [4]float32{0.33, 0.33, 0.34, 1}
 	major := [4]float32{0.4, 0.4, 0.41, 1}
 	for i := -n; i <= n; i++ {
@@ -462,8 +458,8 @@ func (r *Renderer) drawGrid(cam *Camera, view, proj mgl32.Mat4, step float64) {
 		if math.Abs(z) < step/2 {
 			cZ = [4]float32{0.75, 0.25, 0.27, 1} // the x axis
 		}
-		line(mgl64.Vec3{x, 0, cz - ext}, mgl64.Vec3{x, 0, cz + ext}, cX)
-		line(mgl64.Vec3{cx - ext, 0, z}, mgl64.Vec3{cx + ext, 0, z}, cZ)
+		v = appendLine(v, mgl64.Vec3{x, 0, cz - ext}, mgl64.Vec3{x, 0, cz + ext}, cX)
+		v = appendLine(v, mgl64.Vec3{cx - ext, 0, z}, mgl64.Vec3{cx + ext, 0, z}, cZ)
 	}
 	r.lineScratch = v
 	r.drawLines(v, view, proj)
@@ -485,17 +481,22 @@ func (r *Renderer) drawAxes(cam *Camera, w, h int) {
 	rot[12], rot[13], rot[14] = 0, 0, -3
 	view := toMat32(rot)
 	proj := mgl32.Ortho(-1.2, 1.2, -1.2, 1.2, 0.1, 10)
-	o := mgl64.Vec3{}
 	v := r.lineScratch[:0]
 	for k, c := range [3][4]float32{{0.9, 0.3, 0.3, 1}, {0.45, 0.8, 0.3, 1}, {0.35, 0.55, 0.95, 1}} {
 		e := mgl64.Vec3{}
 		e[k] = 1
-		v = append(v, float32(o[0]), float32(o[1]), float32(o[2]), c[0], c[1], c[2], c[3])
-		v = append(v, float32(e[0]), float32(e[1]), float32(e[2]), c[0], c[1], c[2], c[3])
+		v = appendLine(v, mgl64.Vec3{}, e, c)
 	}
 	r.lineScratch = v
 	r.drawLines(v, view, proj)
 	gl.Viewport(0, 0, int32(w), int32(h))
+}
+
+// appendLine appends a line segment from a to b of colour c to a vertex
+// buffer of the line program (position xyz, colour rgba per vertex).
+func appendLine(v []float32, a, b mgl64.Vec3, c [4]float32) []float32 {
+	v = append(v, float32(a[0]), float32(a[1]), float32(a[2]), c[0], c[1], c[2], c[3])
+	return append(v, float32(b[0]), float32(b[1]), float32(b[2]), c[0], c[1], c[2], c[3])
 }
 
 func (r *Renderer) drawLines(v []float32, view, proj mgl32.Mat4) {

@@ -136,6 +136,23 @@ func (s *session) start(args ...string) *proc {
 	return p
 }
 
+// quit presses Ctrl+Q and waits for gallop to exit cleanly.
+func (s *session) quit(p *proc) {
+	s.t.Helper()
+	s.xdo("key", "ctrl+q")
+	done := make(chan error, 1)
+	go func() { done <- p.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			s.t.Fatalf("gallop exited with %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		s.screenshot("quit-failed")
+		s.t.Fatal("gallop did not quit after Ctrl+Q")
+	}
+}
+
 func (s *session) xdo(args ...string) string {
 	cmd := exec.Command("xdotool", args...)
 	cmd.Env = s.env()
@@ -298,18 +315,7 @@ func TestHorseSession(t *testing.T) {
 		return err == nil
 	})
 	time.Sleep(300 * time.Millisecond)
-	s.xdo("key", "ctrl+q")
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("gallop exited with %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		s.screenshot("quit-failed")
-		t.Fatal("gallop did not quit after Ctrl+Q")
-	}
+	s.quit(cmd)
 
 	// The saved project reopens: headless, and in the window.
 	info := exec.Command(s.bin, "info", "--json", project)
@@ -411,17 +417,7 @@ func TestGLTFSamplesPlay(t *testing.T) {
 			if n := changedPixels(before, after); n < 200 {
 				t.Fatalf("%s: playing changed only %d pixels", name, n)
 			}
-			s.xdo("key", "ctrl+q")
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("gallop exited with %v", err)
-				}
-			case <-time.After(15 * time.Second):
-				t.Fatal("gallop did not quit after Ctrl+Q")
-			}
+			s.quit(cmd)
 		})
 	}
 }
