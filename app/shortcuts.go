@@ -51,6 +51,14 @@ func (a *App) shortcut(e keyEvent) {
 	if e.repeat && !(is(giu.KeyLeft, none) || is(giu.KeyRight, none)) {
 		return // only frame stepping repeats while held
 	}
+	if a.modal.errorOpen && (is(giu.KeyEnter, none) || is(giu.KeyEscape, none) || is(giu.KeyNumPadEnter, none)) {
+		a.modal.dismiss = true // Enter or Escape closes the error message
+		return
+	}
+	if a.modal.confirmOpen && is(giu.KeyEscape, none) {
+		a.modal.dismiss = true // Escape cancels the unsaved-changes question
+		return
+	}
 	switch {
 	case is(giu.KeyZ, ctrlShift), is(giu.KeyY, ctrl):
 		a.history.Redo()

@@ -76,6 +76,7 @@ func (a *App) statusBar() giu.Widget {
 type modalState struct {
 	errorText   string // an error to show; "" when none
 	errorOpen   bool
+	dismiss     bool // a key closed the open modal (Enter / Escape)
 	confirm     *confirmation
 	confirmOpen bool
 
@@ -110,12 +111,18 @@ func (a *App) modals() giu.Widget {
 			giu.OpenPopup("Error")
 			m.errorOpen = true
 		}
+		closeError := func() {
+			m.errorText, m.errorOpen, m.dismiss = "", false, false
+			giu.CloseCurrentPopup()
+		}
 		giu.PopupModal("Error").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
 			giu.Style().SetColor(giu.StyleColorText, errorColor).To(giu.Label(m.errorText).Wrapped(true)),
 			giu.Dummy(520, 0),
-			giu.Button("OK").Size(80, 0).OnClick(func() {
-				m.errorText, m.errorOpen = "", false
-				giu.CloseCurrentPopup()
+			giu.Button("OK").Size(80, 0).OnClick(closeError),
+			giu.Custom(func() {
+				if m.dismiss {
+					closeError()
+				}
 			}),
 		).Build()
 
@@ -125,7 +132,7 @@ func (a *App) modals() giu.Widget {
 		}
 		if c := m.confirm; c != nil {
 			done := func(run bool) {
-				m.confirm, m.confirmOpen = nil, false
+				m.confirm, m.confirmOpen, m.dismiss = nil, false, false
 				giu.CloseCurrentPopup()
 				if run {
 					c.action()
@@ -141,6 +148,11 @@ func (a *App) modals() giu.Widget {
 					giu.Button("Don't Save").Size(90, 0).OnClick(func() { done(true) }),
 					giu.Button("Cancel").Size(90, 0).OnClick(func() { done(false) }),
 				),
+				giu.Custom(func() {
+					if m.dismiss {
+						done(false)
+					}
+				}),
 			).Build()
 		}
 

@@ -211,6 +211,35 @@ func (s *session) waitFor(what string, timeout time.Duration, ok func() bool) {
 	}
 }
 
+// waitScreen takes screenshots until ok holds for one (or fails the test
+// after timeout) and returns that screenshot: the window may need a few
+// frames, more on a loaded machine, to show the result of an action.
+func (s *session) waitScreen(name string, timeout time.Duration, what string, ok func(img *image.RGBA) bool) *image.RGBA {
+	s.t.Helper()
+	var img *image.RGBA
+	s.waitFor(what, timeout, func() bool {
+		img = s.screenshot(name)
+		return ok(img)
+	})
+	return img
+}
+
+// waitStill waits until two screenshots in a row are the same (nothing
+// moves any more) and returns the last.
+func (s *session) waitStill(name string, timeout time.Duration) *image.RGBA {
+	s.t.Helper()
+	prev := s.screenshot(name)
+	var img *image.RGBA
+	s.waitFor(name+" to stop changing", timeout, func() bool {
+		time.Sleep(200 * time.Millisecond)
+		img = s.screenshot(name)
+		same := changedPixels(prev, img) == 0
+		prev = img
+		return same
+	})
+	return img
+}
+
 // The viewport's central area on a 1280x800 screen: between the 190-pixel
 // tool panel and the 290-pixel properties panel, below the menu bar and
 // above the timeline.
@@ -275,11 +304,9 @@ func TestHorseSession(t *testing.T) {
 	s.waitFor("horse-gallop to load", 30*time.Second, func() bool {
 		return strings.Contains(s.windowName(), "horse-gallop")
 	})
-	time.Sleep(500 * time.Millisecond)
-	loaded := s.screenshot("1-loaded")
-	if n := meshPixels(loaded); n < 5000 {
-		t.Fatalf("the viewport shows no mesh after loading: %d mesh pixels", n)
-	}
+	loaded := s.waitScreen("1-loaded", 10*time.Second, "the horse in the viewport", func(img *image.RGBA) bool {
+		return meshPixels(img) > 5000
+	})
 
 	// Play for a second: the horse moves.
 	s.xdo("mousemove", "590", "400")
@@ -299,14 +326,10 @@ func TestHorseSession(t *testing.T) {
 		time.Sleep(30 * time.Millisecond)
 	}
 	s.xdo("mouseup", "2")
-	time.Sleep(300 * time.Millisecond)
-	orbited := s.screenshot("3-orbited")
-	if n := meshPixels(orbited); n < 5000 {
-		t.Fatalf("after orbiting the viewport shows no mesh: %d mesh pixels", n)
-	}
-	if n := changedPixels(played, orbited); n < 3000 {
-		t.Fatalf("orbiting changed only %d pixels", n)
-	}
+	s.waitScreen("3-orbited", 10*time.Second, "the orbited view", func(img *image.RGBA) bool {
+		return meshPixels(img) > 5000 && changedPixels(played, img) > 3000
+	})
+	orbited := s.waitStill("3-orbited", 10*time.Second)
 
 	// Save with Ctrl+S to --save-to, then quit with Ctrl+Q.
 	s.xdo("key", "ctrl+s")
@@ -334,11 +357,10 @@ func TestHorseSession(t *testing.T) {
 	s.waitFor("the project to open", 30*time.Second, func() bool {
 		return strings.Contains(s.windowName(), "horse.gallop")
 	})
-	time.Sleep(500 * time.Millisecond)
-	reopened := s.screenshot("4-reopened")
-	if n := meshPixels(reopened); n < 5000 {
-		t.Fatalf("the reopened project shows no mesh: %d mesh pixels", n)
-	}
+	s.waitScreen("4-reopened", 10*time.Second, "the reopened horse", func(img *image.RGBA) bool {
+		return meshPixels(img) > 5000
+	})
+	reopened := s.waitStill("4-reopened", 10*time.Second)
 	// The camera was saved with the project: the view matches the orbited one.
 	if n := changedPixels(orbited, reopened); n > 20000 {
 		t.Errorf("reopened view differs from the saved one in %d pixels", n)
@@ -356,41 +378,47 @@ func TestBadFileThenOpenDialog(t *testing.T) {
 	}
 	cmd := s.start(bad)
 	s.waitFor("the window", 20*time.Second, func() bool { return s.windowName() != "" })
-	time.Sleep(1500 * time.Millisecond)
+	s.waitFor("the error naming file and line", 30*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "bad.obj:4: face index 9 out of range")
+	})
+	time.Sleep(500 * time.Millisecond)
 	if cmd.Process.Signal(syscall.Signal(0)) != nil {
 		t.Fatal("gallop exited on a malformed file")
 	}
-	if out := cmd.output(); !strings.Contains(out, "bad.obj:4: face index 9 out of range") {
-		t.Fatalf("the error does not name the file and line; output:\n%s", out)
-	}
-	// Dismiss the error (Enter on the focused OK button), then Ctrl+O.
+	// Dismiss the error with Enter, then Ctrl+O.
 	s.xdo("mousemove", "590", "400")
 	s.xdo("key", "Return")
 	time.Sleep(300 * time.Millisecond)
 	s.xdo("key", "ctrl+o")
 	var dlg string
-	s.waitFor("the file dialog", 15*time.Second, func() bool {
-		cmd := exec.Command("xdotool", "search", "--name", "^Open")
+	defer func() {
+		if t.Failed() {
+			s.screenshot("dialog-failed")
+		}
+	}()
+	s.waitFor("the file dialog", 30*time.Second, func() bool {
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Open")
 		cmd.Env = s.env()
 		out, _ := cmd.Output()
 		dlg = strings.TrimSpace(string(out))
 		return dlg != ""
 	})
 	// Without a window manager the dialog does not get the keyboard by
-	// itself.
-	s.xdo("windowfocus", strings.Fields(dlg)[0])
+	// itself. Ctrl+L opens GTK's location field.
+	s.xdo("windowfocus", "--sync", strings.Fields(dlg)[0])
 	time.Sleep(500 * time.Millisecond)
+	s.xdo("key", "ctrl+l")
+	time.Sleep(300 * time.Millisecond)
 	lion := filepath.Join(s.root, "..", "shared", "data", "lion-poses", "reference.obj")
 	s.xdo("type", "--delay", "20", lion)
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	s.xdo("key", "Return")
-	s.waitFor("the lion to load", 20*time.Second, func() bool {
+	s.waitFor("the lion to load", 30*time.Second, func() bool {
 		return strings.Contains(s.windowName(), "reference")
 	})
-	time.Sleep(500 * time.Millisecond)
-	if n := meshPixels(s.screenshot("5-lion")); n < 5000 {
-		t.Fatalf("the opened lion is not shown: %d mesh pixels", n)
-	}
+	s.waitScreen("5-lion", 10*time.Second, "the lion in the viewport", func(img *image.RGBA) bool {
+		return meshPixels(img) > 5000
+	})
 }
 
 // TestGLTFSamplesPlay opens each of Khronos' three sample files (a skinned
@@ -405,18 +433,14 @@ func TestGLTFSamplesPlay(t *testing.T) {
 			s.waitFor(name+" to load", 30*time.Second, func() bool {
 				return strings.Contains(s.windowName(), "Gallop - ")
 			})
-			time.Sleep(700 * time.Millisecond)
-			before := s.screenshot(name + "-0")
-			if n := meshPixels(before); n < 2000 {
-				t.Fatalf("%s: the viewport shows no mesh: %d mesh pixels", name, n)
-			}
+			before := s.waitScreen(name+"-0", 10*time.Second, name+" in the viewport", func(img *image.RGBA) bool {
+				return meshPixels(img) > 2000
+			})
 			s.xdo("mousemove", "590", "400")
 			s.xdo("key", "space")
-			time.Sleep(700 * time.Millisecond)
-			after := s.screenshot(name + "-1")
-			if n := changedPixels(before, after); n < 200 {
-				t.Fatalf("%s: playing changed only %d pixels", name, n)
-			}
+			s.waitScreen(name+"-1", 10*time.Second, name+" playing", func(img *image.RGBA) bool {
+				return changedPixels(before, img) > 200
+			})
 			s.quit(cmd)
 		})
 	}
