@@ -63,7 +63,7 @@ func (a *App) stepFrame(d int) {
 // the frame rate and the frame counter.
 func (a *App) timeline() giu.Widget {
 	n := a.doc.NumFrames()
-	frame := int32(a.doc.Frame)
+	frame := int32(a.doc.Frame + 1) // shown 1-based, like the counter
 	playLabel := "Play"
 	if a.play.playing {
 		playLabel = "Pause"
@@ -76,7 +76,7 @@ func (a *App) timeline() giu.Widget {
 		giu.Button(playLabel+"##play").Size(52, 0).OnClick(a.togglePlay),
 		giu.Button(">|").OnClick(func() { a.setFrame(n - 1) }),
 		giu.Checkbox("Loop", &a.play.loop),
-		giu.SliderInt(&frame, 0, int32(max(0, n-1))).Label("##frame").Size(w-420).Format("frame %d").OnChange(func() { a.setFrame(int(frame)) }),
+		giu.SliderInt(&frame, 1, int32(max(1, n))).Label("##frame").Size(w-420).Format("frame %d").OnChange(func() { a.setFrame(int(frame) - 1) }),
 		giu.InputFloat(&fps).Label("fps").Size(60).Format("%.3g").OnChange(func() {
 			if o != nil && o.Clip != nil && fps > 0 && fps <= 1000 {
 				a.history.Do(&setFPSCmd{clip: o.Clip, before: o.Clip.FPS, after: float64(fps)})
