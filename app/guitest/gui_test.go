@@ -92,7 +92,8 @@ func newSession(t *testing.T) *session {
 }
 
 func (s *session) env() []string {
-	return append(os.Environ(), "DISPLAY="+s.display, "XDG_RUNTIME_DIR="+s.t.TempDir())
+	// GSETTINGS_BACKEND=memory keeps GTK from asking dconf over D-Bus.
+	return append(os.Environ(), "DISPLAY="+s.display, "XDG_RUNTIME_DIR="+s.t.TempDir(), "GSETTINGS_BACKEND=memory")
 }
 
 // proc is a running gallop with its combined output.
