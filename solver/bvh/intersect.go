@@ -187,8 +187,8 @@ func (t *Tree) Intersect(origin, dir mgl64.Vec3, tMax float64) (Hit, bool) {
 			ta, hitA := r.slab(&t.nodes[a].box, tMax)
 			tb, hitB := r.slab(&t.nodes[b].box, tMax)
 			if hitA && hitB {
-				if tb < ta {
-					a, b, ta, tb = b, a, tb, ta
+				if tb < ta { // visit the nearer child first
+					a, b, tb = b, a, ta
 				}
 				stack[sp] = entry{b, tb}
 				sp++
