@@ -30,6 +30,7 @@ test: setup $(VALIDATOR) lint
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.6.1 ./...
 
 # Short fuzzing runs of the file readers.
 fuzz:
