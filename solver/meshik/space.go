@@ -1,0 +1,404 @@
+package meshik
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/solver/parallel"
+	"gallop/solver/rotation"
+)
+
+// parallelMin is the smallest number of triangles a space splits across
+// workers; smaller meshes (the bar) are evaluated on the calling goroutine
+// without allocating.
+const parallelMin = 2048
+
+// grain is the number of triangles per parallel work item: large enough
+// to amortise the hand-out, small enough to balance two to a few dozen
+// workers on the subdivided horse.
+const grain = 1024
+
+// Space is a feature space: a smooth map from NumWeights weights w to
+// features M(w), one deformation gradient per triangle, with its Jacobian.
+// The Gauss-Newton solver linearises M(w + δ) ≈ M(w) + (∂M/∂w)·δ (Eq. 9)
+// through it. Implementations are immutable after construction, safe for
+// concurrent use, and allocation-free per triangle with caller-provided
+// storage; they panic on storage or weight vectors of the wrong length.
+type Space interface {
+	// NumTriangles returns m, the number of features.
+	NumTriangles() int
+	// NumWeights returns the length of w.
+	NumWeights() int
+	// Eval writes M(w) into dst (length m): dst[j] = T_j(w).
+	Eval(w []float64, dst []mgl64.Mat3)
+	// Jacobian writes ∂M/∂w into dst (length m·NumWeights):
+	// dst[j·NumWeights + k] = ∂T_j/∂w_k at w.
+	Jacobian(w []float64, dst []mgl64.Mat3)
+	// EvalJacobian does both in one pass over the examples, for t and dt
+	// sized as for Eval and Jacobian.
+	EvalJacobian(w []float64, t, dt []mgl64.Mat3)
+}
+
+var (
+	_ Space = (*LinearSpace)(nil)
+	_ Space = (*NonlinearSpace)(nil)
+)
+
+// checkExamples validates a list of example feature vectors: at least one
+// example, all of the same length, all entries finite.
+func checkExamples(examples [][]mgl64.Mat3) (m int, err error) {
+	if len(examples) == 0 {
+		return 0, fmt.Errorf("meshik: no example poses")
+	}
+	m = len(examples[0])
+	for i, ex := range examples {
+		if len(ex) != m {
+			return 0, fmt.Errorf("meshik: example %d has %d features, example 0 has %d", i, len(ex), m)
+		}
+		for j, t := range ex {
+			for _, x := range t {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return 0, fmt.Errorf("meshik: example %d, triangle %d: non-finite deformation gradient %v", i, j, t)
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+// forTriangles runs fn over [0, m) in ranges, in parallel. Callers run
+// meshes below parallelMin themselves, without making the closure: a
+// closure handed to package parallel escapes to the heap.
+func forTriangles(m int, fn func(lo, hi int)) {
+	parallel.Chunks(m, grain, fn)
+}
+
+func checkLen(what string, got, want int) {
+	if got != want {
+		panic(fmt.Sprintf("meshik: %s has length %d, want %d", what, got, want))
+	}
+}
+
+// LinearSpace is the linear feature space of Section 3.2: the affine span
+// of the l example feature vectors d_1 … d_l, parameterised around their
+// mean d̄ = (1/l)·Σ d_i by the first l − 1 mean-centred examples
+// d̄_i = d_i − d̄:
+//
+//	M(w) = d̄ + Σ_{i=1}^{l−1} w_i·d̄_i,   ∂M/∂w_k = d̄_k.
+//
+// w = 0 gives the mean; w = e_k (k < l − 1) gives example k exactly; the
+// last example is w = (−1, …, −1). (Centring makes the l vectors d̄_i
+// linearly dependent, Σ d̄_i = 0, hence l − 1 weights.) With a single
+// example, M is that example's features and there are no weights.
+type LinearSpace struct {
+	m, nw int
+	// data holds, per triangle j, l matrices: d̄_j, then d̄_{1j} … d̄_{(l−1)j}.
+	data []mgl64.Mat3
+}
+
+// NewLinearSpace builds the linear space of the example feature vectors,
+// each the m deformation gradients of one example pose (deform.Features).
+// It returns an error if there is no example, if the examples differ in
+// length, or if an entry is not finite.
+func NewLinearSpace(examples [][]mgl64.Mat3) (*LinearSpace, error) {
+	m, err := checkExamples(examples)
+	if err != nil {
+		return nil, err
+	}
+	l := len(examples)
+	s := &LinearSpace{m: m, nw: l - 1, data: make([]mgl64.Mat3, m*l)}
+	for j := 0; j < m; j++ {
+		var mean mgl64.Mat3
+		for _, ex := range examples {
+			mean = mean.Add(ex[j])
+		}
+		mean = mean.Mul(1 / float64(l))
+		rec := s.data[j*l : (j+1)*l]
+		rec[0] = mean
+		for i := 0; i < l-1; i++ {
+			rec[1+i] = examples[i][j].Sub(mean)
+		}
+	}
+	return s, nil
+}
+
+// NumTriangles returns m.
+func (s *LinearSpace) NumTriangles() int { return s.m }
+
+// NumWeights returns l − 1.
+func (s *LinearSpace) NumWeights() int { return s.nw }
+
+// Mean returns d̄_j, the mean of the examples' features at triangle j.
+func (s *LinearSpace) Mean(j int) mgl64.Mat3 { return s.data[j*(s.nw+1)] }
+
+// Eval writes M(w) = d̄ + Σ w_i·d̄_i into dst (length m).
+func (s *LinearSpace) Eval(w []float64, dst []mgl64.Mat3) {
+	checkLen("weights", len(w), s.nw)
+	checkLen("Eval destination", len(dst), s.m)
+	if s.m < parallelMin {
+		s.eval(w, dst, 0, s.m)
+		return
+	}
+	forTriangles(s.m, func(lo, hi int) { s.eval(w, dst, lo, hi) })
+}
+
+func (s *LinearSpace) eval(w []float64, dst []mgl64.Mat3, lo, hi int) {
+	l := s.nw + 1
+	for j := lo; j < hi; j++ {
+		rec := s.data[j*l : (j+1)*l]
+		t := rec[0]
+		for i, wi := range w {
+			d := &rec[1+i]
+			for k := range t {
+				t[k] += wi * d[k]
+			}
+		}
+		dst[j] = t
+	}
+}
+
+// Jacobian writes ∂M/∂w into dst (length m·(l − 1)): dst[j·(l−1) + k] =
+// d̄_kj, whatever w.
+func (s *LinearSpace) Jacobian(w []float64, dst []mgl64.Mat3) {
+	checkLen("weights", len(w), s.nw)
+	checkLen("Jacobian destination", len(dst), s.m*s.nw)
+	if s.m < parallelMin {
+		s.jacobian(dst, 0, s.m)
+		return
+	}
+	forTriangles(s.m, func(lo, hi int) { s.jacobian(dst, lo, hi) })
+}
+
+func (s *LinearSpace) jacobian(dst []mgl64.Mat3, lo, hi int) {
+	l := s.nw + 1
+	for j := lo; j < hi; j++ {
+		copy(dst[j*s.nw:(j+1)*s.nw], s.data[j*l+1:(j+1)*l])
+	}
+}
+
+// EvalJacobian writes M(w) into t and ∂M/∂w into dt.
+func (s *LinearSpace) EvalJacobian(w []float64, t, dt []mgl64.Mat3) {
+	checkLen("weights", len(w), s.nw)
+	checkLen("Eval destination", len(t), s.m)
+	checkLen("Jacobian destination", len(dt), s.m*s.nw)
+	if s.m < parallelMin {
+		s.eval(w, t, 0, s.m)
+		s.jacobian(dt, 0, s.m)
+		return
+	}
+	forTriangles(s.m, func(lo, hi int) {
+		s.eval(w, t, lo, hi)
+		s.jacobian(dt, lo, hi)
+	})
+}
+
+// NonlinearSpace is the nonlinear feature space of Section 3.3: each
+// example's deformation gradient is split by polar decomposition,
+// T_ij = R_ij·S_ij (rotation.Polar), rotations are blended in the Lie
+// algebra and the symmetric factors linearly (Eq. 6):
+//
+//	T_j(w) = Exp(ω_j(w))·S_j(w),  ω_j(w) = Σ_i w_i·Log(R_ij),
+//	S_j(w) = Σ_i w_i·S_ij,
+//
+// one weight per example. Log returns angles in [0, π] (footnote 1), so
+// two examples whose rotations of a triangle differ by nearly π may blend
+// the long way round; nothing here unwraps them.
+//
+// w = e_k reproduces example k (to rounding). The weights are not
+// normalised: Σ w_i = 1 blends, other sums scale S (and extrapolate the
+// rotations), and w = 0 gives T_j = 0. An example whose T_ij has det < 0
+// (an inverted triangle) keeps its reflection in S_ij, as rotation.Polar
+// documents.
+//
+// Derivative. Eq. 7 of the paper differentiates the rotation part as
+// ∂/∂w_k Exp(ω_j) = Exp(ω_j)·[Log R_kj]×, which holds only when the
+// rotations being blended commute (share one axis). Jacobian uses the exact
+// derivative through the right Jacobian of Exp (rotation.RightJacobian):
+//
+//	∂T_j/∂w_k = Exp(ω_j)·([J_r(ω_j)·Log R_kj]×·S_j(w) + S_kj),
+//
+// which reduces to Eq. 7 when the Log R_ij are parallel (then
+// J_r(ω_j)·Log R_kj = Log R_kj).
+type NonlinearSpace struct {
+	m, l int
+	// fac holds, per triangle j and example i (index j·l + i), nine
+	// numbers: Log R_ij (x, y, z), then S_ij as (xx, yy, zz, xy, xz, yz).
+	fac []float64
+}
+
+// factorSize is the number of float64 per (triangle, example) in fac.
+const factorSize = 9
+
+// NewNonlinearSpace builds the nonlinear space of the example feature
+// vectors, each the m deformation gradients of one example pose
+// (deform.Features), precomputing the polar factors and rotation logarithms
+// (in parallel). It returns an error if there is no example, if the
+// examples differ in length, or if an entry is not finite. Collapsed
+// triangles in an example (rank-deficient T_ij) are fine.
+func NewNonlinearSpace(examples [][]mgl64.Mat3) (*NonlinearSpace, error) {
+	m, err := checkExamples(examples)
+	if err != nil {
+		return nil, err
+	}
+	l := len(examples)
+	s := &NonlinearSpace{m: m, l: l, fac: make([]float64, m*l*factorSize)}
+	forTriangles(m, func(lo, hi int) {
+		var r, sym mgl64.Mat3
+		for j := lo; j < hi; j++ {
+			for i, ex := range examples {
+				rotation.PolarTo(&r, &sym, &ex[j])
+				w := rotation.Log(r)
+				f := s.fac[(j*l+i)*factorSize : (j*l+i+1)*factorSize]
+				f[0], f[1], f[2] = w[0], w[1], w[2]
+				f[3], f[4], f[5] = sym[0], sym[4], sym[8]
+				f[6], f[7], f[8] = sym[3], sym[6], sym[7]
+			}
+		}
+	})
+	return s, nil
+}
+
+// NumTriangles returns m.
+func (s *NonlinearSpace) NumTriangles() int { return s.m }
+
+// NumWeights returns l, the number of examples.
+func (s *NonlinearSpace) NumWeights() int { return s.l }
+
+// Factors returns the precomputed Log R_ij (a rotation vector) and S_ij of
+// example i at triangle j.
+func (s *NonlinearSpace) Factors(i, j int) (logR mgl64.Vec3, sym mgl64.Mat3) {
+	f := s.fac[(j*s.l+i)*factorSize:]
+	return mgl64.Vec3{f[0], f[1], f[2]}, mgl64.Mat3{f[3], f[6], f[7], f[6], f[4], f[8], f[7], f[8], f[5]}
+}
+
+// Eval writes T_j(w) = Exp(Σ w_i·Log R_ij)·Σ w_i·S_ij into dst (length m).
+func (s *NonlinearSpace) Eval(w []float64, dst []mgl64.Mat3) {
+	checkLen("weights", len(w), s.l)
+	checkLen("Eval destination", len(dst), s.m)
+	if s.m < parallelMin {
+		s.run(w, dst, nil, 0, s.m)
+		return
+	}
+	forTriangles(s.m, func(lo, hi int) { s.run(w, dst, nil, lo, hi) })
+}
+
+// Jacobian writes ∂T_j/∂w_k (the exact derivative in the type's comment)
+// into dst[j·l + k] (dst of length m·l).
+func (s *NonlinearSpace) Jacobian(w []float64, dst []mgl64.Mat3) {
+	checkLen("weights", len(w), s.l)
+	checkLen("Jacobian destination", len(dst), s.m*s.l)
+	if s.m < parallelMin {
+		s.run(w, nil, dst, 0, s.m)
+		return
+	}
+	forTriangles(s.m, func(lo, hi int) { s.run(w, nil, dst, lo, hi) })
+}
+
+// EvalJacobian writes T_j(w) into t and ∂T_j/∂w_k into dt in one pass.
+func (s *NonlinearSpace) EvalJacobian(w []float64, t, dt []mgl64.Mat3) {
+	checkLen("weights", len(w), s.l)
+	checkLen("Eval destination", len(t), s.m)
+	checkLen("Jacobian destination", len(dt), s.m*s.l)
+	if s.m < parallelMin {
+		s.run(w, t, dt, 0, s.m)
+		return
+	}
+	forTriangles(s.m, func(lo, hi int) { s.run(w, t, dt, lo, hi) })
+}
+
+// blended is one triangle's blend at w: Exp(ω), J_r(ω) and S(w) as
+// (a, b, c, d, e, f) for [[a d e] [d b f] [e f c]].
+type blended struct {
+	rot, jr mgl64.Mat3
+	sym     [6]float64
+}
+
+// run evaluates triangles [lo, hi): T_j into t and the derivatives into
+// dt, each skipped when nil.
+func (s *NonlinearSpace) run(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
+	l := s.l
+	var bl blended
+	for j := lo; j < hi; j++ {
+		fj := s.fac[j*l*factorSize : (j+1)*l*factorSize]
+		blend(&bl, w[:l], fj, dt != nil)
+		if t != nil {
+			mulSym(&t[j], &bl.rot, &bl.sym)
+		}
+		if dt != nil {
+			derivatives(&bl, fj, dt[j*l:(j+1)*l])
+		}
+	}
+}
+
+// blend sets bl from one triangle's factors fj at w: ω = Σ w_i·Log R_i,
+// S(w) = Σ w_i·S_i, Exp(ω), and J_r(ω) if withJr.
+func blend(bl *blended, w, fj []float64, withJr bool) {
+	var ox, oy, oz, a, b, c, d, e, f float64
+	for i, wi := range w {
+		r := (*[factorSize]float64)(fj[i*factorSize:])
+		ox += wi * r[0]
+		oy += wi * r[1]
+		oz += wi * r[2]
+		a += wi * r[3]
+		b += wi * r[4]
+		c += wi * r[5]
+		d += wi * r[6]
+		e += wi * r[7]
+		f += wi * r[8]
+	}
+	omega := mgl64.Vec3{ox, oy, oz}
+	if withJr {
+		rotation.ExpAndRightJacobianTo(&bl.rot, &bl.jr, omega)
+	} else {
+		rotation.ExpTo(&bl.rot, omega)
+	}
+	bl.sym = [6]float64{a, b, c, d, e, f}
+}
+
+// derivatives writes ∂T/∂w_k = Exp(ω)·([J_r·Log R_k]×·S(w) + S_k) of one
+// triangle into out[k], from its blend and its factors fj.
+func derivatives(bl *blended, fj []float64, out []mgl64.Mat3) {
+	rot, jr := &bl.rot, &bl.jr
+	a, b, c, d, e, f := bl.sym[0], bl.sym[1], bl.sym[2], bl.sym[3], bl.sym[4], bl.sym[5]
+	for k := range out {
+		r := (*[factorSize]float64)(fj[k*factorSize:])
+		// u = J_r·Log R_k.
+		ux := jr[0]*r[0] + jr[3]*r[1] + jr[6]*r[2]
+		uy := jr[1]*r[0] + jr[4]*r[1] + jr[7]*r[2]
+		uz := jr[2]*r[0] + jr[5]*r[1] + jr[8]*r[2]
+		// M = [u]×·S(w) + S_k: column c of M is u × (column c of S) + S_k's.
+		m00 := uy*e - uz*d + r[3]
+		m10 := uz*a - ux*e + r[6]
+		m20 := ux*d - uy*a + r[7]
+		m01 := uy*f - uz*b + r[6]
+		m11 := uz*d - ux*f + r[4]
+		m21 := ux*b - uy*d + r[8]
+		m02 := uy*c - uz*f + r[7]
+		m12 := uz*e - ux*c + r[8]
+		m22 := ux*f - uy*e + r[5]
+		// ∂T/∂w_k = Exp(ω)·M.
+		o := &out[k]
+		o[0] = rot[0]*m00 + rot[3]*m10 + rot[6]*m20
+		o[1] = rot[1]*m00 + rot[4]*m10 + rot[7]*m20
+		o[2] = rot[2]*m00 + rot[5]*m10 + rot[8]*m20
+		o[3] = rot[0]*m01 + rot[3]*m11 + rot[6]*m21
+		o[4] = rot[1]*m01 + rot[4]*m11 + rot[7]*m21
+		o[5] = rot[2]*m01 + rot[5]*m11 + rot[8]*m21
+		o[6] = rot[0]*m02 + rot[3]*m12 + rot[6]*m22
+		o[7] = rot[1]*m02 + rot[4]*m12 + rot[7]*m22
+		o[8] = rot[2]*m02 + rot[5]*m12 + rot[8]*m22
+	}
+}
+
+// mulSym stores q·S in *dst for S = [[a d e] [d b f] [e f c]],
+// sym = (a, b, c, d, e, f).
+func mulSym(dst, q *mgl64.Mat3, sym *[6]float64) {
+	a, b, c, d, e, f := sym[0], sym[1], sym[2], sym[3], sym[4], sym[5]
+	*dst = mgl64.Mat3{
+		q[0]*a + q[3]*d + q[6]*e, q[1]*a + q[4]*d + q[7]*e, q[2]*a + q[5]*d + q[8]*e,
+		q[0]*d + q[3]*b + q[6]*f, q[1]*d + q[4]*b + q[7]*f, q[2]*d + q[5]*b + q[8]*f,
+		q[0]*e + q[3]*f + q[6]*c, q[1]*e + q[4]*f + q[7]*c, q[2]*e + q[5]*f + q[8]*c,
+	}
+}

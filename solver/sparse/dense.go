@@ -1,0 +1,356 @@
+package sparse
+
+import (
+	"math"
+
+	"gallop/solver/parallel"
+)
+
+// Dense kernels on column-major blocks: element (i, j) of a matrix with
+// leading dimension ld is at [j*ld+i]. They are written for the small and
+// medium blocks of supernodes (a few to a few hundred columns); the inner
+// products are register-blocked 4×4, which measured faster here than
+// gonum's row-major blas64 kernels on these sizes (see BenchmarkKernels).
+//
+// Every kernel sums in a fixed order that does not depend on how work is
+// split between cores, so results are bitwise reproducible.
+
+// gemmNT computes C = Cin − A·Bᵀ for the m×n block C, with A m×k and B n×k.
+// C and Cin may be the same storage (ldc = ldcin).
+func gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, cin []float64, ldcin int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if useFMA && k > 0 {
+		gemmNTfma(m, n, k, a, lda, b, ldb, c, ldc, cin, ldcin)
+		return
+	}
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		i := 0
+		for ; i+4 <= m; i += 4 {
+			kern4x4(k, a[i:], lda, b[j:], ldb, c[j*ldc+i:], ldc, cin[j*ldcin+i:], ldcin)
+		}
+		for ; i < m; i++ {
+			kern1x4(k, a[i:], lda, b[j:], ldb, c[j*ldc+i:], ldc, cin[j*ldcin+i:], ldcin)
+		}
+	}
+	for ; j < n; j++ {
+		i := 0
+		for ; i+4 <= m; i += 4 {
+			kern4x1(k, a[i:], lda, b[j:], ldb, c[j*ldc+i:], cin[j*ldcin+i:])
+		}
+		for ; i < m; i++ {
+			var s float64
+			for p := 0; p < k; p++ {
+				s += a[p*lda+i] * b[p*ldb+j]
+			}
+			c[j*ldc+i] = cin[j*ldcin+i] - s
+		}
+	}
+}
+
+// gemmNTfma is gemmNT with the AVX2/FMA kernels on 8×4 and 4×4 tiles and
+// scalar fused multiply-adds on the edges, so that every element is
+// cin − Σ_p a·b accumulated with one rounding per term in increasing p,
+// whatever tile computes it: results do not depend on how a caller splits
+// a matrix into blocks.
+func gemmNTfma(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, cin []float64, ldcin int) {
+	// One bounds check for all that the assembly reads and writes.
+	_ = a[(k-1)*lda+m-1]
+	_ = b[(k-1)*ldb+n-1]
+	_ = c[(n-1)*ldc+m-1]
+	_ = cin[(n-1)*ldcin+m-1]
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		i := 0
+		for ; i+8 <= m; i += 8 {
+			kern8x4fma(k, &a[i], lda, &b[j], ldb, &c[j*ldc+i], ldc, &cin[j*ldcin+i], ldcin)
+		}
+		if i+4 <= m {
+			kern4x4fma(k, &a[i], lda, &b[j], ldb, &c[j*ldc+i], ldc, &cin[j*ldcin+i], ldcin)
+			i += 4
+		}
+		for ; i < m; i++ {
+			for jj := j; jj < j+4; jj++ {
+				gemmElemFMA(k, a[i:], lda, b[jj:], ldb, c[jj*ldc+i:], cin[jj*ldcin+i:])
+			}
+		}
+	}
+	for ; j < n; j++ {
+		for i := 0; i < m; i++ {
+			gemmElemFMA(k, a[i:], lda, b[j:], ldb, c[j*ldc+i:], cin[j*ldcin+i:])
+		}
+	}
+}
+
+// gemmElemFMA computes c[0] = cin[0] − Σ_p a[p·lda]·b[p·ldb] as the FMA
+// kernels do.
+func gemmElemFMA(k int, a []float64, lda int, b []float64, ldb int, c, cin []float64) {
+	var s float64
+	for p := 0; p < k; p++ {
+		s = math.FMA(a[p*lda], b[p*ldb], s)
+	}
+	c[0] = cin[0] - s
+}
+
+// syrkLN computes the lower triangle of C = Cin − A·Aᵀ for the n×n block C,
+// A n×k. Entries strictly above the diagonal within the 4×4 tiles that
+// straddle it may be written too (callers never read them).
+func syrkLN(n, k int, a []float64, lda int, c []float64, ldc int, cin []float64, ldcin int) {
+	if n <= 6 {
+		// Small blocks (the many leaves of mesh matrices): element by
+		// element, summed as the tiled kernels sum.
+		for j := 0; j < n; j++ {
+			for i := j; i < n; i++ {
+				var s float64
+				for p := 0; p < k; p++ {
+					if useFMA {
+						s = math.FMA(a[p*lda+i], a[p*lda+j], s)
+					} else {
+						s += a[p*lda+i] * a[p*lda+j]
+					}
+				}
+				c[j*ldc+i] = cin[j*ldcin+i] - s
+			}
+		}
+		return
+	}
+	for j := 0; j < n; j += 4 {
+		nb := min(4, n-j)
+		// Rows j.. of columns j..j+nb: the diagonal tile and below.
+		gemmNT(n-j, nb, k, a[j:], lda, a[j:], lda, c[j*ldc+j:], ldc, cin[j*ldcin+j:], ldcin)
+	}
+}
+
+// syrkLNPar is syrkLN with the columns split into blocks run in parallel;
+// each block is computed exactly as syrkLN would, so the result is the
+// same bit for bit.
+func syrkLNPar(n, k int, a []float64, lda int, c []float64, ldc int, cin []float64, ldcin int) {
+	if n < 96 || float64(n)*float64(n)*float64(k) < 4e5 || parallel.Workers() == 1 {
+		syrkLN(n, k, a, lda, c, ldc, cin, ldcin)
+		return
+	}
+	// Blocks of 4-aligned columns with about equal areas of the lower
+	// triangle.
+	nblk := 8 * parallel.Workers()
+	bounds := triBounds(n, nblk)
+	parallel.For(len(bounds)-1, func(t int) {
+		j0, j1 := bounds[t], bounds[t+1]
+		for j := j0; j < j1; j += 4 {
+			nb := min(4, n-j)
+			gemmNT(n-j, nb, k, a[j:], lda, a[j:], lda, c[j*ldc+j:], ldc, cin[j*ldcin+j:], ldcin)
+		}
+	})
+}
+
+// triBounds splits the columns of an n×n lower triangle into about nblk
+// ranges of similar area, with boundaries at multiples of 4.
+func triBounds(n, nblk int) []int {
+	total := float64(n) * float64(n+1) / 2
+	bounds := []int{0}
+	acc := 0.0
+	for j := 0; j < n; j += 4 {
+		acc += float64(min(4, n-j)) * float64(n-j)
+		if acc >= total*float64(len(bounds))/float64(nblk) && j+4 < n {
+			bounds = append(bounds, j+4)
+		}
+	}
+	return append(bounds, n)
+}
+
+// kern4x4 computes the 4×4 tile C = Cin − A[0:4,:]·B[0:4,:]ᵀ.
+func kern4x4(k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, cin []float64, ldcin int) {
+	var c00, c10, c20, c30, c01, c11, c21, c31, c02, c12, c22, c32, c03, c13, c23, c33 float64
+	for p := 0; p < k; p++ {
+		ap := a[p*lda : p*lda+4 : p*lda+4]
+		bp := b[p*ldb : p*ldb+4 : p*ldb+4]
+		a0, a1, a2, a3 := ap[0], ap[1], ap[2], ap[3]
+		b0 := bp[0]
+		c00 += a0 * b0
+		c10 += a1 * b0
+		c20 += a2 * b0
+		c30 += a3 * b0
+		b1 := bp[1]
+		c01 += a0 * b1
+		c11 += a1 * b1
+		c21 += a2 * b1
+		c31 += a3 * b1
+		b2 := bp[2]
+		c02 += a0 * b2
+		c12 += a1 * b2
+		c22 += a2 * b2
+		c32 += a3 * b2
+		b3 := bp[3]
+		c03 += a0 * b3
+		c13 += a1 * b3
+		c23 += a2 * b3
+		c33 += a3 * b3
+	}
+	o := c[0:4:4]
+	in := cin[0:4:4]
+	o[0], o[1], o[2], o[3] = in[0]-c00, in[1]-c10, in[2]-c20, in[3]-c30
+	o = c[ldc : ldc+4 : ldc+4]
+	in = cin[ldcin : ldcin+4 : ldcin+4]
+	o[0], o[1], o[2], o[3] = in[0]-c01, in[1]-c11, in[2]-c21, in[3]-c31
+	o = c[2*ldc : 2*ldc+4 : 2*ldc+4]
+	in = cin[2*ldcin : 2*ldcin+4 : 2*ldcin+4]
+	o[0], o[1], o[2], o[3] = in[0]-c02, in[1]-c12, in[2]-c22, in[3]-c32
+	o = c[3*ldc : 3*ldc+4 : 3*ldc+4]
+	in = cin[3*ldcin : 3*ldcin+4 : 3*ldcin+4]
+	o[0], o[1], o[2], o[3] = in[0]-c03, in[1]-c13, in[2]-c23, in[3]-c33
+}
+
+// kern1x4 computes the 1×4 tile C = Cin − A[0,:]·B[0:4,:]ᵀ.
+func kern1x4(k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, cin []float64, ldcin int) {
+	var c0, c1, c2, c3 float64
+	for p := 0; p < k; p++ {
+		bp := b[p*ldb : p*ldb+4 : p*ldb+4]
+		ap := a[p*lda]
+		c0 += ap * bp[0]
+		c1 += ap * bp[1]
+		c2 += ap * bp[2]
+		c3 += ap * bp[3]
+	}
+	c[0] = cin[0] - c0
+	c[ldc] = cin[ldcin] - c1
+	c[2*ldc] = cin[2*ldcin] - c2
+	c[3*ldc] = cin[3*ldcin] - c3
+}
+
+// kern4x1 computes the 4×1 tile C = Cin − A[0:4,:]·B[0,:]ᵀ.
+func kern4x1(k int, a []float64, lda int, b []float64, ldb int, c []float64, cin []float64) {
+	var c0, c1, c2, c3 float64
+	for p := 0; p < k; p++ {
+		ap := a[p*lda : p*lda+4 : p*lda+4]
+		bp := b[p*ldb]
+		c0 += ap[0] * bp
+		c1 += ap[1] * bp
+		c2 += ap[2] * bp
+		c3 += ap[3] * bp
+	}
+	in := cin[0:4:4]
+	o := c[0:4:4]
+	o[0], o[1], o[2], o[3] = in[0]-c0, in[1]-c1, in[2]-c2, in[3]-c3
+}
+
+// potf2 factors the n×n lower triangle of A in place (A = L·Lᵀ,
+// right-looking, unblocked). It returns −1, or the column whose pivot is not
+// positive (or not finite); columns before it are factored.
+func potf2(n int, a []float64, lda int) int {
+	for j := 0; j < n; j++ {
+		cj := a[j*lda : j*lda+n]
+		d := cj[j]
+		if !(d > 0) || math.IsInf(d, 1) {
+			return j
+		}
+		d = math.Sqrt(d)
+		cj[j] = d
+		r := 1 / d
+		col := cj[j+1 : n]
+		for i := range col {
+			col[i] *= r
+		}
+		for c := j + 1; c < n; c++ {
+			l := cj[c]
+			if l == 0 {
+				continue
+			}
+			dst := a[c*lda+c : c*lda+n]
+			src := cj[c:n]
+			for i := range dst {
+				dst[i] -= l * src[i]
+			}
+		}
+	}
+	return -1
+}
+
+// potrf factors the n×n lower triangle of A in place, blocked left-looking
+// with the gemm kernel; par splits the block updates across cores. It
+// returns −1, or the first column whose pivot is not positive.
+func potrf(n int, a []float64, lda int, par bool) int {
+	const nb = 32
+	if n <= nb {
+		return potf2(n, a, lda)
+	}
+	for j0 := 0; j0 < n; j0 += nb {
+		j1 := min(n, j0+nb)
+		w := j1 - j0
+		if j0 > 0 {
+			// A[j0:n, j0:j1] −= A[j0:n, 0:j0]·A[j0:j1, 0:j0]ᵀ
+			rowsUpdate(n-j0, w, j0, a[j0:], lda, a[j0:], lda, a[j0*lda+j0:], lda, par)
+		}
+		if info := potf2(w, a[j0*lda+j0:], lda); info >= 0 {
+			return j0 + info
+		}
+		if j1 < n {
+			trsmRLT(n-j1, w, a[j0*lda+j0:], lda, a[j0*lda+j1:], lda, par)
+		}
+	}
+	return -1
+}
+
+// rowsUpdate computes C −= A·Bᵀ (C m×n, A m×k, B n×k) with the rows split
+// into parallel blocks when par and the block is large.
+func rowsUpdate(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, par bool) {
+	if !par || float64(m)*float64(n)*float64(k) < 2e5 || m < 64 || parallel.Workers() == 1 {
+		gemmNT(m, n, k, a, lda, b, ldb, c, ldc, c, ldc)
+		return
+	}
+	nblk := 4 * parallel.Workers()
+	step := max(8, (m/nblk+7)&^7) // tiles are 8 rows: splits keep them
+	parallel.Chunks(m, step, func(lo, hi int) {
+		gemmNT(hi-lo, n, k, a[lo:], lda, b, ldb, c[lo:], ldc, c[lo:], ldc)
+	})
+}
+
+// trsmRLT solves X·Lᵀ = B in place (B := B·L⁻ᵀ) for the m×n block B, L
+// n×n lower triangular. Rows are independent; with par, blocks of rows run
+// in parallel.
+func trsmRLT(m, n int, l []float64, ldl int, b []float64, ldb int, par bool) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if n == 1 {
+		r := 1 / l[0]
+		for i := range b[:m] {
+			b[i] *= r
+		}
+		return
+	}
+	if par && m >= 128 && float64(m)*float64(n)*float64(n) > 2e5 && parallel.Workers() > 1 {
+		nblk := 4 * parallel.Workers()
+		step := max(32, (m/nblk+7)&^7)
+		parallel.Chunks(m, step, func(lo, hi int) {
+			trsmRLT(hi-lo, n, l, ldl, b[lo:], ldb, false)
+		})
+		return
+	}
+	const nb = 16
+	for j0 := 0; j0 < n; j0 += nb {
+		j1 := min(n, j0+nb)
+		if j0 > 0 {
+			// B[:, j0:j1] −= B[:, 0:j0]·L[j0:j1, 0:j0]ᵀ
+			gemmNT(m, j1-j0, j0, b, ldb, l[j0:], ldl, b[j0*ldb:], ldb, b[j0*ldb:], ldb)
+		}
+		// Unblocked on the panel, right-looking over its columns.
+		for j := j0; j < j1; j++ {
+			cj := b[j*ldb : j*ldb+m]
+			r := 1 / l[j*ldl+j]
+			for i := range cj {
+				cj[i] *= r
+			}
+			for c := j + 1; c < j1; c++ {
+				v := l[j*ldl+c]
+				if v == 0 {
+					continue
+				}
+				dst := b[c*ldb : c*ldb+m]
+				for i := range dst {
+					dst[i] -= v * cj[i]
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,422 @@
+package sparse
+
+import (
+	"fmt"
+
+	"gallop/solver/parallel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Workspace is the scratch memory of the triangular solves: a row-major
+// n×k block, and a small buffer per parallel task. A
+// Workspace grows to the largest number of right-hand sides it has seen
+// and then allocates nothing. The Factor's own solve methods use a
+// Workspace held by the factor, so they must not run concurrently on one
+// Factor; goroutines that solve concurrently each need their own
+// Workspace (NewWorkspace) and call its methods.
+type Workspace struct {
+	f    *Factor
+	x    []float64 // n×k, row-major, pivot order
+	acc  []float64 // per solve task: its updates to the rows of the top
+	pool chan []float64
+	k    int // the number of columns the pool's buffers are sized for
+}
+
+// scratch returns a buffer for the gemm path of the solves with k
+// columns: at most Workers goroutines hold one at a time.
+func (w *Workspace) scratch() []float64 { return <-w.pool }
+
+// NewWorkspace returns an empty workspace for solves with f.
+func (f *Factor) NewWorkspace() *Workspace { return &Workspace{f: f} }
+
+func (f *Factor) workspace() *Workspace {
+	if f.ws == nil {
+		f.ws = f.NewWorkspace()
+	}
+	return f.ws
+}
+
+// Solve computes dst = A⁻¹·B (B and dst n×k; dst may be B). The solves
+// use every core (independent subtrees of the elimination tree in
+// parallel, then the top of the tree with the right-hand sides split),
+// and handle all k columns at once in each supernode. The result does not
+// depend on scheduling.
+func (f *Factor) Solve(dst, b *mat.Dense) { f.workspace().Solve(dst, b) }
+
+// SolveLower computes the half solve dst = L⁻¹·P·B (B and dst n×k; dst may
+// be B). The rows of dst are in pivot order. With Y = L⁻¹·P·B,
+// Bᵀ·A⁻¹·B = Yᵀ·Y.
+func (f *Factor) SolveLower(dst, b *mat.Dense) { f.workspace().SolveLower(dst, b) }
+
+// SolveUpper computes dst = Pᵀ·L⁻ᵀ·Y (Y and dst n×k, the rows of Y in pivot
+// order; dst may be Y), so that SolveUpper(SolveLower(B)) = A⁻¹·B.
+func (f *Factor) SolveUpper(dst, y *mat.Dense) { f.workspace().SolveUpper(dst, y) }
+
+// SolveVec computes dst = A⁻¹·b (dst may be b).
+func (f *Factor) SolveVec(dst, b []float64) { f.workspace().SolveVec(dst, b) }
+
+// SolveLowerVec computes dst = L⁻¹·P·b (dst may be b).
+func (f *Factor) SolveLowerVec(dst, b []float64) { f.workspace().SolveLowerVec(dst, b) }
+
+// SolveUpperVec computes dst = Pᵀ·L⁻ᵀ·y (dst may be y).
+func (f *Factor) SolveUpperVec(dst, y []float64) { f.workspace().SolveUpperVec(dst, y) }
+
+// Solve is Factor.Solve with this workspace.
+func (w *Workspace) Solve(dst, b *mat.Dense) { w.solve(dst, b, true, true) }
+
+// SolveLower is Factor.SolveLower with this workspace.
+func (w *Workspace) SolveLower(dst, b *mat.Dense) { w.solve(dst, b, true, false) }
+
+// SolveUpper is Factor.SolveUpper with this workspace.
+func (w *Workspace) SolveUpper(dst, y *mat.Dense) { w.solve(dst, y, false, true) }
+
+// SolveVec is Factor.SolveVec with this workspace.
+func (w *Workspace) SolveVec(dst, b []float64) { w.solveVec(dst, b, true, true) }
+
+// SolveLowerVec is Factor.SolveLowerVec with this workspace.
+func (w *Workspace) SolveLowerVec(dst, b []float64) { w.solveVec(dst, b, true, false) }
+
+// SolveUpperVec is Factor.SolveUpperVec with this workspace.
+func (w *Workspace) SolveUpperVec(dst, y []float64) { w.solveVec(dst, y, false, true) }
+
+func (w *Workspace) solveVec(dst, b []float64, lower, upper bool) {
+	n := w.f.sym.n
+	if len(b) != n || len(dst) != n {
+		panic(fmt.Sprintf("sparse: solve: len(b) = %d, len(dst) = %d, want %d", len(b), len(dst), n))
+	}
+	w.run(dst, 1, b, 1, 1, lower, upper)
+}
+
+func (w *Workspace) solve(dst, b *mat.Dense, lower, upper bool) {
+	n := w.f.sym.n
+	br, bc := b.Dims()
+	dr, dc := dst.Dims()
+	if br != n || dr != n || bc != dc {
+		panic(fmt.Sprintf("sparse: solve: B is %d×%d and dst %d×%d, want %d×k", br, bc, dr, dc, n))
+	}
+	if bc == 0 {
+		return
+	}
+	braw, draw := b.RawMatrix(), dst.RawMatrix()
+	w.run(draw.Data, draw.Stride, braw.Data, braw.Stride, bc, lower, upper)
+}
+
+// run solves for k right-hand sides held row-major in b (stride ldb) into
+// dst (stride ldd). The right-hand sides are gathered (permuted when
+// lower) into one row-major n×k block x and solved there with all k
+// columns per supernode:
+//
+// forward (L·Y = P·B): the independent subtrees of the solve schedule run
+// in parallel; updates a subtree makes to rows of the top of the tree
+// (ancestors of several subtrees) go to a buffer of its own, and the
+// buffers are added to x in a fixed order once all subtrees are done;
+// then the top supernodes run in order, the columns of x split across
+// cores. Backward (Lᵀ·X = Y): the top first (columns split), then the
+// subtrees in parallel, which only read the top's rows.
+func (w *Workspace) run(dst []float64, ldd int, b []float64, ldb, k int, lower, upper bool) {
+	f := w.f
+	f.check()
+	s := f.sym
+	n := s.n
+	sc := &s.solveSched
+	nt := len(sc.tasks)
+	ntop := len(sc.topRows)
+	// x's rows are padded to a multiple of 4 columns when that adds at
+	// most a third, so that the 4-column FMA tiles cover them (k = 3).
+	kb := k
+	k = padCols(k)
+	if cap(w.x) < n*k {
+		w.x = make([]float64, n*k)
+	}
+	x := w.x[:n*k]
+	if cap(w.acc) < nt*ntop*k {
+		w.acc = make([]float64, nt*ntop*k)
+	}
+	acc := w.acc[:nt*ntop*k]
+	if w.pool == nil || w.k < k {
+		nw := parallel.Workers()
+		w.pool = make(chan []float64, nw)
+		for range nw {
+			w.pool <- make([]float64, s.maxM*(k+s.maxNS))
+		}
+		w.k = k
+	}
+	grain := max(1024, n/(4*parallel.Workers()))
+	s.pchunks(n, grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			src := i
+			if lower {
+				src = s.perm[i]
+			}
+			copy(x[i*k:i*k+kb], b[src*ldb:src*ldb+kb])
+			clear(x[i*k+kb : i*k+k])
+		}
+	})
+	ng := min(k, parallel.Workers())
+	if lower {
+		clear(acc)
+		s.pfor(nt, func(t int) {
+			tk := sc.tasks[t]
+			at := acc[t*ntop*k : (t+1)*ntop*k]
+			scr := w.scratch()
+			defer func() { w.pool <- scr }()
+			for sn := tk.lo; sn <= tk.hi; sn++ {
+				f.forward(sn, x, k, 0, k, k, sc.topIdx, at, scr)
+			}
+		})
+		s.pchunks(ntop, max(64, ntop/(4*parallel.Workers())), func(lo, hi int) {
+			for q := lo; q < hi; q++ {
+				r := sc.topRows[q]
+				xr := x[r*k : r*k+k]
+				for t := 0; t < nt; t++ {
+					a := acc[(t*ntop+q)*k : (t*ntop+q)*k+k]
+					for c := range xr {
+						xr[c] += a[c]
+					}
+				}
+			}
+		})
+		s.pfor(ng, func(g int) {
+			c0, c1 := g*k/ng, (g+1)*k/ng
+			scr := w.scratch()
+			defer func() { w.pool <- scr }()
+			for _, sn := range sc.topSN {
+				f.forward(sn, x, k, c0, c1-c0, k, nil, nil, scr)
+			}
+		})
+	}
+	if upper {
+		s.pfor(ng, func(g int) {
+			c0, c1 := g*k/ng, (g+1)*k/ng
+			scr := w.scratch()
+			defer func() { w.pool <- scr }()
+			for q := len(sc.topSN) - 1; q >= 0; q-- {
+				f.backward(sc.topSN[q], x, k, c0, c1-c0, k, scr)
+			}
+		})
+		s.pfor(nt, func(t int) {
+			tk := sc.tasks[t]
+			scr := w.scratch()
+			defer func() { w.pool <- scr }()
+			for sn := tk.hi; sn >= tk.lo; sn-- {
+				f.backward(sn, x, k, 0, k, k, scr)
+			}
+		})
+	}
+	s.pchunks(n, grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			d := i
+			if upper {
+				d = s.perm[i]
+			}
+			copy(dst[d*ldd:d*ldd+kb], x[i*k:i*k+kb])
+		}
+	})
+}
+
+// padCols returns the row length of the solve workspace for k right-hand
+// sides.
+func padCols(k int) int {
+	if kp := (k + 3) &^ 3; 3*(kp-k) <= k {
+		return kp
+	}
+	return k
+}
+
+// gemmSolveMin is the size m·ns of L21 from which a supernode's update in
+// the solves is done by gathering rows and calling the gemm kernel, when
+// there are at least 4 right-hand sides. The choice depends on the
+// supernode and on the call's k only, so every column of x takes the same
+// arithmetic path whatever the split of the columns across cores.
+const gemmSolveMin = 48
+
+// target returns the row of x that the update of row r goes to: row
+// topIdx[r] of acc when topIdx is not nil and r is a top row, else row r
+// of x; columns c0..c0+kc.
+func target(x, acc []float64, topIdx []int32, r, ld, c0, kc int) []float64 {
+	if topIdx != nil && topIdx[r] >= 0 {
+		q := int(topIdx[r])
+		return acc[q*ld+c0 : q*ld+c0+kc]
+	}
+	return x[r*ld+c0 : r*ld+c0+kc]
+}
+
+// forward applies supernode sn to columns c0..c0+kc of x (n rows, row
+// stride ld, pivot order; k is the call's number of right-hand sides): it solves L11·X1 = X1 on its own rows, then
+// X2 −= L21·X1 on its other rows. When topIdx is not nil, the update of a
+// row r with topIdx[r] ≥ 0 goes to row topIdx[r] of acc (stride ld)
+// instead. scr is scratch for the gemm path.
+func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32, acc []float64, scr []float64) {
+	s := f.sym
+	fc := s.superStart[sn]
+	ns := s.superStart[sn+1] - fc
+	rows := s.rows[s.rowPtr[sn]:s.rowPtr[sn+1]]
+	nr := len(rows)
+	m := nr - ns
+	blk := f.lx[s.lPtr[sn]:s.lPtr[sn+1]]
+	if ns == 1 {
+		// One column (most supernodes of mesh matrices): axpys.
+		xj := x[fc*ld+c0 : fc*ld+c0+kc]
+		d := 1 / blk[0]
+		for c := range xj {
+			xj[c] *= d
+		}
+		for t := 1; t < nr; t++ {
+			xr := target(x, acc, topIdx, int(rows[t]), ld, c0, kc)
+			xr = xr[:len(xj)]
+			l := blk[t]
+			for c, v := range xj {
+				xr[c] -= float64(l * v)
+			}
+		}
+		return
+	}
+	// X1 = L11⁻¹·X1, column by column.
+	for j := 0; j < ns; j++ {
+		col := blk[j*nr : j*nr+ns]
+		xj := x[(fc+j)*ld+c0 : (fc+j)*ld+c0+kc]
+		r := 1 / col[j]
+		for c := range xj {
+			xj[c] *= r
+		}
+		for i := j + 1; i < ns; i++ {
+			l := col[i]
+			xi := x[(fc+i)*ld+c0 : (fc+i)*ld+c0+kc]
+			xi = xi[:len(xj)]
+			for c, v := range xj {
+				xi[c] -= float64(l * v)
+			}
+		}
+	}
+	if m == 0 {
+		return
+	}
+	if m*ns >= gemmSolveMin && k >= 4 {
+		// T = X2 (gathered, column-major m×kc); T −= L21·X1; scatter.
+		t := scr[:m*kc]
+		for q, r := range rows[ns:] {
+			xr := target(x, acc, topIdx, int(r), ld, c0, kc)
+			for c, v := range xr {
+				t[c*m+q] = v
+			}
+		}
+		gemmNT(m, kc, ns, blk[ns:], nr, x[fc*ld+c0:], ld, t, m, t, m)
+		for q, r := range rows[ns:] {
+			xr := target(x, acc, topIdx, int(r), ld, c0, kc)
+			for c := range xr {
+				xr[c] = t[c*m+q]
+			}
+		}
+		return
+	}
+	// X2 −= L21·X1, column by column of L21 (contiguous), each an axpy
+	// into the rows of the supernode.
+	for j := 0; j < ns; j++ {
+		col := blk[j*nr+ns : j*nr+nr]
+		xj := x[(fc+j)*ld+c0 : (fc+j)*ld+c0+kc]
+		for q, r := range rows[ns:] {
+			l := col[q]
+			xr := target(x, acc, topIdx, int(r), ld, c0, kc)
+			xr = xr[:len(xj)]
+			for c, v := range xj {
+				xr[c] -= float64(l * v)
+			}
+		}
+	}
+}
+
+// backward applies supernode sn to columns c0..c0+kc of x in the solve
+// with Lᵀ: X1 −= L21ᵀ·X2, then it solves L11ᵀ·X1 = X1. scr is scratch for
+// the gemm path.
+func (f *Factor) backward(sn int, x []float64, ld, c0, kc, k int, scr []float64) {
+	s := f.sym
+	fc := s.superStart[sn]
+	ns := s.superStart[sn+1] - fc
+	rows := s.rows[s.rowPtr[sn]:s.rowPtr[sn+1]]
+	nr := len(rows)
+	m := nr - ns
+	blk := f.lx[s.lPtr[sn]:s.lPtr[sn+1]]
+	below := rows[ns:]
+	if ns == 1 {
+		xj := x[fc*ld+c0 : fc*ld+c0+kc]
+		for t, r := range below {
+			l := blk[1+t]
+			xr := x[int(r)*ld+c0 : int(r)*ld+c0+kc]
+			xr = xr[:len(xj)]
+			for c, v := range xr {
+				xj[c] -= float64(l * v)
+			}
+		}
+		d := 1 / blk[0]
+		for c := range xj {
+			xj[c] *= d
+		}
+		return
+	}
+	switch {
+	case m == 0:
+	case m*ns >= gemmSolveMin && k >= 4:
+		// X1ᵀ −= X2ᵀ·L21: A = X2ᵀ (kc×m, gathered), B = L21ᵀ (ns×m,
+		// transposed copy).
+		xt := scr[:m*kc]
+		lt := scr[m*kc : m*kc+m*ns]
+		for q, r := range below {
+			copy(xt[q*kc:q*kc+kc], x[int(r)*ld+c0:int(r)*ld+c0+kc])
+		}
+		for j := 0; j < ns; j++ {
+			col := blk[j*nr+ns : j*nr+nr]
+			for q, v := range col {
+				lt[q*ns+j] = v
+			}
+		}
+		x1 := x[fc*ld+c0:]
+		gemmNT(kc, ns, m, xt, kc, lt, ns, x1, ld, x1, ld)
+	default:
+		for j := 0; j < ns; j++ {
+			col := blk[j*nr+ns : j*nr+nr]
+			col = col[:len(below)]
+			xj := x[(fc+j)*ld+c0 : (fc+j)*ld+c0+kc]
+			c := 0
+			for ; c+4 <= kc; c += 4 {
+				var a0, a1, a2, a3 float64
+				for t, r := range below {
+					l := col[t]
+					xr := x[int(r)*ld+c0+c : int(r)*ld+c0+c+4 : int(r)*ld+c0+c+4]
+					a0 += l * xr[0]
+					a1 += l * xr[1]
+					a2 += l * xr[2]
+					a3 += l * xr[3]
+				}
+				o := xj[c : c+4 : c+4]
+				o[0] -= a0
+				o[1] -= a1
+				o[2] -= a2
+				o[3] -= a3
+			}
+			for ; c < kc; c++ {
+				var a float64
+				for t, r := range below {
+					a += col[t] * x[int(r)*ld+c0+c]
+				}
+				xj[c] -= a
+			}
+		}
+	}
+	// X1 = L11⁻ᵀ·X1: for j from the last, X1[j] −= Σ_{i>j} L[i,j]·X1[i], /L[j,j].
+	for j := ns - 1; j >= 0; j-- {
+		col := blk[j*nr : j*nr+ns]
+		xj := x[(fc+j)*ld+c0 : (fc+j)*ld+c0+kc]
+		for i := j + 1; i < ns; i++ {
+			l := col[i]
+			xi := x[(fc+i)*ld+c0 : (fc+i)*ld+c0+kc]
+			xi = xi[:len(xj)]
+			for c, v := range xi {
+				xj[c] -= float64(l * v)
+			}
+		}
+		r := 1 / col[j]
+		for c := range xj {
+			xj[c] *= r
+		}
+	}
+}
