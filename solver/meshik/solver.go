@@ -112,6 +112,7 @@ type Solver struct {
 	n, m int // vertices, triangles
 	nu   int // unknowns per coordinate: n + m
 
+	gop   *sparse.CSC // G, one coordinate: 3m × (n+m)
 	gtg   *sparse.CSC // GᵀG with the Dirichlet rows applied
 	base  []float64   // GᵀG's own values
 	sym   *sparse.Symbolic
@@ -127,6 +128,7 @@ type Solver struct {
 	frozen []bool       // per triangle
 	fgrad  []mgl64.Mat3 // per triangle: the frozen target
 	handle []int        // the constrained vertices, sorted
+	touch  []int        // the triangles with a constrained vertex
 	x      []mgl64.Vec3 // current unknowns (positions, then fourth vertices)
 
 	main *spaceState // the feature space being solved in
@@ -143,8 +145,7 @@ type Solver struct {
 	// last step (0 if none).
 	predicted float64
 
-	fhat []mgl64.Mat3 // scratch: G·x, then b = M(w) − G·x̂
-	xhat []mgl64.Vec3 // x̂: the constrained values only
+	fhat []mgl64.Mat3 // scratch: G·x, or b = M(w) − G·x̂ (x̂: the constrained values only)
 	xs   *mat.Dense   // backward-solve right-hand sides: nu × 3
 }
 
@@ -277,7 +278,8 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 	default:
 		return nil, fmt.Errorf("meshik: unknown feature space %v", kind)
 	}
-	s.gtg = sparse.MulTransA(gOperator(grad))
+	s.gop = gOperator(grad)
+	s.gtg = sparse.MulTransA(s.gop)
 	s.base = slices.Clone(s.gtg.Val)
 	s.diag = make([]int, s.nu)
 	for j := 0; j < s.nu; j++ {
@@ -300,7 +302,6 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 	s.prevX = make([]mgl64.Vec3, s.nu)
 	s.prevW = make([]float64, s.main.l)
 	s.fhat = make([]mgl64.Mat3, m)
-	s.xhat = make([]mgl64.Vec3, s.nu)
 	s.xs = mat.NewDense(s.nu, 3, nil)
 	s.resetConvergence()
 	return s, nil
@@ -328,8 +329,7 @@ func components(n int, triangles [][3]int) ([]int, int) {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
@@ -416,6 +416,13 @@ func (s *Solver) SetHandles(vertices []int) error {
 		}
 	}
 	s.handle = hs
+	s.touch = s.touch[:0]
+	for j := 0; j < s.m; j++ {
+		t := s.grad.Triangle(j)
+		if s.fixed[t[0]] || s.fixed[t[1]] || s.fixed[t[2]] {
+			s.touch = append(s.touch, j)
+		}
+	}
 	// Dirichlet by values: zero fixed rows and columns, 1 on their diagonal.
 	copy(s.gtg.Val, s.base)
 	a := s.gtg
@@ -649,22 +656,23 @@ func (s *Solver) objective(bl *spaceState) (float64, []float64) {
 		}
 	}
 	s.grad.Apply(s.fhat, s.x)
-	f := 0.0
-	grad := make([]float64, l)
-	for j := 0; j < s.m; j++ {
-		e := s.fhat[j].Sub(bl.t[j])
-		for _, v := range e {
-			f += v * v
-		}
-		for k := 0; k < l; k++ {
-			d := &bl.dt[j*l+k]
-			g := 0.0
-			for q := 0; q < 9; q++ {
-				g += d[q] * e[q]
+	acc := s.reduce(s.m, 1+l, func(lo, hi int, acc []float64) {
+		for j := lo; j < hi; j++ {
+			e := s.fhat[j].Sub(bl.t[j])
+			for _, v := range e {
+				acc[0] += v * v
 			}
-			grad[k] -= 2 * g
+			for k := 0; k < l; k++ {
+				d := &bl.dt[j*l+k]
+				g := 0.0
+				for q := 0; q < 9; q++ {
+					g += d[q] * e[q]
+				}
+				acc[1+k] -= 2 * g
+			}
 		}
-	}
+	})
+	f, grad := acc[0], acc[1:]
 	kk, pp := s.opts.Prior*s.opts.Prior, s.opts.Temporal*s.opts.Temporal
 	for k := 0; k < l; k++ {
 		dw := bl.w[k] - bl.w0[k]
@@ -672,6 +680,25 @@ func (s *Solver) objective(bl *spaceState) (float64, []float64) {
 		grad[k] += 2*kk*bl.w[k] + 2*pp*dw
 	}
 	return f, grad
+}
+
+// rhsFeatures sets s.fhat to b = t − G·x̂, where x̂ holds only the
+// constrained values: t itself except on the triangles that touch a
+// constrained unknown (listed by SetHandles).
+func (s *Solver) rhsFeatures(t []mgl64.Mat3) {
+	copy(s.fhat, t)
+	for _, j := range s.touch {
+		for c := 0; c < 3; c++ {
+			cols, coef := s.grad.Row(j, c)
+			for q, u := range cols {
+				if s.fixed[u] {
+					for r := 0; r < 3; r++ {
+						s.fhat[j][3*c+r] -= coef[q] * s.x[u][r]
+					}
+				}
+			}
+		}
+	}
 }
 
 // step solves the linearised problem at bl's current (x, w), with prior
@@ -692,16 +719,7 @@ func (s *Solver) step(bl *spaceState, k, p, mu float64, evaluated bool) ([]float
 	// b = M(w) − G·x̂ (x̂: constrained values only), then the right-hand
 	// sides Gᵀ·J_r (l columns) and Gᵀ·b_r (one) per coordinate, and the
 	// forward solves for all 3(l+1) columns at once.
-	for u := range s.xhat {
-		s.xhat[u] = mgl64.Vec3{}
-		if s.fixed[u] {
-			s.xhat[u] = s.x[u]
-		}
-	}
-	s.grad.Apply(s.fhat, s.xhat)
-	for j := range s.fhat {
-		s.fhat[j] = bl.t[j].Sub(s.fhat[j])
-	}
+	s.rhsFeatures(bl.t)
 	s.scatterRHS(bl)
 	s.ws.SolveLower(bl.b, bl.b)
 
@@ -734,16 +752,18 @@ func (s *Solver) step(bl *spaceState, k, p, mu float64, evaluated bool) ([]float
 	// Backward solves: x_r = Pᵀ·L⁻ᵀ·(z_r + Y_r·δ).
 	bd := bl.b.RawMatrix()
 	xd := s.xs.RawMatrix()
-	for u := 0; u < nu; u++ {
-		row := bd.Data[u*bd.Stride:]
-		for r := 0; r < 3; r++ {
-			v := row[r*(l+1)+l]
-			for a := 0; a < l; a++ {
-				v += row[r*(l+1)+a] * delta[a]
+	parallel.Chunks(nu, 8192, func(lo, hi int) {
+		for u := lo; u < hi; u++ {
+			row := bd.Data[u*bd.Stride:]
+			for r := 0; r < 3; r++ {
+				v := row[r*(l+1)+l]
+				for a := 0; a < l; a++ {
+					v += row[r*(l+1)+a] * delta[a]
+				}
+				xd.Data[u*xd.Stride+r] = v
 			}
-			xd.Data[u*xd.Stride+r] = v
 		}
-	}
+	})
 	s.ws.SolveUpper(s.xs, s.xs)
 	for u := 0; u < nu; u++ {
 		s.x[u] = mgl64.Vec3{xd.Data[u*xd.Stride], xd.Data[u*xd.Stride+1], xd.Data[u*xd.Stride+2]}
@@ -751,16 +771,17 @@ func (s *Solver) step(bl *spaceState, k, p, mu float64, evaluated bool) ([]float
 	// The model's value at the new iterate: ‖G·x − (M + J·δ)‖² plus the
 	// regularisers at w + δ.
 	s.grad.Apply(s.fhat, s.x)
-	model := 0.0
-	for j := 0; j < s.m; j++ {
-		e := s.fhat[j].Sub(bl.t[j])
-		for a := 0; a < l; a++ {
-			e = e.Sub(bl.dt[j*l+a].Mul(delta[a]))
+	model := s.reduce(s.m, 1, func(lo, hi int, acc []float64) {
+		for j := lo; j < hi; j++ {
+			e := s.fhat[j].Sub(bl.t[j])
+			for a := 0; a < l; a++ {
+				e = e.Sub(bl.dt[j*l+a].Mul(delta[a]))
+			}
+			for _, v := range e {
+				acc[0] += v * v
+			}
 		}
-		for _, v := range e {
-			model += v * v
-		}
-	}
+	})[0]
 	for a := range delta {
 		bl.w[a] += delta[a]
 		dw := bl.w[a] - bl.w0[a]
@@ -769,37 +790,64 @@ func (s *Solver) step(bl *spaceState, k, p, mu float64, evaluated bool) ([]float
 	return delta, model, nil
 }
 
+// reduceChunk is the number of items per partial sum of reduce: fixed, so
+// sums do not depend on the number of cores.
+const reduceChunk = 4096
+
+// reduce runs fn over [0, n) in chunks of reduceChunk, in parallel, each
+// chunk accumulating into its own zeroed slice of width numbers, and
+// returns their sum taken in chunk order: a parallel reduction whose result
+// does not depend on scheduling.
+func (s *Solver) reduce(n, width int, fn func(lo, hi int, acc []float64)) []float64 {
+	nc := (n + reduceChunk - 1) / reduceChunk
+	part := make([]float64, nc*width)
+	parallel.For(nc, func(c int) {
+		fn(c*reduceChunk, min(n, (c+1)*reduceChunk), part[c*width:(c+1)*width])
+	})
+	sum := make([]float64, width)
+	for c := 0; c < nc; c++ {
+		for i, v := range part[c*width : (c+1)*width] {
+			sum[i] += v
+		}
+	}
+	return sum
+}
+
 // scatterRHS fills bl.b: per coordinate r, columns r(l+1)+k = Gᵀ·J_{r,k}
 // (k < l) and r(l+1)+l = Gᵀ·b_r (b in s.fhat), with the constrained rows
 // set for the Dirichlet system (0 for the J columns, the constrained value
-// for b). The three coordinates fill disjoint columns, in parallel.
+// for b). Each row u of Gᵀ·F gathers from column u of G, whose entries name
+// the triangle j and gradient column c they came from (row 3j + c), so rows
+// are independent: they are computed in parallel, deterministically, and
+// every read of a triangle's 3×3 blocks is contiguous.
 func (s *Solver) scatterRHS(bl *spaceState) {
 	l := bl.l
+	w := 3 * (l + 1)
 	bd := bl.b.RawMatrix()
-	parallel.For(3, func(r int) {
-		for u := 0; u < s.nu; u++ {
-			row := bd.Data[u*bd.Stride+r*(l+1):]
-			clear(row[:l+1])
-		}
-		for j := 0; j < s.m; j++ {
-			for c := 0; c < 3; c++ {
-				cols, coef := s.grad.Row(j, c)
-				bj := s.fhat[j][3*c+r]
-				for q, u := range cols {
-					row := bd.Data[u*bd.Stride+r*(l+1):]
-					a := coef[q]
-					for k := 0; k < l; k++ {
-						row[k] += a * bl.dt[j*l+k][3*c+r]
-					}
-					row[l] += a * bj
-				}
-			}
-		}
-		for u := 0; u < s.nu; u++ {
+	g := s.gop
+	parallel.Chunks(s.nu, 2048, func(lo, hi int) {
+		for u := lo; u < hi; u++ {
+			row := bd.Data[u*bd.Stride : u*bd.Stride+w]
+			clear(row)
 			if s.fixed[u] {
-				row := bd.Data[u*bd.Stride+r*(l+1):]
-				clear(row[:l])
-				row[l] = s.x[u][r]
+				for r := 0; r < 3; r++ {
+					row[r*(l+1)+l] = s.x[u][r]
+				}
+				continue
+			}
+			for p := g.ColPtr[u]; p < g.ColPtr[u+1]; p++ {
+				i, a := g.RowIdx[p], g.Val[p]
+				j, c := i/3, i%3
+				for k := 0; k < l; k++ {
+					d := bl.dt[j*l+k][3*c : 3*c+3]
+					row[k] += a * d[0]
+					row[(l+1)+k] += a * d[1]
+					row[2*(l+1)+k] += a * d[2]
+				}
+				bj := s.fhat[j][3*c : 3*c+3]
+				row[l] += a * bj[0]
+				row[(l+1)+l] += a * bj[1]
+				row[2*(l+1)+l] += a * bj[2]
 			}
 		}
 	})
@@ -851,27 +899,27 @@ func (s *Solver) gramY(bl *spaceState) (yty, ytz []float64) {
 // Σ_r J_rᵀb_r, b in s.fhat.
 func (s *Solver) smallProducts(bl *spaceState) (jtj, jtb []float64) {
 	l := bl.l
-	jtj = make([]float64, l*l)
-	jtb = make([]float64, l)
-	for j := 0; j < s.m; j++ {
-		d := bl.dt[j*l : (j+1)*l]
-		bj := &s.fhat[j]
-		for k := 0; k < l; k++ {
-			for k2 := k; k2 < l; k2++ {
+	acc := s.reduce(s.m, l*l+l, func(lo, hi int, acc []float64) {
+		for j := lo; j < hi; j++ {
+			d := bl.dt[j*l : (j+1)*l]
+			bj := &s.fhat[j]
+			for k := 0; k < l; k++ {
+				for k2 := k; k2 < l; k2++ {
+					v := 0.0
+					for q := 0; q < 9; q++ {
+						v += d[k][q] * d[k2][q]
+					}
+					acc[k*l+k2] += v
+				}
 				v := 0.0
 				for q := 0; q < 9; q++ {
-					v += d[k][q] * d[k2][q]
+					v += d[k][q] * bj[q]
 				}
-				jtj[k*l+k2] += v
+				acc[l*l+k] += v
 			}
-			v := 0.0
-			for q := 0; q < 9; q++ {
-				v += d[k][q] * bj[q]
-			}
-			jtb[k] += v
 		}
-	}
-	return jtj, jtb
+	})
+	return acc[:l*l], acc[l*l:]
 }
 
 // Result summarises Solve.
@@ -922,16 +970,7 @@ func (s *Solver) Reconstruct(w []float64) error {
 			s.x[v] = s.target[v]
 		}
 	}
-	for u := range s.xhat {
-		s.xhat[u] = mgl64.Vec3{}
-		if s.fixed[u] {
-			s.xhat[u] = s.x[u]
-		}
-	}
-	s.grad.Apply(s.fhat, s.xhat)
-	for j := range s.fhat {
-		s.fhat[j] = s.main.t[j].Sub(s.fhat[j])
-	}
+	s.rhsFeatures(s.main.t)
 	rhs := make([]mgl64.Vec3, s.nu)
 	s.grad.ApplyTranspose(rhs, s.fhat)
 	xd := s.xs.RawMatrix()

@@ -254,8 +254,11 @@ func (t *Triplet) CSC() *CSC {
 // Columns of the result are computed in parallel (Gustavson's algorithm
 // over the rows of A); the result does not depend on scheduling.
 func MulTransA(a *CSC) *CSC {
-	at := a.Transpose() // row access to A: column r of at is row r of A
 	n := a.Cols
+	if n >= 1<<30 {
+		panic(fmt.Sprintf("sparse: MulTransA: %d columns, at most 2³⁰−1 supported", n))
+	}
+	at := a.Transpose() // row access to A: column r of at is row r of A
 	c := &CSC{Rows: n, Cols: n, ColPtr: make([]int, n+1)}
 	// At most Workers chunks run at once, so Workers workspaces suffice.
 	type workspace struct {

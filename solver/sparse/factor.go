@@ -76,7 +76,8 @@ func (f *Factor) Symbolic() *Symbolic { return f.sym }
 // is invalid until a successful Refactor; using it panics.
 func (f *Factor) Refactor(a *CSC) error {
 	s := f.sym
-	if a.Rows != s.n || a.Cols != s.n || !slices.Equal(a.ColPtr, s.colPtr) || !slices.Equal(a.RowIdx[:len(s.rowIdx)], s.rowIdx) || len(a.Val) < len(s.rowIdx) {
+	if a.Rows != s.n || a.Cols != s.n || len(a.RowIdx) < len(s.rowIdx) || len(a.Val) < len(s.rowIdx) ||
+		!slices.Equal(a.ColPtr, s.colPtr) || !slices.Equal(a.RowIdx[:len(s.rowIdx)], s.rowIdx) {
 		panic("sparse: Refactor: the matrix's pattern is not the analysed one")
 	}
 	f.ok = false

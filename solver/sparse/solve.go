@@ -142,14 +142,17 @@ func (w *Workspace) run(dst []float64, ldd int, b []float64, ldb, k int, lower, 
 		w.k = k
 	}
 	grain := max(1024, n/(4*parallel.Workers()))
+	// Rows of B are read in order and written to their pivot positions
+	// (scattered stores do not stall the way scattered loads do).
 	s.pchunks(n, grain, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			src := i
+		for src := lo; src < hi; src++ {
+			i := src
 			if lower {
-				src = s.perm[i]
+				i = s.pinv[src]
 			}
-			copy(x[i*k:i*k+kb], b[src*ldb:src*ldb+kb])
-			clear(x[i*k+kb : i*k+k])
+			xi := x[i*k : i*k+k]
+			copy(xi, b[src*ldb:src*ldb+kb])
+			clear(xi[kb:])
 		}
 	})
 	ng := min(k, parallel.Workers())

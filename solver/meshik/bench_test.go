@@ -1,0 +1,126 @@
+package meshik
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/assets"
+)
+
+// benchCase is one of the Pose tool's speed figures: a mesh, its examples,
+// and the pose whose handle positions are the targets.
+type benchCase struct {
+	name     string
+	ref      *assets.Mesh
+	examples [][]mgl64.Vec3
+	target   []mgl64.Vec3
+}
+
+func benchCases(b testing.TB) []benchCase {
+	lion := loadPoses(b, "lion-poses", 1, 2, 3, 4, 5, 6, 7, 8, 9)
+	horse := loadPoses(b, "horse-poses", 1, 2, 3, 4, 5)
+	sub := assets.SubdivideMidpoint(horse.ref)
+	var subEx [][]mgl64.Vec3
+	for _, p := range horse.poses {
+		subEx = append(subEx, assets.SubdivideMidpointPositions(horse.ref, p))
+	}
+	return []benchCase{
+		// The lion with 9 examples; targets from pose 5 (one of them).
+		{"lion-9", lion.ref, lion.poses, lion.poses[4]},
+		// The horse with 4 examples (poses 1-4); targets from pose 5.
+		{"horse-4", horse.ref, horse.poses[:4], horse.poses[4]},
+		{"horse-subdivided-4", sub, subEx[:4], subEx[4]},
+	}
+}
+
+// setup builds the solver and its handles and targets, as the Pose tool
+// does for a new handle set.
+func (c *benchCase) setup(b testing.TB) *Solver {
+	s, err := New(c.ref.Positions, c.ref.Triangles, c.examples, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.SetHandles(spreadHandles(c.ref)); err != nil {
+		b.Fatal(err)
+	}
+	targets := make([]mgl64.Vec3, len(s.Handles()))
+	for i, v := range s.Handles() {
+		targets[i] = c.target[v]
+	}
+	if err := s.SetTargets(targets); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkIteration measures one Gauss-Newton iteration (Table 1's
+// "solve" column).
+func BenchmarkIteration(b *testing.B) {
+	for _, c := range benchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			s := c.setup(b)
+			for b.Loop() {
+				if _, err := s.Iterate(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNewHandleSet measures what a new handle set costs once the mesh
+// is loaded: the numeric refactorization of GᵀG.
+func BenchmarkNewHandleSet(b *testing.B) {
+	for _, c := range benchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			s := c.setup(b)
+			h := spreadHandles(c.ref)
+			for i := 0; b.Loop(); i++ {
+				if err := s.SetHandles(h[:5+i%5]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAnalyzeFactor measures New (features, GᵀG, symbolic analysis)
+// plus the first factorization: the full cost of a new mesh.
+func BenchmarkAnalyzeFactor(b *testing.B) {
+	for _, c := range benchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				c.setup(b)
+			}
+		})
+	}
+}
+
+func TestTimingReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing report")
+	}
+	for _, c := range benchCases(t) {
+		start := time.Now()
+		s := c.setup(t)
+		setup := time.Since(start)
+		start = time.Now()
+		s.SetHandles(spreadHandles(c.ref)[:7])
+		refactor := time.Since(start)
+		s.SetHandles(spreadHandles(c.ref))
+		targets := make([]mgl64.Vec3, len(s.Handles()))
+		for i, v := range s.Handles() {
+			targets[i] = c.target[v]
+		}
+		s.SetTargets(targets)
+		start = time.Now()
+		n := 0
+		for ; n < 10; n++ {
+			s.Iterate()
+		}
+		it := time.Since(start) / time.Duration(n)
+		t.Logf("%s: setup %v, new handle set %v, iteration %v", c.name, setup, refactor, it)
+	}
+}
