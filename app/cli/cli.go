@@ -26,6 +26,7 @@ func commands() []command {
 	return []command{
 		{"info", "print what a mesh, sequence, glTF or project file holds", runInfo},
 		{"convert", "convert between OBJ, OBJ sequences, glTF and projects", runConvert},
+		{"pose", "pose a mesh by Mesh-Based Inverse Kinematics from example poses", runPose},
 		{"bench", "measure Gallop's performance figures, as JSON lines", runBench},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
@@ -122,6 +123,8 @@ type Solver struct {
 	comp  []int // connected component of each vertex, -1 if unreferenced
 	ncomp int
 	ready bool // a factorization for the current constraints exists
+
+	analyzeTime, factorTime time.Duration // of Analyze (in New) and the last SetHandles
 
 	fixed  []bool       // per unknown: held by value
 	target []mgl64.Vec3 // per vertex: its value when fixed
@@ -290,9 +293,11 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 		}
 		s.diag[j] = lo + k
 	}
+	start := time.Now()
 	if s.sym, err = sparse.Analyze(s.gtg, nil); err != nil {
 		return nil, err
 	}
+	s.analyzeTime = time.Since(start)
 	s.comp, s.ncomp = components(n, triangles)
 	s.fixed = make([]bool, s.nu)
 	s.target = slices.Clone(reference)
@@ -436,6 +441,8 @@ func (s *Solver) SetHandles(vertices []int) error {
 			a.Val[s.diag[j]] = 1
 		}
 	}
+	start := time.Now()
+	defer func() { s.factorTime = time.Since(start) }()
 	var err error
 	if s.fac == nil {
 		s.fac, err = s.sym.Factor(a)
@@ -451,6 +458,13 @@ func (s *Solver) SetHandles(vertices []int) error {
 	}
 	s.resetConvergence()
 	return nil
+}
+
+// FactorTimes returns the wall time of the symbolic analysis of GᵀG (done
+// once per mesh, in New) and of the last numeric factorization (done by
+// each SetHandles).
+func (s *Solver) FactorTimes() (analyze, factor time.Duration) {
+	return s.analyzeTime, s.factorTime
 }
 
 // Handles returns the constrained vertices, sorted.

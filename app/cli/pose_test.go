@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gallop/assets"
+	"gallop/solver/sampling"
+)
+
+func sharedSet(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "data", name)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("shared data %s not found beside the repository", name)
+	}
+	return dir
+}
+
+// writeConstraints writes a constraints file putting the vertices at the
+// positions they have in pose.
+func writeConstraints(t *testing.T, vertices []int, pose []assets.Vec3, frozen []int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"constraints": [`)
+	for i, v := range vertices {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		p := pose[v]
+		fmt.Fprintf(&b, `{"vertex": %d, "position": [%v, %v, %v]}`, v, p[0], p[1], p[2])
+	}
+	b.WriteString(`], "frozen_triangles": [`)
+	for i, j := range frozen {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprint(&b, j)
+	}
+	b.WriteString("]}")
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestPoseLion(t *testing.T) {
+	dir := sharedSet(t, "lion-poses")
+	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pose3, err := assets.LoadOBJ(filepath.Join(dir, "frames", "3.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons := writeConstraints(t, sampling.FarthestPoints(ref.Positions, 10, 0), pose3.Positions, nil)
+	out := filepath.Join(t.TempDir(), "posed.obj")
+	var stdout bytes.Buffer
+	err = runPose([]string{"--reference", filepath.Join(dir, "reference.obj"), "--examples", filepath.Join(dir, "frames"),
+		"--constraints", cons, "--out", out, "--json"}, &stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	for _, k := range []string{"iterations", "objective", "weights", "factor_seconds", "iteration_seconds"} {
+		if _, ok := r[k]; !ok {
+			t.Errorf("--json output lacks %q", k)
+		}
+	}
+	if w := r["weights"].([]any); len(w) != 9 {
+		t.Fatalf("%d weights, want one per example (9)", len(w))
+	}
+	posed, err := assets.LoadOBJ(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for i, p := range posed.Positions {
+		worst = math.Max(worst, p.Sub(pose3.Positions[i]).Len())
+	}
+	if worst > 1e-6 {
+		t.Fatalf("the posed lion is %.3g from pose 3, which is one of its examples", worst)
+	}
+}
+
+func TestPoseBadInput(t *testing.T) {
+	dir := sharedSet(t, "lion-poses")
+	refPath := filepath.Join(dir, "reference.obj")
+	ref, err := assets.LoadOBJ(refPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	horse := filepath.Join(sharedSet(t, "horse-poses"), "frames", "1.obj")
+	good := writeConstraints(t, []int{0, 10}, ref.Positions, nil)
+	missing := writeConstraints(t, []int{0, 99999}, append(ref.Positions, make([]assets.Vec3, 100000)...), nil)
+	allFrozen := make([]int, ref.NumTriangles())
+	for i := range allFrozen {
+		allFrozen[i] = i
+	}
+	frozen := writeConstraints(t, []int{0, 10}, ref.Positions, allFrozen)
+	degenerate := filepath.Join(t.TempDir(), "degenerate.obj")
+	os.WriteFile(degenerate, []byte("v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 4\n"), 0o644)
+	degCons := writeConstraints(t, []int{0}, []assets.Vec3{{0, 0, 0}}, nil)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"examples of another mesh", []string{"--reference", refPath, "--examples", horse, "--constraints", good}, "does not match the reference"},
+		{"vertex that does not exist", []string{"--reference", refPath, "--constraints", missing}, "vertex 99999 does not exist"},
+		{"all triangles frozen", []string{"--reference", refPath, "--examples", filepath.Join(dir, "frames"), "--constraints", frozen}, "every triangle is frozen"},
+		{"degenerate triangle", []string{"--reference", degenerate, "--constraints", degCons}, "triangle 0 (vertices 0, 1, 2) has zero area"},
+		{"bad space", []string{"--reference", refPath, "--constraints", good, "--space", "curved"}, "--space"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := runPose(c.args, &bytes.Buffer{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	// An iteration cap is reported as such, with the figures printed.
+	far := writeConstraints(t, sampling.FarthestPoints(ref.Positions, 10, 0), func() []assets.Vec3 {
+		p, _ := assets.LoadOBJ(filepath.Join(dir, "frames", "7.obj"))
+		return p.Positions
+	}(), nil)
+	var out bytes.Buffer
+	err = runPose([]string{"--reference", refPath, "--examples", filepath.Join(dir, "frames", "1.obj"), filepath.Join(dir, "frames", "2.obj"),
+		"--constraints", far, "--max-iterations", "1", "--json"}, &out)
+	if err == nil || !strings.Contains(err.Error(), "did not converge after 1 iterations") {
+		t.Fatalf("capped solve: %v", err)
+	}
+	if !strings.Contains(out.String(), `"converged":false`) {
+		t.Fatalf("capped solve printed %s", out.String())
+	}
+}
