@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
 	_ "gallop/app/glibc" // link fix for cimgui-go, see package doc
@@ -21,6 +22,7 @@ import (
 	"gallop/assets"
 	"gallop/solver/parallel"
 	"gallop/tools"
+	"gallop/tools/pose"
 	"gallop/viewport"
 )
 
@@ -70,9 +72,11 @@ type App struct {
 	dialogs *dialogs
 	loading int // load jobs running: the document is about to be replaced
 
-	keys      []keyEvent // key presses since the last frame
-	lastFrame time.Time
-	bench     *benchState
+	keys       []keyEvent // key presses since the last frame
+	lastFrame  time.Time
+	lastActive time.Time // last input, playback or job activity
+	fps        uint      // the frame rate asked of the window loop
+	bench      *benchState
 }
 
 // Run opens the window and runs until it is closed.
@@ -83,19 +87,20 @@ func Run(opts Options) error {
 	// Background work yields to the UI: solver and loader threads run at a
 	// lower OS priority, and one P more than the workers use is left for
 	// the main goroutine (see package parallel).
-	parallel.SetNice(10)
+	parallel.SetNice(5)
 	runtime.GOMAXPROCS(parallel.Workers() + 1)
 	a := &App{
 		opts:   opts,
 		doc:    NewDocument(),
 		view:   viewport.NewView(),
-		tools:  []tools.Tool{&tools.Select{}},
+		tools:  newTools(),
 		recent: loadRecent(),
 	}
 	a.dialogs = newDialogs(giu.Update, a.fail)
 	a.play.loop = true
 	a.win = giu.NewMasterWindow("Gallop", opts.Width, opts.Height, 0)
-	a.win.SetTargetFPS(60)
+	a.fps = fpsActive
+	a.win.SetTargetFPS(fpsActive)
 	a.jobs.Wake = giu.Update
 	a.win.SetAdditionalInputHandlerCallback(a.onKey)
 	a.win.SetDropCallback(func(paths []string) { a.openPaths(paths, true) })
@@ -120,6 +125,11 @@ func Run(opts Options) error {
 	return a.glErr
 }
 
+// newTools returns the tools, in the order the tool panel lists them.
+func newTools() []tools.Tool {
+	return []tools.Tool{&tools.Select{}, &pose.Pose{}}
+}
+
 // quitNow closes the window without asking.
 func (a *App) quitNow() {
 	a.jobs.CancelAll()
@@ -134,7 +144,12 @@ func (a *App) setDocument(d *Document, p *assets.Project) {
 	a.history.Clear()
 	a.play.playing = false
 	a.heat = heatCache{}
-	a.tools = []tools.Tool{&tools.Select{}}
+	for _, t := range a.tools {
+		if c, ok := t.(interface{ Close() }); ok {
+			c.Close() // stop the tool's background work
+		}
+	}
+	a.tools = newTools()
 	a.tool = 0
 	a.frameAll()
 	if p != nil {
@@ -157,6 +172,7 @@ func (a *App) loop() {
 	a.jobs.Poll()
 	a.dialogs.poll()
 	a.advancePlayback(dt)
+	a.tools[a.tool].Update(a)
 	a.shortcuts()
 
 	w, h := a.win.GetSize()
@@ -165,8 +181,43 @@ func (a *App) loop() {
 		a.body(float32(w), float32(h)),
 		a.modals(),
 	)
-	if a.play.playing || len(a.jobs.Running()) > 0 {
+	if a.play.playing || a.busy() {
 		giu.Update()
+	}
+	a.pace(now)
+}
+
+// Frame rates of the window loop (see pace).
+const (
+	fpsActive = 60 // input, playback
+	fpsJob    = 32 // a job is working: leave it cycles, still show 32 updates a second
+	fpsIdle   = 12 // nothing happening for a second
+)
+
+// pace sets the window loop's frame rate for what is going on, so an idle
+// window does not keep a core busy redrawing the same picture, and a
+// solver streaming its iterates is not starved by frames nobody needs.
+func (a *App) pace(now time.Time) {
+	io := imgui.CurrentIO()
+	d := io.MouseDelta()
+	input := d.X != 0 || d.Y != 0 || io.MouseWheel() != 0 || len(a.keys) > 0 ||
+		imgui.IsMouseDown(imgui.MouseButtonLeft) || imgui.IsMouseDown(imgui.MouseButtonRight) || imgui.IsMouseDown(imgui.MouseButtonMiddle)
+	busy := a.busy()
+	if input || a.play.playing || busy || a.modal.anyOpen() || a.bench != nil {
+		a.lastActive = now
+	}
+	fps := uint(fpsIdle)
+	switch {
+	case a.bench != nil || a.play.playing:
+		fps = fpsActive
+	case busy: // a solver streaming iterates while a handle is dragged, say
+		fps = fpsJob
+	case input || now.Sub(a.lastActive) < time.Second:
+		fps = fpsActive
+	}
+	if fps != a.fps {
+		a.fps = fps
+		a.win.SetTargetFPS(fps)
 	}
 }
 
@@ -189,6 +240,16 @@ func (a *App) body(w, h float32) giu.Widget {
 		a.timeline().Build()
 		a.statusBar().Build()
 	})
+}
+
+// busy reports whether a job is working (not idle).
+func (a *App) busy() bool {
+	for _, j := range a.jobs.Running() {
+		if !j.Idle() {
+			return true
+		}
+	}
+	return false
 }
 
 // fail reports an error to the artist: in the message log and, for errors

@@ -50,3 +50,30 @@ func (a *App) View() *viewport.View { return a.view }
 
 // Error implements tools.Host.
 func (a *App) Error(err error) { a.fail(err) }
+
+// Info implements tools.Host.
+func (a *App) Info(format string, args ...any) { a.info(format, args...) }
+
+// Frame implements tools.Host.
+func (a *App) Frame() int { return a.doc.Frame }
+
+// NumFrames implements tools.Host.
+func (a *App) NumFrames() int { return a.doc.NumFrames() }
+
+// FPS implements tools.Host.
+func (a *App) FPS() float64 { return a.doc.FPS() }
+
+// OpenFile implements tools.Host.
+func (a *App) OpenFile(title string, exts []string, done func(path string)) {
+	a.dialogs.load(title, fileFilter{title, exts}, done)
+}
+
+// OpenFolder implements tools.Host.
+func (a *App) OpenFolder(title string, done func(path string)) {
+	a.dialogs.folder(title, done)
+}
+
+// SaveFile implements tools.Host.
+func (a *App) SaveFile(title string, exts []string, suggested string, done func(path string)) {
+	a.dialogs.save(title, fileFilter{title, exts}, suggested, done)
+}

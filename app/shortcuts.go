@@ -3,6 +3,8 @@ package app
 import (
 	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
+
+	"gallop/tools"
 )
 
 // keyEvent is one key press as GLFW reported it, with the modifiers held
@@ -50,6 +52,9 @@ func (a *App) shortcut(e keyEvent) {
 	is := func(k giu.Key, m giu.Modifier) bool { return e.key == k && e.mods == m }
 	if e.repeat && !(is(giu.KeyLeft, none) || is(giu.KeyRight, none)) {
 		return // only frame stepping repeats while held
+	}
+	if !a.modal.anyOpen() && a.tools[a.tool].Shortcut(a, tools.Key{Key: e.key, Mods: e.mods}) {
+		return
 	}
 	if a.modal.errorOpen && (is(giu.KeyEnter, none) || is(giu.KeyEscape, none) || is(giu.KeyNumPadEnter, none)) {
 		a.modal.dismiss = true // Enter or Escape closes the error message

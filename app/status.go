@@ -48,7 +48,9 @@ var (
 func (a *App) statusBar() giu.Widget {
 	row := giu.Layout{}
 	for _, j := range a.jobs.Running() {
-		j := j
+		if j.Idle() {
+			continue
+		}
 		f, text := j.Progress()
 		row = append(row, giu.Row(
 			giu.ProgressBar(float32(f)).Size(220, 0).Overlay(fmt.Sprintf("%s %.0f%%", j.Name, 100*f)),

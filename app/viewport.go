@@ -43,7 +43,7 @@ func (a *App) viewportWidget() {
 	a.view.Width, a.view.Height = float64(w), float64(h)
 	o := a.doc.Object()
 	if o != nil {
-		a.view.SetMesh(o.PositionsAt(a.doc.Frame), o.Mesh.Triangles)
+		a.view.SetMesh(a.shownPositions(o), o.Mesh.Triangles)
 	} else {
 		a.view.SetMesh(nil, nil)
 	}
@@ -99,6 +99,18 @@ func (a *App) viewportInput(pos imgui.Vec2, hovered bool) viewport.Input {
 	return in
 }
 
+// shownPositions returns the positions the viewport shows for o: the
+// active tool's (a live pose) for the active object if it has some, else
+// the object's at the current frame.
+func (a *App) shownPositions(o *assets.Object) []assets.Vec3 {
+	if o == a.doc.Object() {
+		if p, _ := a.tools[a.tool].Display(a); len(p) == o.Mesh.NumVertices() {
+			return p
+		}
+	}
+	return o.PositionsAt(a.doc.Frame)
+}
+
 // drawItems lists what the renderer draws this frame.
 func (a *App) drawItems() []viewport.Item {
 	items := make([]viewport.Item, 0, len(a.doc.Scene.Objects))
@@ -106,12 +118,14 @@ func (a *App) drawItems() []viewport.Item {
 		it := viewport.Item{
 			Key:       o,
 			Triangles: o.Mesh.Triangles,
-			Positions: o.PositionsAt(a.doc.Frame),
+			Positions: a.shownPositions(o),
 			Active:    i == a.doc.Active,
 		}
 		if it.Active {
 			it.Points = a.tools[a.tool].Markers(a)
-			if hm := a.heatMap(o); hm != nil {
+			if _, c := a.tools[a.tool].Display(a); len(c) == o.Mesh.NumVertices() {
+				it.Colors = c
+			} else if hm := a.heatMap(o); hm != nil {
 				it.Colors = hm.colors
 			}
 		}

@@ -195,7 +195,7 @@ func encodeObject(o *Object, dir string, embed bool) objectJSON {
 	m := o.Mesh
 	mj := &meshJSON{
 		Name:      m.Name,
-		Positions: encodeVec3s(m.Positions),
+		Positions: EncodeVec3s(m.Positions),
 		Triangles: encodeTris(m.Triangles),
 	}
 	if len(m.UVTriangles) > 0 {
@@ -206,7 +206,7 @@ func encodeObject(o *Object, dir string, embed bool) objectJSON {
 		mj.UVs, mj.UVTriangles = encodeF64(uv), encodeTris(m.UVTriangles)
 	}
 	if len(m.NormalTriangles) > 0 {
-		mj.Normals, mj.NormalTriangles = encodeVec3s(m.Normals), encodeTris(m.NormalTriangles)
+		mj.Normals, mj.NormalTriangles = EncodeVec3s(m.Normals), encodeTris(m.NormalTriangles)
 	}
 	for _, g := range m.Groups {
 		mj.Groups = append(mj.Groups, groupJSON{Name: g.Name, Triangles: encodeInts(g.Triangles)})
@@ -215,7 +215,7 @@ func encodeObject(o *Object, dir string, embed bool) objectJSON {
 	if c := o.Clip; c != nil {
 		cj := &clipJSON{Name: c.Name, FPS: c.FPS}
 		for _, fr := range c.Frames {
-			cj.Frames = append(cj.Frames, encodeVec3s(fr))
+			cj.Frames = append(cj.Frames, EncodeVec3s(fr))
 		}
 		oj.Clip = cj
 	}
@@ -280,7 +280,7 @@ func decodeObject(ctx context.Context, oj *objectJSON, dir string, progress func
 	}
 	m := &Mesh{Name: oj.Mesh.Name}
 	var err error
-	if m.Positions, err = decodeVec3s(oj.Mesh.Positions, "positions"); err != nil {
+	if m.Positions, err = DecodeVec3s(oj.Mesh.Positions, "positions"); err != nil {
 		return nil, err
 	}
 	if m.Triangles, err = decodeTris(oj.Mesh.Triangles, "triangles"); err != nil {
@@ -302,7 +302,7 @@ func decodeObject(ctx context.Context, oj *objectJSON, dir string, progress func
 		}
 	}
 	if oj.Mesh.NormalTriangles != "" {
-		if m.Normals, err = decodeVec3s(oj.Mesh.Normals, "normals"); err != nil {
+		if m.Normals, err = DecodeVec3s(oj.Mesh.Normals, "normals"); err != nil {
 			return nil, err
 		}
 		if m.NormalTriangles, err = decodeTris(oj.Mesh.NormalTriangles, "normal_triangles"); err != nil {
@@ -320,7 +320,7 @@ func decodeObject(ctx context.Context, oj *objectJSON, dir string, progress func
 	if cj := oj.Clip; cj != nil {
 		c := &Clip{Name: cj.Name, FPS: cj.FPS}
 		for i, s := range cj.Frames {
-			fr, err := decodeVec3s(s, fmt.Sprintf("clip frame %d", i))
+			fr, err := DecodeVec3s(s, fmt.Sprintf("clip frame %d", i))
 			if err != nil {
 				return nil, err
 			}
@@ -427,7 +427,10 @@ func decodeF64(s, what string) ([]float64, error) {
 	return v, nil
 }
 
-func encodeVec3s(p []Vec3) string {
+// EncodeVec3s encodes points as base64 of little-endian float64 triples,
+// the form projects embed them in (exact, and compact for JSON). Tools use
+// it for positions in their saved state.
+func EncodeVec3s(p []Vec3) string {
 	v := make([]float64, 0, 3*len(p))
 	for _, x := range p {
 		v = append(v, x[0], x[1], x[2])
@@ -435,7 +438,9 @@ func encodeVec3s(p []Vec3) string {
 	return encodeF64(v)
 }
 
-func decodeVec3s(s, what string) ([]Vec3, error) {
+// DecodeVec3s decodes what EncodeVec3s wrote; what names the data in
+// errors.
+func DecodeVec3s(s, what string) ([]Vec3, error) {
 	v, err := decodeF64(s, what)
 	if err != nil {
 		return nil, err

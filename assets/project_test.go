@@ -190,10 +190,10 @@ func TestLoadProjectRejectsBadFiles(t *testing.T) {
 		{name: "nan", edit: func(m map[string]any) {
 			p := DemoBar().Positions
 			p[7][1] = 0 / zero()
-			obj(m)["mesh"].(map[string]any)["positions"] = encodeVec3s(p)
+			obj(m)["mesh"].(map[string]any)["positions"] = EncodeVec3s(p)
 		}, want: "non-finite"},
 		{name: "frame size", edit: func(m map[string]any) {
-			obj(m)["clip"].(map[string]any)["frames"].([]any)[3] = encodeVec3s(DemoBar().Positions[:5])
+			obj(m)["clip"].(map[string]any)["frames"].([]any)[3] = EncodeVec3s(DemoBar().Positions[:5])
 		}, want: "frame 3"},
 		{name: "selection", edit: func(m map[string]any) { m["selection"] = []int{5000} }, want: "selected vertex 5000"},
 		{name: "active", edit: func(m map[string]any) { m["active"] = 3 }, want: "active object 3"},

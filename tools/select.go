@@ -9,6 +9,7 @@ import (
 	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
+	"gallop/assets"
 	"gallop/viewport"
 )
 
@@ -112,6 +113,15 @@ func (s *Select) Markers(h Host) []viewport.PointSet {
 	}
 	return []viewport.PointSet{{Indices: idx, Color: SelectionColor, Size: 7}}
 }
+
+// Display implements Tool: the Select tool shows the document as it is.
+func (s *Select) Display(Host) ([]assets.Vec3, [][3]float32) { return nil, nil }
+
+// Update implements Tool.
+func (s *Select) Update(Host) {}
+
+// Shortcut implements Tool: the Select tool has no keys of its own.
+func (s *Select) Shortcut(Host, Key) bool { return false }
 
 // Panel implements Tool.
 func (s *Select) Panel(h Host) giu.Layout {

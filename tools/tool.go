@@ -38,6 +38,27 @@ type Host interface {
 	View() *viewport.View
 	// Error reports a problem to the artist.
 	Error(err error)
+	// Info reports something that went well, in the status bar.
+	Info(format string, args ...any)
+	// Frame returns the current frame of the timeline; NumFrames and FPS
+	// its length and rate.
+	Frame() int
+	NumFrames() int
+	FPS() float64
+	// OpenFile asks for a file with a native dialog (extensions without the
+	// dot); done runs on the UI thread with the chosen path, unless the
+	// dialog was cancelled.
+	OpenFile(title string, exts []string, done func(path string))
+	// OpenFolder asks for a folder, like OpenFile.
+	OpenFolder(title string, done func(path string))
+	// SaveFile asks where to save, like OpenFile.
+	SaveFile(title string, exts []string, suggested string, done func(path string))
+}
+
+// Key is a key press, with the modifiers held when it happened.
+type Key struct {
+	Key  giu.Key
+	Mods giu.Modifier
 }
 
 // Tool is one interactive mode of the viewport.
@@ -51,6 +72,17 @@ type Tool interface {
 	Viewport(h Host, in *viewport.Input)
 	// Markers returns the point sets the tool wants drawn on the mesh.
 	Markers(h Host) []viewport.PointSet
+	// Display returns what the viewport shows for the active object
+	// instead of its positions at the current frame (nil: those), and
+	// per-vertex colours (nil: none; they override the View menu's heat
+	// map).
+	Display(h Host) (positions []assets.Vec3, colors [][3]float32)
+	// Update runs once per UI frame while the tool is active, before the
+	// layout: the place to take a running job's latest result.
+	Update(h Host)
+	// Shortcut offers the tool a key press over the window before the
+	// application's own shortcuts; it returns true if it used the key.
+	Shortcut(h Host, k Key) bool
 	// Panel lays out the tool's properties in the right-hand panel.
 	Panel(h Host) giu.Layout
 	// State returns the tool's state for the project file (nil if none).

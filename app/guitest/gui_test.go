@@ -10,7 +10,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"gallop/assets"
 )
 
 // need skips (or, in CI, fails) the test when a tool is missing.
@@ -117,9 +121,12 @@ func (p *proc) output() string {
 }
 
 // start runs gallop with args on the session's display.
-func (s *session) start(args ...string) *proc {
+func (s *session) start(args ...string) *proc { return s.startEnv(nil, args...) }
+
+// startEnv is start with extra environment variables.
+func (s *session) startEnv(env []string, args ...string) *proc {
 	p := &proc{Cmd: exec.Command(s.bin, args...)}
-	p.Env = s.env()
+	p.Env = append(s.env(), env...)
 	p.Dir = s.root
 	p.Stdout, p.Stderr = p, p
 	if err := p.Start(); err != nil {
@@ -225,18 +232,24 @@ func (s *session) waitScreen(name string, timeout time.Duration, what string, ok
 	return img
 }
 
-// waitStill waits until two screenshots in a row are the same (nothing
-// moves any more) and returns the last.
+// waitStill waits until three screenshots 400 ms apart are the same
+// (nothing moves any more: a background solve that starts a little after
+// an action has finished) and returns the last.
 func (s *session) waitStill(name string, timeout time.Duration) *image.RGBA {
 	s.t.Helper()
 	prev := s.screenshot(name)
 	var img *image.RGBA
+	still := 0
 	s.waitFor(name+" to stop changing", timeout, func() bool {
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(400 * time.Millisecond)
 		img = s.screenshot(name)
-		same := changedPixels(prev, img) == 0
+		if changedPixels(prev, img) == 0 {
+			still++
+		} else {
+			still = 0
+		}
 		prev = img
-		return same
+		return still >= 2
 	})
 	return img
 }
@@ -444,5 +457,321 @@ func TestGLTFSamplesPlay(t *testing.T) {
 			})
 			s.quit(cmd)
 		})
+	}
+}
+
+// Pose tool panel positions on a 1280x800 window (the right-hand panel's
+// layout: the buttons above the lists, so they do not move as lists grow).
+var (
+	poseToolButton = image.Pt(40, 88)
+	addOBJButton   = image.Pt(1023, 323)
+)
+
+// meshBounds returns the box around the mesh pixels in the viewport.
+func meshBounds(img *image.RGBA) image.Rectangle {
+	r := image.Rectangle{Min: image.Pt(1<<30, 1<<30)}
+	for y := viewportArea.Min.Y; y < viewportArea.Max.Y; y++ {
+		for x := viewportArea.Min.X; x < viewportArea.Max.X; x++ {
+			c := img.RGBAAt(x, y)
+			if c.R > 110 && absDiff(c.R, c.G) < 16 && absDiff(c.G, c.B) < 16 {
+				r.Min.X, r.Min.Y = min(r.Min.X, x), min(r.Min.Y, y)
+				r.Max.X, r.Max.Y = max(r.Max.X, x), max(r.Max.Y, y)
+			}
+		}
+	}
+	return r
+}
+
+// isMesh reports whether a pixel is the shaded mesh (light neutral grey).
+func isMesh(c color.RGBA) bool {
+	return c.R > 110 && absDiff(c.R, c.G) < 16 && absDiff(c.G, c.B) < 16
+}
+
+// meshSpot returns the point nearest to target whose 31x31 neighbourhood
+// is mostly mesh: a solid piece of the body to select, not a thin tail or
+// empty space between legs.
+func meshSpot(img *image.RGBA, target image.Point) (image.Point, bool) {
+	best, bestD := image.Point{}, math.Inf(1)
+	for y := viewportArea.Min.Y + 15; y < viewportArea.Max.Y-15; y += 5 {
+		for x := viewportArea.Min.X + 15; x < viewportArea.Max.X-15; x += 5 {
+			if !isMesh(img.RGBAAt(x, y)) {
+				continue
+			}
+			n := 0
+			for dy := -15; dy <= 15; dy += 3 {
+				for dx := -15; dx <= 15; dx += 3 {
+					if isMesh(img.RGBAAt(x+dx, y+dy)) {
+						n++
+					}
+				}
+			}
+			if n < 100 { // of 121 samples
+				continue
+			}
+			if d := math.Hypot(float64(x-target.X), float64(y-target.Y)); d < bestD {
+				best, bestD = image.Pt(x, y), d
+			}
+		}
+	}
+	return best, !math.IsInf(bestD, 1)
+}
+
+// colourCentre returns the centre of the viewport pixels close to c.
+func colourCentre(img *image.RGBA, c [3]uint8) (image.Point, int) {
+	var sx, sy, n int
+	for y := viewportArea.Min.Y; y < viewportArea.Max.Y; y++ {
+		for x := viewportArea.Min.X; x < viewportArea.Max.X; x++ {
+			p := img.RGBAAt(x, y)
+			if absDiff(p.R, c[0])+absDiff(p.G, c[1])+absDiff(p.B, c[2]) < 40 {
+				sx, sy, n = sx+x, sy+y, n+1
+			}
+		}
+	}
+	if n == 0 {
+		return image.Point{}, 0
+	}
+	return image.Pt(sx/n, sy/n), n
+}
+
+// addExample adds an OBJ file as an example pose through the Pose tool's
+// "Add OBJ..." button and the native file dialog.
+func (s *session) addExample(path string) {
+	s.t.Helper()
+	s.xdo("mousemove", fmt.Sprint(addOBJButton.X), fmt.Sprint(addOBJButton.Y), "click", "1")
+	var dlg string
+	s.waitFor("the file dialog", 30*time.Second, func() bool {
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Open")
+		cmd.Env = s.env()
+		out, _ := cmd.Output()
+		dlg = strings.TrimSpace(string(out))
+		return dlg != ""
+	})
+	s.xdo("windowfocus", "--sync", strings.Fields(dlg)[0])
+	time.Sleep(400 * time.Millisecond)
+	s.xdo("key", "ctrl+l")
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("type", "--delay", "15", path)
+	time.Sleep(400 * time.Millisecond)
+	s.xdo("key", "Return")
+	defer func() {
+		if s.t.Failed() {
+			s.screenshot("dialog-stuck")
+		}
+	}()
+	s.waitFor("the dialog to close", 30*time.Second, func() bool {
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Open")
+		cmd.Env = s.env()
+		out, _ := cmd.Output()
+		return strings.TrimSpace(string(out)) == ""
+	})
+	time.Sleep(300 * time.Millisecond)
+}
+
+// boxSelect drags a selection box over r.
+func (s *session) boxSelect(r image.Rectangle) {
+	s.xdo("mousemove", fmt.Sprint(r.Min.X), fmt.Sprint(r.Min.Y), "mousedown", "1")
+	s.xdo("mousemove", fmt.Sprint((r.Min.X+r.Max.X)/2), fmt.Sprint((r.Min.Y+r.Max.Y)/2))
+	s.xdo("mousemove", fmt.Sprint(r.Max.X), fmt.Sprint(r.Max.Y))
+	time.Sleep(150 * time.Millisecond)
+	s.xdo("mouseup", "1")
+	time.Sleep(200 * time.Millisecond)
+}
+
+// makeHandles makes two handles with the Pose tool: vertices in a box near
+// the bottom-left of the mesh on screen, then near its top-right, each
+// with Ctrl+H; the mesh is re-found after each solve. It returns the
+// screenshot after the second.
+func (s *session) makeHandles(name string) *image.RGBA {
+	s.t.Helper()
+	for i, corner := range []func(b image.Rectangle) image.Point{
+		func(b image.Rectangle) image.Point { return image.Pt(b.Min.X+b.Dx()/6, b.Max.Y-b.Dy()/8) },
+		func(b image.Rectangle) image.Point { return image.Pt(b.Max.X-b.Dx()/5, b.Min.Y+b.Dy()/6) },
+	} {
+		img := s.waitStill(fmt.Sprintf("%s-handle%d", name, i), 20*time.Second)
+		b := meshBounds(img)
+		if b.Dx() < 50 || b.Dy() < 50 {
+			s.t.Fatalf("no mesh on screen to make a handle on: %v", b)
+		}
+		c, ok := meshSpot(img, corner(b))
+		if !ok {
+			s.t.Fatal("no solid piece of mesh on screen to make a handle on")
+		}
+		s.boxSelect(image.Rect(c.X-15, c.Y-15, c.X+15, c.Y+15))
+		s.xdo("key", "ctrl+h")
+		time.Sleep(500 * time.Millisecond)
+	}
+	return s.waitStill(name+"-handles", 20*time.Second)
+}
+
+// handle2Green is the second handle's colour (package pose, handleColors).
+var handle2Green = [3]uint8{115, 242, 89}
+
+// dragHandle grabs the second handle's ring and drags it by (dx, dy)
+// pixels in steps.
+func (s *session) dragHandle(img *image.RGBA, dx, dy int) {
+	s.t.Helper()
+	c, n := colourCentre(img, handle2Green)
+	if n < 20 {
+		s.t.Fatalf("the second handle's markers are not on screen (%d green pixels)", n)
+	}
+	s.xdo("mousemove", fmt.Sprint(c.X), fmt.Sprint(c.Y), "mousedown", "1")
+	const steps = 40
+	for k := 1; k <= steps; k++ {
+		s.xdo("mousemove", fmt.Sprint(c.X+dx*k/steps), fmt.Sprint(c.Y+dy*k/steps))
+		time.Sleep(30 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	s.xdo("mouseup", "1")
+}
+
+// TestPoseLionSession is the Pose tool's GUI test: load the lion, add
+// example poses, make two handles, drag one, save; the saved project has
+// the dragged handle at its target and the rest of the mesh moved.
+func TestPoseLionSession(t *testing.T) {
+	s := newSession(t)
+	data := filepath.Join(s.root, "..", "shared", "data", "lion-poses")
+	project := filepath.Join(t.TempDir(), "lion.gallop")
+	cmd := s.start("--save-to", project, filepath.Join(data, "reference.obj"))
+	s.waitFor("the lion", 30*time.Second, func() bool { return strings.Contains(s.windowName(), "Gallop - reference") })
+	s.xdo("mousemove", fmt.Sprint(poseToolButton.X), fmt.Sprint(poseToolButton.Y), "click", "1")
+	for _, f := range []string{"1.obj", "3.obj", "5.obj", "8.obj"} {
+		s.addExample(filepath.Join(data, "frames", f))
+	}
+	img := s.makeHandles("lion")
+	s.dragHandle(img, 60, -45)
+	s.waitStill("lion-dragged", 30*time.Second)
+	s.xdo("key", "ctrl+s")
+	s.waitFor("the project file", 20*time.Second, func() bool {
+		_, err := os.Stat(project)
+		return err == nil
+	})
+	time.Sleep(300 * time.Millisecond)
+	s.quit(cmd)
+
+	// The saved project: the Pose tool's state holds the handles and the
+	// pose shown.
+	raw, err := os.ReadFile(project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proj struct {
+		Tools map[string]json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &proj); err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Examples []struct{ Name string }
+		Handles  []struct {
+			Vertices []int
+			Base     string
+			Offset   [3]float64
+		}
+		Posed string
+	}
+	if err := json.Unmarshal(proj.Tools["Pose"], &st); err != nil {
+		t.Fatalf("Pose tool state: %v", err)
+	}
+	if len(st.Examples) != 4 || len(st.Handles) != 2 {
+		t.Fatalf("saved %d examples and %d handles, want 4 and 2", len(st.Examples), len(st.Handles))
+	}
+	ref, err := assets.LoadOBJ(filepath.Join(data, "reference.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := assets.Bounds(ref.Positions)
+	diag := hi.Sub(lo).Len()
+	posed, err := assets.DecodeVec3s(st.Posed, "posed")
+	if err != nil || len(posed) != len(ref.Positions) {
+		t.Fatalf("saved pose: %v (%d positions)", err, len(posed))
+	}
+	h := st.Handles[1]
+	off := assets.Vec3(h.Offset)
+	if off.Len() < 0.02*diag {
+		t.Fatalf("the dragged handle moved only %.3g (diagonal %.3g)", off.Len(), diag)
+	}
+	base, err := assets.DecodeVec3s(h.Base, "base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inHandle := map[int]bool{}
+	for _, hd := range st.Handles {
+		for _, v := range hd.Vertices {
+			inHandle[v] = true
+		}
+	}
+	for i, v := range h.Vertices {
+		if d := posed[v].Sub(base[i].Add(off)).Len(); d > 1e-6*diag {
+			t.Fatalf("handle vertex %d is %.3g from its target", v, d)
+		}
+	}
+	moved := 0
+	for v, p := range posed {
+		if !inHandle[v] && p.Sub(ref.Positions[v]).Len() > 1e-3*diag {
+			moved++
+		}
+	}
+	if moved < len(posed)/2 {
+		t.Fatalf("only %d of %d free vertices moved", moved, len(posed))
+	}
+	t.Logf("handle moved %.3g (%.1f%% of the diagonal); %d of %d free vertices moved", off.Len(), 100*off.Len()/diag, moved, len(posed)-len(inHandle))
+}
+
+// TestPoseHorseUpdateRate drags a handle of the horse (4 examples) for
+// three seconds and counts the solver iterates the window receives: at
+// least 30 per second (acceptance point 5 of the Pose tool).
+func TestPoseHorseUpdateRate(t *testing.T) {
+	s := newSession(t)
+	data := filepath.Join(s.root, "..", "shared", "data", "horse-poses")
+	cmd := s.startEnv([]string{"GALLOP_TRACE=1"}, filepath.Join(data, "reference.obj"))
+	s.waitFor("the horse", 30*time.Second, func() bool { return strings.Contains(s.windowName(), "Gallop - reference") })
+	s.xdo("mousemove", fmt.Sprint(poseToolButton.X), fmt.Sprint(poseToolButton.Y), "click", "1")
+	for _, f := range []string{"1.obj", "2.obj", "3.obj", "4.obj"} {
+		s.addExample(filepath.Join(data, "frames", f))
+	}
+	img := s.makeHandles("horse")
+	c, n := colourCentre(img, handle2Green)
+	if n < 20 {
+		t.Fatalf("the second handle's markers are not on screen (%d green pixels)", n)
+	}
+	s.xdo("mousemove", fmt.Sprint(c.X), fmt.Sprint(c.Y), "mousedown", "1")
+	// One xdotool run moves the mouse every 20 ms for 3 s: a steady drag
+	// with no gaps from starting a process per step.
+	args := []string{}
+	const steps = 150
+	for k := 1; k <= steps; k++ {
+		args = append(args, "mousemove", fmt.Sprint(c.X+k*2/3), fmt.Sprint(c.Y-k/3), "sleep", "0.02")
+	}
+	drag := exec.Command("xdotool", args...)
+	drag.Env = s.env()
+	if err := drag.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	mark := len(cmd.output()) // from here on the last second was all drag
+	if err := drag.Wait(); err != nil {
+		t.Fatalf("xdotool drag: %v", err)
+	}
+	during := cmd.output()[mark:]
+	s.xdo("mouseup", "1")
+	// The trace lines say how many iterates had arrived by when: the rate
+	// over the drag is the count between the first and the last line.
+	type count struct{ n, t float64 }
+	var marks []count
+	for _, line := range strings.Split(during, "\n") {
+		var r, n int
+		var at float64
+		if _, err := fmt.Sscanf(line, "pose: %d solver updates in the last second (%d in all at %f s)", &r, &n, &at); err == nil {
+			marks = append(marks, count{float64(n), at})
+		}
+	}
+	if len(marks) < 2 {
+		t.Fatalf("too few solver updates reported during the drag; output:\n%s", lastLines(cmd.output(), 20))
+	}
+	first, last := marks[0], marks[len(marks)-1]
+	rate := (last.n - first.n) / (last.t - first.t)
+	t.Logf("%.0f solver updates in %.2f s of dragging: %.1f per second", last.n-first.n, last.t-first.t, rate)
+	if rate < 30 {
+		t.Errorf("%.1f solver updates per second while dragging, want at least 30", rate)
 	}
 }

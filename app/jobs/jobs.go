@@ -34,11 +34,21 @@ type Reporter struct {
 }
 
 // Report sets the job's progress: fraction in [0, 1] (values outside are
-// clamped) and a short text for the status bar.
+// clamped) and a short text for the status bar. A job that was idle is
+// busy again.
 func (r Reporter) Report(fraction float64, text string) {
 	fraction = max(0, min(1, fraction))
 	r.job.mu.Lock()
-	r.job.fraction, r.job.text = fraction, text
+	r.job.fraction, r.job.text, r.job.idle = fraction, text, false
+	r.job.mu.Unlock()
+	r.job.runner.wake()
+}
+
+// Idle marks a long-lived job as waiting for work (a solver session
+// between drags): the status bar leaves it out until it reports again.
+func (r Reporter) Idle() {
+	r.job.mu.Lock()
+	r.job.idle = true
 	r.job.mu.Unlock()
 	r.job.runner.wake()
 }
@@ -57,6 +67,7 @@ type Job struct {
 	mu       sync.Mutex
 	fraction float64
 	text     string
+	idle     bool
 	err      error
 	elapsed  time.Duration
 }
@@ -70,6 +81,13 @@ func (j *Job) Progress() (float64, string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.fraction, j.text
+}
+
+// Idle reports whether the job said it is waiting for work.
+func (j *Job) Idle() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.idle
 }
 
 // Done is closed when the job's function has returned.

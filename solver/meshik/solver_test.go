@@ -101,11 +101,12 @@ func denseStep(t *testing.T, s *Solver, x []mgl64.Vec3, w []float64) (xNew []mgl
 			}
 		}
 	}
+	fixed := func(u int) bool { return u < s.n && s.fixed[u] }
 	var free []int
 	col := make([]int, nu)
 	for u := 0; u < nu; u++ {
 		col[u] = -1
-		if !s.fixed[u] {
+		if !fixed(u) {
 			col[u] = len(free)
 			free = append(free, u)
 		}
@@ -121,7 +122,7 @@ func denseStep(t *testing.T, s *Solver, x []mgl64.Vec3, w []float64) (xNew []mgl
 				row := 9*j + 3*c + r
 				target := tf[j][3*c+r]
 				for q, u := range cols {
-					if s.fixed[u] {
+					if fixed(u) {
 						target -= coef[q] * x[u][r]
 					} else {
 						A.Set(row, 3*col[u]+r, coef[q])
@@ -156,7 +157,7 @@ func denseStep(t *testing.T, s *Solver, x []mgl64.Vec3, w []float64) (xNew []mgl
 	}
 	xNew = make([]mgl64.Vec3, nu)
 	for u := 0; u < nu; u++ {
-		if s.fixed[u] {
+		if fixed(u) {
 			xNew[u] = x[u]
 			continue
 		}

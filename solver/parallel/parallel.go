@@ -8,10 +8,12 @@
 // loop body may itself call For.
 //
 // Background priority. An interactive program sets SetNice (Gallop's window
-// uses 10): each worker goroutine then locks itself to an OS thread and
-// lowers that thread's scheduling priority before it starts, and the thread
-// is discarded when the worker returns, so no other goroutine ever runs at
-// the lowered priority. Background work still takes every cycle the UI does
+// uses 10): loops then run on a pool of worker goroutines, started once,
+// each locked to an OS thread whose scheduling priority it lowered, so no
+// other goroutine ever runs at the lowered priority and no loop pays for
+// creating threads. The calling goroutine works on its own loop too, which
+// also keeps nested loops from waiting on each other: a loop whose workers
+// are all busy is finished by its caller alone. Background work still takes every cycle the UI does
 // not use, but a UI frame no longer waits behind it. The window also runs
 // with GOMAXPROCS one above the worker count, so its main goroutine always
 // finds a free P when it returns from a long cgo call (rendering) instead of
@@ -28,8 +30,10 @@ import (
 
 var nice atomic.Int32
 
-// SetNice sets the niceness (0 to 19; larger is lower priority) that the
-// threads of workers started from now on run at. 0, the default, leaves
+// SetNice sets the niceness (0 to 19; larger is lower priority) that
+// background threads run at: the pool's (they get the value in force when
+// the pool starts, at the first loop after a non-zero SetNice) and those
+// of goroutines calling Background. 0, the default, leaves
 // them at the priority of the process: batch commands and tests keep full
 // speed with no thread churn.
 func SetNice(n int) {
@@ -59,17 +63,20 @@ func For(n int, fn func(i int)) {
 	if w <= 0 {
 		return
 	}
-	if w == 1 && nice.Load() == 0 {
+	if w == 1 {
 		for i := 0; i < n; i++ {
 			fn(i)
 		}
+		return
+	}
+	if nice.Load() > 0 {
+		forPool(n, w, fn)
 		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range w {
 		wg.Go(func() {
-			Background()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -80,6 +87,58 @@ func For(n int, fn func(i int)) {
 		})
 	}
 	wg.Wait()
+}
+
+// task is one loop handed to the pool.
+type task struct {
+	n        int
+	fn       func(int)
+	next     atomic.Int64
+	finished atomic.Int64
+	done     chan struct{}
+}
+
+// work runs indices of t until none are left.
+func (t *task) work() {
+	for {
+		i := int(t.next.Add(1) - 1)
+		if i >= t.n {
+			return
+		}
+		t.fn(i)
+		if t.finished.Add(1) == int64(t.n) {
+			close(t.done)
+		}
+	}
+}
+
+var (
+	poolOnce sync.Once
+	pool     chan *task
+)
+
+// forPool runs a loop on the calling goroutine and the background pool.
+func forPool(n, w int, fn func(int)) {
+	poolOnce.Do(func() {
+		pool = make(chan *task, Workers())
+		for range Workers() {
+			go func() {
+				Background()
+				for t := range pool {
+					t.work()
+				}
+			}()
+		}
+	})
+	t := &task{n: n, fn: fn, done: make(chan struct{})}
+	for range w - 1 {
+		select {
+		case pool <- t:
+		default: // the pool is busy: the caller does more itself
+		}
+	}
+	t.work()
+	<-t.done
 }
 
 // Chunks calls fn(lo, hi) over consecutive ranges [lo, hi) that cover

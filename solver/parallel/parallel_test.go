@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestForVisitsEachIndexOnce(t *testing.T) {
@@ -52,23 +53,31 @@ func TestNestedCallsDoNotDeadlock(t *testing.T) {
 	}
 }
 
-// TestNiceAppliesToWorkersOnly checks that workers run at the niceness set
-// and that the calling thread keeps its own.
+// TestNiceAppliesToWorkersOnly checks that loop bodies running on pool
+// workers run at the niceness set and that the calling thread keeps its
+// own.
 func TestNiceAppliesToWorkersOnly(t *testing.T) {
 	if _, err := os.Stat("/proc/thread-self/stat"); err != nil {
 		t.Skip("no /proc/thread-self: not Linux")
 	}
 	defer SetNice(0)
 	SetNice(7)
-	var got atomic.Int32
-	got.Store(-100)
-	For(2, func(i int) {
-		if i == 0 {
-			got.Store(int32(threadNice(t)))
+	caller := syscall.Gettid()
+	var onWorker, badNice atomic.Int32
+	For(16, func(i int) {
+		time.Sleep(2 * time.Millisecond) // long enough for the pool to join in
+		if syscall.Gettid() != caller {
+			onWorker.Add(1)
+			if n := threadNice(t); n != 7 {
+				badNice.Store(int32(n))
+			}
 		}
 	})
-	if got.Load() != 7 {
-		t.Fatalf("worker thread nice = %d, want 7", got.Load())
+	if onWorker.Load() == 0 {
+		t.Fatal("no loop body ran on a pool worker")
+	}
+	if badNice.Load() != 0 {
+		t.Fatalf("a pool worker ran at nice %d, want 7", badNice.Load())
 	}
 	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
 	if err != nil {
@@ -94,6 +103,20 @@ func threadNice(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+func TestPoolNestedAndBusy(t *testing.T) {
+	defer SetNice(0)
+	SetNice(5)
+	var total atomic.Int64
+	For(8, func(i int) {
+		For(8, func(j int) {
+			Do(func() { total.Add(1) }, func() { total.Add(1) })
+		})
+	})
+	if total.Load() != 128 {
+		t.Fatalf("total = %d, want 128", total.Load())
+	}
 }
 
 func BenchmarkForOverhead(b *testing.B) {

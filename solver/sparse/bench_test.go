@@ -37,6 +37,20 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
+// BenchmarkAnalyzeAMDOnly is BenchmarkAnalyze with Options.AMDOnly.
+func BenchmarkAnalyzeAMDOnly(b *testing.B) {
+	for _, name := range benchMeshes {
+		b.Run(name, func(b *testing.B) {
+			_, a, _ := benchSystem(b, name)
+			var sym *Symbolic
+			for b.Loop() {
+				sym, _ = Analyze(a, &Options{AMDOnly: true})
+			}
+			reportFill(b, sym)
+		})
+	}
+}
+
 func BenchmarkFactor(b *testing.B) {
 	for _, name := range benchMeshes {
 		b.Run(name, func(b *testing.B) {

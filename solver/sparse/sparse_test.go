@@ -522,6 +522,7 @@ func TestOptions(t *testing.T) {
 		"noDense":        {Dense: -1},
 		"dense1":         {Dense: 1},
 		"sequential":     {Sequential: true},
+		"amdOnly":        {AMDOnly: true},
 	} {
 		sym, err := Analyze(a, o)
 		if err != nil {

@@ -1,0 +1,493 @@
+package meshik
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"gonum.org/v1/gonum/mat"
+
+	"gallop/solver/parallel"
+)
+
+// sums are the per-triangle sums of one linearisation, gathered in one
+// pass (prepare): the objective and its weight gradient at the current
+// iterate, and the small products of the normal equations.
+type sums struct {
+	f    float64   // ‖G·x − M(w)‖² (without the regularisers)
+	grad []float64 // −2·Jᵀ(G·x − M(w))
+	jtj  []float64 // JᵀJ, l×l row-major, upper triangle
+	jtb  []float64 // Jᵀb
+	bb   float64   // ‖b‖²
+	// The fourth-vertex rows' part of the half-solve Gram sums (see gramY):
+	// those rows are final when prepare writes them.
+	yty []float64
+	ytz []float64
+	zz  float64
+}
+
+// Iterate performs one Gauss-Newton iteration from the current (x, w).
+//
+// As a safeguard the paper does not need on its examples but larger
+// residuals do (left-out poses, far drags), the iteration is
+// Levenberg-Marquardt: the weight system is damped, S + μ·diag(S), by a μ
+// that the gain ratio ρ = (actual decrease of f) / (decrease the linear
+// model predicted) of the previous step steers (Madsen, Nielsen and
+// Tingleff 2004, Section 3.2): a step that increased f is undone and
+// retaken with μ four times larger; ρ < 1/4 quadruples μ (at least 10⁻³),
+// ρ > 3/4 divides it by three down to 0, pure Gauss-Newton, which is where
+// a well-behaved solve stays. Without the damping Gauss-Newton can zig-zag
+// across a flat valley forever (the lion with pose 7 left out did).
+func (s *Solver) Iterate() (Stats, error) {
+	if !s.ready {
+		return Stats{}, errors.New("meshik: no constraints set (SetHandles)")
+	}
+	for {
+		sm := s.prepare(s.main)
+		f := sm.f
+		kk, pp := s.opts.Prior*s.opts.Prior, s.opts.Temporal*s.opts.Temporal
+		for k, w := range s.main.w {
+			dw := w - s.main.w0[k]
+			f += kk*w*w + pp*dw*dw
+			sm.grad[k] += 2*kk*w + 2*pp*dw
+		}
+		// Below rounding level (a converged iterate) the ratio is noise.
+		if !math.IsNaN(s.prevF) && s.predicted > 1e-12*(1+f) {
+			rho := (s.prevF - f) / s.predicted
+			switch {
+			case rho < 0 && s.mu < 1e8:
+				// The last step made things worse: undo it and damp.
+				copy(s.x, s.prevX)
+				copy(s.main.w, s.prevW)
+				s.mu = max(4*s.mu, 1e-3)
+				s.predicted = 0
+				continue
+			case rho < 0.25:
+				s.mu = max(4*s.mu, 1e-3)
+			case rho > 0.75:
+				if s.mu /= 3; s.mu < 1e-8 {
+					s.mu = 0
+				}
+			}
+		}
+		copy(s.prevX, s.x)
+		copy(s.prevW, s.main.w)
+		lastF := s.prevF
+		s.prevF = f
+		delta, model, err := s.step(s.main, sm, s.opts.Prior, s.opts.Temporal, s.mu)
+		if err != nil {
+			return Stats{}, err
+		}
+		s.predicted = f - model
+		s.iter++
+		eps := s.opts.epsilon()
+		st := Stats{Iteration: s.iter, Objective: f, Damping: s.mu}
+		wmax := 0.0
+		for k := range delta {
+			st.Step = max(st.Step, math.Abs(delta[k]))
+			st.Gradient = max(st.Gradient, math.Abs(sm.grad[k]))
+			wmax = max(wmax, math.Abs(s.prevW[k]))
+		}
+		st.Converged = !math.IsNaN(lastF) &&
+			math.Abs(f-lastF) < eps*(1+f) &&
+			st.Gradient < math.Cbrt(eps)*(1+f) &&
+			st.Step < math.Sqrt(eps)*(1+wmax)
+		for _, p := range s.x {
+			if !finite(p) {
+				return st, errors.New("meshik: the solve produced non-finite positions")
+			}
+		}
+		return st, nil
+	}
+}
+
+// StartFromLinear replaces the weights with the best blend of the linear
+// feature space for the current constraints (a convex problem: one exact
+// step from its centre), expressed as nonlinear weights. The linear blend
+// d̄ + Σ_{i<l} w_i·(d_i − d̄) is Σ_i α_i·d_i with α_i = w_i + (1 − Σ_j w_j)/l
+// (w_l = 0), and α is where the nonlinear iterations start: the nonlinear
+// space agrees with the linear one at the examples and near them, so this
+// start lies in the right basin far more often than equal shares do (with
+// equal shares the lion's pose 7 stalls in a local minimum). Positions are
+// set to the linear solution. It does nothing for other spaces.
+func (s *Solver) StartFromLinear() error {
+	if s.lin == nil || !s.ready {
+		return nil
+	}
+	s.lin.neutral()
+	// A small prior keeps the linear problem well posed when examples are
+	// nearly dependent; it hardly moves the optimum.
+	if _, _, err := s.step(s.lin, s.prepare(s.lin), max(s.opts.Prior, 1e-3), 0, 0); err != nil {
+		return err
+	}
+	l := s.main.l
+	sum := 0.0
+	for _, v := range s.lin.w {
+		sum += v
+	}
+	for i := range s.main.w {
+		s.main.w[i] = (1 - sum) / float64(l)
+		if i < l-1 {
+			s.main.w[i] += s.lin.w[i]
+		}
+	}
+	s.resetConvergence()
+	return nil
+}
+
+// reduceChunk is the number of items per partial sum of reduce: fixed, so
+// sums do not depend on the number of cores.
+const reduceChunk = 1024
+
+// reduce runs fn over [0, n) in chunks of reduceChunk, in parallel, each
+// chunk accumulating into its own zeroed slice of width numbers, and
+// returns their sum taken in chunk order: a parallel reduction whose result
+// does not depend on scheduling.
+func reduce(n, width int, fn func(lo, hi int, acc []float64)) []float64 {
+	nc := (n + reduceChunk - 1) / reduceChunk
+	part := make([]float64, nc*width)
+	parallel.For(nc, func(c int) {
+		fn(c*reduceChunk, min(n, (c+1)*reduceChunk), part[c*width:(c+1)*width])
+	})
+	sum := make([]float64, width)
+	for c := 0; c < nc; c++ {
+		for i, v := range part[c*width : (c+1)*width] {
+			sum[i] += v
+		}
+	}
+	return sum
+}
+
+// prepare evaluates M(w) and ∂M/∂w into bl, moves the constrained
+// vertices to their targets, and in one parallel pass over the triangles
+// computes the residual sums at the current iterate, b = M(w) − G·x̂, and
+// each fourth vertex's row of the half-solved right-hand sides,
+// y_j = d_j^{−1/2}·(Gᵀ·[J | b])_j, with its share of the Gram sums.
+func (s *Solver) prepare(bl *spaceState) sums {
+	l := bl.l
+	w := l + 1
+	bl.eval(s.frozen, s.fgrad)
+	for v := 0; v < s.n; v++ {
+		if s.fixed[v] {
+			s.x[v] = s.target[v]
+		}
+	}
+	bd := bl.b.RawMatrix()
+	width := 3 + 3*l + 2*l*l
+	acc := reduce(s.m, width, func(lo, hi int, acc []float64) {
+		grad, jtb := acc[3:3+l], acc[3+l:3+2*l]
+		jtj, yty, ytz := acc[3+2*l:3+2*l+l*l], acc[3+2*l+l*l:3+2*l+2*l*l], acc[3+2*l+2*l*l:]
+		for j := lo; j < hi; j++ {
+			tri := s.grad.Triangle(j)
+			cv, c4 := &s.cv[j], &s.c4[j]
+			x0, x1, x2, x4 := s.x[tri[0]], s.x[tri[1]], s.x[tri[2]], s.x[s.n+j]
+			f0, f1, f2 := s.fixed[tri[0]], s.fixed[tri[1]], s.fixed[tri[2]]
+			t := &bl.t[j]
+			var e, b mgl64.Mat3
+			for c := 0; c < 3; c++ {
+				a0, a1, a2, a4 := cv[c][0], cv[c][1], cv[c][2], c4[c]
+				for r := 0; r < 3; r++ {
+					p0, p1, p2 := a0*x0[r], a1*x1[r], a2*x2[r]
+					fx := 0.0 // G·x̂: the constrained vertices' part
+					if f0 {
+						fx += p0
+					}
+					if f1 {
+						fx += p1
+					}
+					if f2 {
+						fx += p2
+					}
+					e[3*c+r] = p0 + p1 + p2 + a4*x4[r] - t[3*c+r]
+					b[3*c+r] = t[3*c+r] - fx
+				}
+			}
+			s.b[j] = b
+			d := bl.dt[j*l : (j+1)*l]
+			for q := 0; q < 9; q++ {
+				acc[0] += e[q] * e[q]
+				acc[1] += b[q] * b[q]
+			}
+			// The fourth vertex's half-solved row, per coordinate r:
+			// columns k < l from J, column l from b.
+			row := bd.Data[(s.n+j)*bd.Stride : (s.n+j)*bd.Stride+3*w]
+			sc := math.Sqrt(s.dinv[j])
+			g0, g1, g2 := sc*c4[0], sc*c4[1], sc*c4[2]
+			for r := 0; r < 3; r++ {
+				yr := row[r*w : (r+1)*w]
+				for k := 0; k < l; k++ {
+					dk := &d[k]
+					yr[k] = g0*dk[r] + g1*dk[3+r] + g2*dk[6+r]
+				}
+				yr[l] = g0*b[r] + g1*b[3+r] + g2*b[6+r]
+				z := yr[l]
+				acc[2] += z * z
+				for k := 0; k < l; k++ {
+					yk := yr[k]
+					ytz[k] += yk * z
+					for k2 := k; k2 < l; k2++ {
+						yty[k*l+k2] += yk * yr[k2]
+					}
+				}
+			}
+			for k := 0; k < l; k++ {
+				dk := &d[k]
+				ge, gb := 0.0, 0.0
+				for q := 0; q < 9; q++ {
+					ge += dk[q] * e[q]
+					gb += dk[q] * b[q]
+				}
+				grad[k] -= 2 * ge
+				jtb[k] += gb
+				for k2 := k; k2 < l; k2++ {
+					d2 := &d[k2]
+					v := 0.0
+					for q := 0; q < 9; q++ {
+						v += dk[q] * d2[q]
+					}
+					jtj[k*l+k2] += v
+				}
+			}
+		}
+	})
+	return sums{
+		f: acc[0], bb: acc[1], zz: acc[2],
+		grad: acc[3 : 3+l], jtb: acc[3+l : 3+2*l],
+		jtj: acc[3+2*l : 3+2*l+l*l], yty: acc[3+2*l+l*l : 3+2*l+2*l*l], ytz: acc[3+2*l+2*l*l:],
+	}
+}
+
+// step solves the linearised problem at bl's current (x, w), prepared in
+// sm, with prior k, temporal p and Marquardt damping mu, and applies the
+// step to x and bl.w. It returns δ and the value of the linearised
+// objective at the new (x, w) (what the model predicts f will be).
+func (s *Solver) step(bl *spaceState, sm sums, k, p, mu float64) ([]float64, float64, error) {
+	l := bl.l
+	s.gather(bl)
+	// Forward solves for all 3(l+1) columns of the vertex rows at once.
+	vrows := bl.b.Slice(0, s.n, 0, 3*(l+1)).(*mat.Dense)
+	s.ws.SolveLower(vrows, vrows)
+	yty, ytz, zz := s.gramY(bl)
+	for i := range yty {
+		yty[i] += sm.yty[i]
+	}
+	for i := range ytz {
+		ytz[i] += sm.ytz[i]
+	}
+	zz += sm.zz
+
+	// The l×l system for δ.
+	kk, pp := k*k, p*p
+	delta := make([]float64, l)
+	if l > 0 {
+		sys := mat.NewSymDense(l, nil)
+		rhs := mat.NewVecDense(l, nil)
+		for a := 0; a < l; a++ {
+			for c := a; c < l; c++ {
+				v := sm.jtj[a*l+c] - yty[a*l+c]
+				if a == c {
+					v = (v + kk + pp) * (1 + mu)
+				}
+				sys.SetSym(a, c, v)
+			}
+			rhs.SetVec(a, ytz[a]-sm.jtb[a]-kk*bl.w[a]-pp*(bl.w[a]-bl.w0[a]))
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(sys) {
+			return nil, 0, errors.New("meshik: the weight system is not positive definite (examples that do not vary, or constraints that do not involve them); add a prior")
+		}
+		if err := ch.SolveVecTo(mat.NewVecDense(l, delta), rhs); err != nil {
+			return nil, 0, fmt.Errorf("meshik: weight system: %w", err)
+		}
+	}
+	s.backward(bl, delta)
+
+	// The model's value at the new iterate, from sums already at hand:
+	// min_x ‖G·x − (b + J·δ)‖² = ‖b + Jδ‖² − ‖z + Yδ‖² (the free rows).
+	model := sm.bb - zz
+	for a := 0; a < l; a++ {
+		model += 2 * delta[a] * (sm.jtb[a] - ytz[a])
+		for c := 0; c < l; c++ {
+			i, j := min(a, c), max(a, c)
+			model += delta[a] * delta[c] * (sm.jtj[i*l+j] - yty[i*l+j])
+		}
+	}
+	model = max(model, 0)
+	for a := range delta {
+		bl.w[a] += delta[a]
+		dw := bl.w[a] - bl.w0[a]
+		model += kk*bl.w[a]*bl.w[a] + pp*dw*dw
+	}
+	return delta, model, nil
+}
+
+// gather fills the vertex rows of bl.b with the condensed right-hand sides
+// Ĝᵀ·[J_r | b_r]: per coordinate r, columns r(l+1)+k hold J's column k and
+// r(l+1)+l hold b; a constrained vertex's row holds 0 for J and its value
+// for b (the Dirichlet system). (prepare wrote the fourth-vertex rows.)
+// Rows are independent, so they are computed in parallel,
+// deterministically.
+func (s *Solver) gather(bl *spaceState) {
+	l := bl.l
+	w := 3 * (l + 1)
+	bd := bl.b.RawMatrix()
+	g := s.ghat
+	parallel.Chunks(s.n, 1024, func(lo, hi int) {
+		for u := lo; u < hi; u++ {
+			row := bd.Data[u*bd.Stride : u*bd.Stride+w]
+			clear(row)
+			if s.fixed[u] {
+				for r := 0; r < 3; r++ {
+					row[r*(l+1)+l] = s.x[u][r]
+				}
+				continue
+			}
+			r0, r1, r2 := row[:l+1], row[l+1:2*(l+1)], row[2*(l+1):]
+			for p := g.ColPtr[u]; p < g.ColPtr[u+1]; p++ {
+				i, a := g.RowIdx[p], g.Val[p]
+				j, c := i/3, 3*(i%3)
+				d := bl.dt[j*l : (j+1)*l]
+				for k := range d {
+					dk := &d[k]
+					r0[k] += a * dk[c]
+					r1[k] += a * dk[c+1]
+					r2[k] += a * dk[c+2]
+				}
+				bj := &s.b[j]
+				r0[l] += a * bj[c]
+				r1[l] += a * bj[c+1]
+				r2[l] += a * bj[c+2]
+			}
+		}
+	})
+}
+
+// gramY returns, from the half-solved vertex rows of bl.b,
+// Σ_r Y_rᵀY_r (l×l, row-major, upper triangle filled), Σ_r Y_rᵀz_r and
+// Σ_r ‖z_r‖² over the free rows (a fixed vertex's row holds its value, not
+// a solve). The fourth-vertex rows' share comes from prepare.
+func (s *Solver) gramY(bl *spaceState) (yty, ytz []float64, zz float64) {
+	l := bl.l
+	bd := bl.b.RawMatrix()
+	width := l*l + l + 1
+	acc := reduce(s.n, width, func(lo, hi int, acc []float64) {
+		for u := lo; u < hi; u++ {
+			row := bd.Data[u*bd.Stride : u*bd.Stride+3*(l+1)]
+			free := !s.fixedPivot[u]
+			for r := 0; r < 3; r++ {
+				y := row[r*(l+1) : (r+1)*(l+1)]
+				z := y[l]
+				if free {
+					acc[l*l+l] += z * z
+				}
+				for k := 0; k < l; k++ {
+					yk := y[k]
+					a := acc[k*l:]
+					for k2 := k; k2 < l; k2++ {
+						a[k2] += yk * y[k2]
+					}
+					acc[l*l+k] += yk * z
+				}
+			}
+		}
+	})
+	return acc[:l*l], acc[l*l : l*l+l], acc[l*l+l]
+}
+
+// backward applies δ: the vertices from K's backward solve of z + Y·δ,
+// then the fourth vertices from the diagonal block.
+func (s *Solver) backward(bl *spaceState, delta []float64) {
+	l, n := bl.l, s.n
+	bd := bl.b.RawMatrix()
+	xd := s.xs.RawMatrix()
+	combine := func(u int, dst []float64) {
+		row := bd.Data[u*bd.Stride:]
+		for r := 0; r < 3; r++ {
+			v := row[r*(l+1)+l]
+			for a := 0; a < l; a++ {
+				v += row[r*(l+1)+a] * delta[a]
+			}
+			dst[r] = v
+		}
+	}
+	parallel.Chunks(n, 8192, func(lo, hi int) {
+		for u := lo; u < hi; u++ {
+			combine(u, xd.Data[u*xd.Stride:u*xd.Stride+3])
+		}
+	})
+	s.ws.SolveUpper(s.xs, s.xs)
+	for u := 0; u < n; u++ {
+		s.x[u] = mgl64.Vec3{xd.Data[u*xd.Stride], xd.Data[u*xd.Stride+1], xd.Data[u*xd.Stride+2]}
+	}
+	parallel.Chunks(s.m, 8192, func(lo, hi int) {
+		var y [3]float64
+		for j := lo; j < hi; j++ {
+			combine(n+j, y[:])
+			sc := math.Sqrt(s.dinv[j])
+			tri := s.grad.Triangle(j)
+			var x4 mgl64.Vec3
+			for r := 0; r < 3; r++ {
+				v := sc * y[r]
+				for q := 0; q < 3; q++ {
+					if !s.fixed[tri[q]] {
+						v -= s.dinv[j] * s.e[j][q] * s.x[tri[q]][r]
+					}
+				}
+				x4[r] = v
+			}
+			s.x[n+j] = x4
+		}
+	})
+}
+
+// Result summarises Solve.
+type Result struct {
+	Iterations int
+	Objective  float64 // at the start of the last iteration
+	Converged  bool
+}
+
+// Solve iterates until the convergence tests of Section 4.1 hold or the
+// iteration cap is reached (then it returns ErrNotConverged, wrapped, with
+// the last iterate in place). each, if not nil, is called after every
+// iteration (the Pose tool publishes the iterate there) and may stop the
+// solve by returning false.
+func (s *Solver) Solve(each func(Stats) bool) (Result, error) {
+	var res Result
+	for res.Iterations < s.opts.maxIterations() {
+		st, err := s.Iterate()
+		if err != nil {
+			return res, err
+		}
+		res.Iterations++
+		res.Objective = st.Objective
+		res.Converged = st.Converged
+		if each != nil && !each(st) {
+			return res, nil
+		}
+		if st.Converged {
+			return res, nil
+		}
+	}
+	return res, fmt.Errorf("%w after %d iterations (objective %.4g)", ErrNotConverged, res.Iterations, res.Objective)
+}
+
+// Reconstruct sets the weights to w and solves for the positions that best
+// match M(w) with the constrained vertices at their targets (Eq. 3 with a
+// prescribed blend: the paper's Figure 3). No weights are updated.
+func (s *Solver) Reconstruct(w []float64) error {
+	if err := s.SetWeights(w); err != nil {
+		return err
+	}
+	if !s.ready {
+		return errors.New("meshik: no constraints set (SetHandles)")
+	}
+	s.prepare(s.main)
+	s.gather(s.main)
+	l := s.main.l
+	vrows := s.main.b.Slice(0, s.n, 0, 3*(l+1)).(*mat.Dense)
+	s.ws.SolveLower(vrows, vrows)
+	s.backward(s.main, make([]float64, l))
+	return nil
+}

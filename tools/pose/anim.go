@@ -1,0 +1,198 @@
+package pose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/AllenDang/giu"
+
+	"gallop/app/jobs"
+	"gallop/assets"
+	"gallop/solver/meshik"
+	"gallop/tools"
+)
+
+// TemporalWeight is p of the paper's Section 5, the weight of ‖w − w₀‖
+// between consecutive frames of a solved animation ("We used a value of
+// 100 for the factor p in all animations").
+const TemporalWeight = 100
+
+// animJob is an animation being solved.
+type animJob struct {
+	job *jobs.Job
+}
+
+// insertKey records every handle's offset at the current frame.
+func (p *Pose) insertKey(h tools.Host) {
+	p.sync(h)
+	if p.obj == nil || len(p.ed.Handles) == 0 {
+		h.Error(errors.New("make handles first: a key records their positions"))
+		return
+	}
+	k := key{Frame: h.Frame()}
+	for _, hd := range p.ed.Handles {
+		k.Offsets = append(k.Offsets, hd.Offset)
+	}
+	ed := p.ed.clone()
+	ed.Keys = slices.DeleteFunc(ed.Keys, func(x key) bool { return x.Frame == k.Frame })
+	ed.Keys = append(ed.Keys, k)
+	slices.SortFunc(ed.Keys, func(a, b key) int { return a.Frame - b.Frame })
+	p.do(h, fmt.Sprintf("Key frame %d", k.Frame+1), ed, false)
+}
+
+// offsetsAt interpolates the keyed handle offsets at frame f with a
+// uniform Catmull-Rom spline through the keys (C¹, passing through every
+// key), clamped before the first key and after the last.
+func offsetsAt(keys []key, f int) []assets.Vec3 {
+	if f <= keys[0].Frame {
+		return keys[0].Offsets
+	}
+	last := len(keys) - 1
+	if f >= keys[last].Frame {
+		return keys[last].Offsets
+	}
+	i := 0
+	for keys[i+1].Frame <= f {
+		i++
+	}
+	u := float64(f-keys[i].Frame) / float64(keys[i+1].Frame-keys[i].Frame)
+	k0, k1, k2, k3 := keys[max(i-1, 0)], keys[i], keys[i+1], keys[min(i+2, last)]
+	out := make([]assets.Vec3, len(k1.Offsets))
+	u2, u3 := u*u, u*u*u
+	for h := range out {
+		p0, p1, p2, p3 := k0.Offsets[h], k1.Offsets[h], k2.Offsets[h], k3.Offsets[h]
+		out[h] = p1.Mul(2).
+			Add(p2.Sub(p0).Mul(u)).
+			Add(p0.Mul(2).Sub(p1.Mul(5)).Add(p2.Mul(4)).Sub(p3).Mul(u2)).
+			Add(p3.Sub(p0).Add(p1.Sub(p2).Mul(3)).Mul(u3)).
+			Mul(0.5)
+	}
+	return out
+}
+
+// solveAnimation solves every frame from the first key to the last as a
+// job, with the temporal term, and replaces the object's clip with the
+// result.
+func (p *Pose) solveAnimation(h tools.Host) {
+	if len(p.ed.Keys) < 2 {
+		h.Error(errors.New("insert at least two keys (I) at different frames to solve an animation"))
+		return
+	}
+	if p.anim != nil {
+		return
+	}
+	obj, ed := p.obj, p.ed.clone()
+	ref := p.reference()
+	var examples [][]assets.Vec3
+	for _, ex := range ed.Examples {
+		examples = append(examples, ex.Positions)
+	}
+	space := ed.Space
+	first, last := ed.Keys[0].Frame, ed.Keys[len(ed.Keys)-1].Frame
+	fps := h.FPS()
+	var frames [][]assets.Vec3
+	run := func(ctx context.Context, rep jobs.Reporter) error {
+		s, err := meshik.New(ref, obj.Mesh.Triangles, examples, meshik.Options{Space: space, Temporal: TemporalWeight})
+		if err != nil {
+			return err
+		}
+		// One handle vertex list for the whole animation; targets per frame.
+		var verts []int
+		for _, hd := range ed.Handles {
+			verts = append(verts, hd.Vertices...)
+		}
+		if err := s.SetHandles(verts); err != nil {
+			return err
+		}
+		if err := s.SetFrozen(ed.Frozen); err != nil {
+			return err
+		}
+		sorted := s.Handles()
+		target := map[int]assets.Vec3{}
+		for f := first; f <= last; f++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			off := offsetsAt(ed.Keys, f)
+			for hi, hd := range ed.Handles {
+				for i, v := range hd.Vertices {
+					target[v] = hd.Base[i].Add(off[hi])
+				}
+			}
+			ts := make([]assets.Vec3, len(sorted))
+			for i, v := range sorted {
+				ts[i] = target[v]
+			}
+			if err := s.SetTargets(ts); err != nil {
+				return err
+			}
+			if f == first {
+				if err := s.StartFromLinear(); err != nil {
+					return err
+				}
+			}
+			if err := s.SetPrevious(s.Weights()); err != nil {
+				return err
+			}
+			if _, err := s.Solve(nil); err != nil && !errors.Is(err, meshik.ErrNotConverged) {
+				return fmt.Errorf("frame %d: %w", f+1, err)
+			}
+			frames = append(frames, s.Positions())
+			rep.Report(float64(f-first+1)/float64(last-first+1), fmt.Sprintf("frame %d of %d", f-first+1, last-first+1))
+		}
+		return nil
+	}
+	p.anim = &animJob{}
+	p.anim.job = h.Jobs().Start("Solving animation", run, func(err error) {
+		p.anim = nil
+		if err != nil {
+			h.Error(err)
+			return
+		}
+		clip := &assets.Clip{Name: obj.Name + " posed", FPS: fps, Frames: frames}
+		h.Do(&clipCmd{obj: obj, before: obj.Clip, beforeSrc: obj.Source, after: clip})
+		p.showClip = true
+		h.Info("Solved %d frames of animation", len(frames))
+	})
+}
+
+// clipCmd replaces an object's clip (the object is then stored in the
+// project rather than referenced: it was edited).
+type clipCmd struct {
+	obj           *assets.Object
+	before, after *assets.Clip
+	beforeSrc     *assets.Source
+}
+
+func (c *clipCmd) Name() string { return "Solve animation" }
+func (c *clipCmd) Do()          { c.obj.Clip, c.obj.Source = c.after, nil }
+func (c *clipCmd) Undo()        { c.obj.Clip, c.obj.Source = c.before, c.beforeSrc }
+
+func (p *Pose) animPanel(h tools.Host) giu.Widget {
+	l := giu.Layout{
+		giu.Labelf("Animation: %d keys", len(p.ed.Keys)),
+		giu.Row(
+			giu.Button("Insert key (I)").OnClick(func() { p.insertKey(h) }),
+			giu.Button("Solve animation").Disabled(p.anim != nil).OnClick(func() { p.solveAnimation(h) }),
+		),
+	}
+	for i, k := range p.ed.Keys {
+		i := i
+		l = append(l, giu.Row(
+			giu.Labelf("key at frame %d", k.Frame+1),
+			giu.SmallButton(fmt.Sprintf("x##key%d", i)).OnClick(func() {
+				ed := p.ed.clone()
+				ed.Keys = slices.Delete(ed.Keys, i, i+1)
+				p.do(h, "Remove key", ed, false)
+			}),
+		))
+	}
+	label := "Show the solved animation"
+	if p.showClip {
+		label = "Show the live pose"
+	}
+	l = append(l, giu.Button(label).OnClick(func() { p.showClip = !p.showClip }))
+	return l
+}
