@@ -36,6 +36,7 @@ func runBench(args []string, stdout io.Writer) error {
 	data := fs.String("data", defaultDataDir(), "the shared data folder (horse-gallop etc.)")
 	runs := fs.Int("runs", 5, "repetitions per timed figure; the median is reported")
 	gui := fs.Bool("viewport", true, "also measure the viewport (needs a display: $DISPLAY, e.g. Xvfb)")
+	pose := fs.Bool("pose", true, "also measure the Pose tool's solver (lion-poses, horse-poses)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop bench [options]
 
@@ -43,6 +44,14 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
   load_horse_gallop             loading horse-gallop's 48 OBJ frames (median)
   export_horse_gallop_glb       exporting it as a morph-target .glb (median)
   pick_horse_mean, pick_horse_max  one viewport pick on the horse (BVH ray cast)
+  pose_lion_*, pose_horse_*, pose_horse_subdivided_*
+                                Mesh-Based IK (median): _iteration, the mean
+                                Gauss-Newton iteration of a solve to pose 5's
+                                positions at 10 handles (lion: 9 examples;
+                                horse and the horse subdivided once: 4);
+                                _analyze_factor, symbolic analysis and first
+                                factorization; _new_handle_set, switching to
+                                another handle set
   viewport_fps_idle, viewport_fps_busy, viewport_longest_frame_idle,
   viewport_longest_frame_busy   the window showing horse-gallop at 1280x800
                                 (playing, camera turning), alone and while a
@@ -91,6 +100,12 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
 	mean, worst := benchPick(obj)
 	emit(stdout, "pick_horse_mean", mean.Seconds()*1e3, "ms")
 	emit(stdout, "pick_horse_max", worst.Seconds()*1e3, "ms")
+
+	if *pose {
+		if err := benchPose(stdout, *data, *runs); err != nil {
+			return err
+		}
+	}
 
 	if !*gui {
 		return nil

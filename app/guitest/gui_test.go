@@ -82,11 +82,15 @@ func newSession(t *testing.T) *session {
 			break
 		}
 	}
-	s.xvfb = exec.Command("Xvfb", s.display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	// -noreset: by default the server resets when its last client leaves
+	// (each xdotool probe), and a client connecting during the reset is
+	// refused; GTK, which connects first, then fails to initialise.
+	s.xvfb = exec.Command("Xvfb", s.display, "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
 	if err := s.xvfb.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.xvfb.Process.Kill(); s.xvfb.Wait() })
+	// SIGTERM lets the server remove its socket and lock file.
+	t.Cleanup(func() { s.xvfb.Process.Signal(syscall.SIGTERM); s.xvfb.Wait() })
 	s.waitFor("X server", 10*time.Second, func() bool {
 		probe := exec.Command("xdotool", "getmouselocation")
 		probe.Env = s.env()

@@ -13,18 +13,15 @@ import (
 
 // sums are the per-triangle sums of one linearisation, gathered in one
 // pass (prepare): the objective and its weight gradient at the current
-// iterate, and the small products of the normal equations.
+// iterate, and the small products of the normal equations with the
+// fourth-vertex rows' share of the half-solve Gram sums (see gramY; those
+// rows are final when prepare writes them) already subtracted.
 type sums struct {
 	f    float64   // ‖G·x − M(w)‖² (without the regularisers)
 	grad []float64 // −2·Jᵀ(G·x − M(w))
-	jtj  []float64 // JᵀJ, l×l row-major, upper triangle
-	jtb  []float64 // Jᵀb
-	bb   float64   // ‖b‖²
-	// The fourth-vertex rows' part of the half-solve Gram sums (see gramY):
-	// those rows are final when prepare writes them.
-	yty []float64
-	ytz []float64
-	zz  float64
+	jy   []float64 // JᵀJ − Y₄ᵀY₄, l×l row-major, upper triangle
+	jz   []float64 // Jᵀb − Y₄ᵀz₄
+	bz   float64   // ‖b‖² − ‖z₄‖²
 }
 
 // Iterate performs one Gauss-Newton iteration from the current (x, w).
@@ -159,26 +156,28 @@ func reduce(n, width int, fn func(lo, hi int, acc []float64)) []float64 {
 	return sum
 }
 
-// prepare evaluates M(w) and ∂M/∂w into bl, moves the constrained
-// vertices to their targets, and in one parallel pass over the triangles
+// prepare moves the constrained vertices to their targets and, in one
+// parallel pass over the triangles, evaluates M(w) and ∂M/∂w into bl and
 // computes the residual sums at the current iterate, b = M(w) − G·x̂, and
 // each fourth vertex's row of the half-solved right-hand sides,
 // y_j = d_j^{−1/2}·(Gᵀ·[J | b])_j, with its share of the Gram sums.
 func (s *Solver) prepare(bl *spaceState) sums {
 	l := bl.l
 	w := l + 1
-	bl.eval(s.frozen, s.fgrad)
 	for v := 0; v < s.n; v++ {
 		if s.fixed[v] {
 			s.x[v] = s.target[v]
 		}
 	}
 	bd := bl.b.RawMatrix()
-	width := 3 + 3*l + 2*l*l
+	width := 2 + 2*l + l*l
 	acc := reduce(s.m, width, func(lo, hi int, acc []float64) {
-		grad, jtb := acc[3:3+l], acc[3+l:3+2*l]
-		jtj, yty, ytz := acc[3+2*l:3+2*l+l*l], acc[3+2*l+l*l:3+2*l+2*l*l], acc[3+2*l+2*l*l:]
+		grad, jz, jy := acc[2:2+l], acc[2+l:2+2*l], acc[2+2*l:]
+		var f, bz float64
 		for j := lo; j < hi; j++ {
+			if (j-lo)%evalBlock == 0 {
+				bl.eval(s.frozen, s.fgrad, j, min(hi, j+evalBlock))
+			}
 			tri := s.grad.Triangle(j)
 			cv, c4 := &s.cv[j], &s.c4[j]
 			x0, x1, x2, x4 := s.x[tri[0]], s.x[tri[1]], s.x[tri[2]], s.x[s.n+j]
@@ -199,63 +198,57 @@ func (s *Solver) prepare(bl *spaceState) sums {
 					if f2 {
 						fx += p2
 					}
-					e[3*c+r] = p0 + p1 + p2 + a4*x4[r] - t[3*c+r]
+					e[3*c+r] = (p0 + p1) + (p2 + a4*x4[r]) - t[3*c+r]
 					b[3*c+r] = t[3*c+r] - fx
 				}
 			}
 			s.b[j] = b
 			d := bl.dt[j*l : (j+1)*l]
-			for q := 0; q < 9; q++ {
-				acc[0] += e[q] * e[q]
-				acc[1] += b[q] * b[q]
-			}
+			f += dot9(&e, &e)
 			// The fourth vertex's half-solved row, per coordinate r:
 			// columns k < l from J, column l from b.
 			row := bd.Data[(s.n+j)*bd.Stride : (s.n+j)*bd.Stride+3*w]
 			sc := math.Sqrt(s.dinv[j])
 			g0, g1, g2 := sc*c4[0], sc*c4[1], sc*c4[2]
-			for r := 0; r < 3; r++ {
-				yr := row[r*w : (r+1)*w]
-				for k := 0; k < l; k++ {
-					dk := &d[k]
-					yr[k] = g0*dk[r] + g1*dk[3+r] + g2*dk[6+r]
-				}
-				yr[l] = g0*b[r] + g1*b[3+r] + g2*b[6+r]
-				z := yr[l]
-				acc[2] += z * z
-				for k := 0; k < l; k++ {
-					yk := yr[k]
-					ytz[k] += yk * z
-					for k2 := k; k2 < l; k2++ {
-						yty[k*l+k2] += yk * yr[k2]
-					}
-				}
-			}
-			for k := 0; k < l; k++ {
+			z0 := g0*b[0] + g1*b[3] + g2*b[6]
+			z1 := g0*b[1] + g1*b[4] + g2*b[7]
+			z2 := g0*b[2] + g1*b[5] + g2*b[8]
+			row[l], row[w+l], row[2*w+l] = z0, z1, z2
+			bz += dot9(&b, &b) - (z0*z0 + z1*z1 + z2*z2)
+			for k := range d {
 				dk := &d[k]
-				ge, gb := 0.0, 0.0
-				for q := 0; q < 9; q++ {
-					ge += dk[q] * e[q]
-					gb += dk[q] * b[q]
-				}
-				grad[k] -= 2 * ge
-				jtb[k] += gb
+				y0 := g0*dk[0] + g1*dk[3] + g2*dk[6]
+				y1 := g0*dk[1] + g1*dk[4] + g2*dk[7]
+				y2 := g0*dk[2] + g1*dk[5] + g2*dk[8]
+				row[k], row[w+k], row[2*w+k] = y0, y1, y2
+				grad[k] -= 2 * dot9(dk, &e)
+				jz[k] += dot9(dk, &b) - (y0*z0 + y1*z1 + y2*z2)
 				for k2 := k; k2 < l; k2++ {
 					d2 := &d[k2]
-					v := 0.0
-					for q := 0; q < 9; q++ {
-						v += dk[q] * d2[q]
-					}
-					jtj[k*l+k2] += v
+					// Y₄'s entries for k2 are recomputed rather than
+					// read back: cheaper than the memory round trip.
+					v0 := g0*d2[0] + g1*d2[3] + g2*d2[6]
+					v1 := g0*d2[1] + g1*d2[4] + g2*d2[7]
+					v2 := g0*d2[2] + g1*d2[5] + g2*d2[8]
+					jy[k*l+k2] += dot9(dk, d2) - (y0*v0 + y1*v1 + y2*v2)
 				}
 			}
 		}
+		acc[0] += f
+		acc[1] += bz
 	})
-	return sums{
-		f: acc[0], bb: acc[1], zz: acc[2],
-		grad: acc[3 : 3+l], jtb: acc[3+l : 3+2*l],
-		jtj: acc[3+2*l : 3+2*l+l*l], yty: acc[3+2*l+l*l : 3+2*l+2*l*l], ytz: acc[3+2*l+2*l*l:],
-	}
+	return sums{f: acc[0], bz: acc[1], grad: acc[2 : 2+l], jz: acc[2+l : 2+2*l], jy: acc[2+2*l:]}
+}
+
+// evalBlock is the number of triangles whose features and derivatives
+// prepare evaluates at a time, to use them while they are in cache.
+const evalBlock = 32
+
+// dot9 is a·b with the sum taken as a tree, whose short dependency chains
+// let the processor overlap the products.
+func dot9(a, b *mgl64.Mat3) float64 {
+	return ((a[0]*b[0] + a[1]*b[1]) + (a[2]*b[2] + a[3]*b[3])) +
+		((a[4]*b[4] + a[5]*b[5]) + (a[6]*b[6] + a[7]*b[7])) + a[8]*b[8]
 }
 
 // step solves the linearised problem at bl's current (x, w), prepared in
@@ -269,13 +262,6 @@ func (s *Solver) step(bl *spaceState, sm sums, k, p, mu float64) ([]float64, flo
 	vrows := bl.b.Slice(0, s.n, 0, 3*(l+1)).(*mat.Dense)
 	s.ws.SolveLower(vrows, vrows)
 	yty, ytz, zz := s.gramY(bl)
-	for i := range yty {
-		yty[i] += sm.yty[i]
-	}
-	for i := range ytz {
-		ytz[i] += sm.ytz[i]
-	}
-	zz += sm.zz
 
 	// The l×l system for δ.
 	kk, pp := k*k, p*p
@@ -285,13 +271,13 @@ func (s *Solver) step(bl *spaceState, sm sums, k, p, mu float64) ([]float64, flo
 		rhs := mat.NewVecDense(l, nil)
 		for a := 0; a < l; a++ {
 			for c := a; c < l; c++ {
-				v := sm.jtj[a*l+c] - yty[a*l+c]
+				v := sm.jy[a*l+c] - yty[a*l+c]
 				if a == c {
 					v = (v + kk + pp) * (1 + mu)
 				}
 				sys.SetSym(a, c, v)
 			}
-			rhs.SetVec(a, ytz[a]-sm.jtb[a]-kk*bl.w[a]-pp*(bl.w[a]-bl.w0[a]))
+			rhs.SetVec(a, ytz[a]-sm.jz[a]-kk*bl.w[a]-pp*(bl.w[a]-bl.w0[a]))
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(sys) {
@@ -305,12 +291,12 @@ func (s *Solver) step(bl *spaceState, sm sums, k, p, mu float64) ([]float64, flo
 
 	// The model's value at the new iterate, from sums already at hand:
 	// min_x ‖G·x − (b + J·δ)‖² = ‖b + Jδ‖² − ‖z + Yδ‖² (the free rows).
-	model := sm.bb - zz
+	model := sm.bz - zz
 	for a := 0; a < l; a++ {
-		model += 2 * delta[a] * (sm.jtb[a] - ytz[a])
+		model += 2 * delta[a] * (sm.jz[a] - ytz[a])
 		for c := 0; c < l; c++ {
 			i, j := min(a, c), max(a, c)
-			model += delta[a] * delta[c] * (sm.jtj[i*l+j] - yty[i*l+j])
+			model += delta[a] * delta[c] * (sm.jy[i*l+j] - yty[i*l+j])
 		}
 	}
 	model = max(model, 0)
@@ -332,7 +318,6 @@ func (s *Solver) gather(bl *spaceState) {
 	l := bl.l
 	w := 3 * (l + 1)
 	bd := bl.b.RawMatrix()
-	g := s.ghat
 	parallel.Chunks(s.n, 1024, func(lo, hi int) {
 		for u := lo; u < hi; u++ {
 			row := bd.Data[u*bd.Stride : u*bd.Stride+w]
@@ -343,22 +328,23 @@ func (s *Solver) gather(bl *spaceState) {
 				}
 				continue
 			}
-			r0, r1, r2 := row[:l+1], row[l+1:2*(l+1)], row[2*(l+1):]
-			for p := g.ColPtr[u]; p < g.ColPtr[u+1]; p++ {
-				i, a := g.RowIdx[p], g.Val[p]
-				j, c := i/3, 3*(i%3)
+			r0, r1, r2 := row[:l], row[l+1:2*l+1], row[2*(l+1):2*(l+1)+l]
+			var z0, z1, z2 float64
+			for p := s.incPtr[u]; p < s.incPtr[u+1]; p++ {
+				j, a := int(s.incTri[p]), &s.incCoef[p]
 				d := bl.dt[j*l : (j+1)*l]
 				for k := range d {
 					dk := &d[k]
-					r0[k] += a * dk[c]
-					r1[k] += a * dk[c+1]
-					r2[k] += a * dk[c+2]
+					r0[k] += a[0]*dk[0] + a[1]*dk[3] + a[2]*dk[6]
+					r1[k] += a[0]*dk[1] + a[1]*dk[4] + a[2]*dk[7]
+					r2[k] += a[0]*dk[2] + a[1]*dk[5] + a[2]*dk[8]
 				}
 				bj := &s.b[j]
-				r0[l] += a * bj[c]
-				r1[l] += a * bj[c+1]
-				r2[l] += a * bj[c+2]
+				z0 += a[0]*bj[0] + a[1]*bj[3] + a[2]*bj[6]
+				z1 += a[0]*bj[1] + a[1]*bj[4] + a[2]*bj[7]
+				z2 += a[0]*bj[2] + a[1]*bj[5] + a[2]*bj[8]
 			}
+			row[l], row[2*l+1], row[3*l+2] = z0, z1, z2
 		}
 	})
 }

@@ -125,8 +125,12 @@ func (o Options) maxIterations() int {
 // A Solver is not safe for concurrent use.
 type Solver struct {
 	opts Options
-	grad *deform.Gradients
-	n, m int // vertices, triangles
+	grad *deform.Gradients // of the triangles in the solver's order
+	n, m int               // vertices, triangles
+	// The solver keeps the triangles sorted by their lowest vertex index
+	// (localOrder), so that a vertex's triangles lie close together in
+	// memory; slot[j] is where the caller's triangle j is.
+	slot []int
 	nu   int // unknowns per coordinate: n + m
 
 	// Per triangle j and gradient column c: the coefficients of G's row
@@ -138,17 +142,23 @@ type Solver struct {
 	dinv []float64       // 1/d_j
 	e    [][3]float64    // [j][q]
 
-	ghat  *sparse.CSC // Ĝ: 3m × n, the condensed operator
-	k     *sparse.CSC // K = ĜᵀĜ with the Dirichlet rows applied
-	base  []float64   // K's own values
-	diag  []int       // index of each column's diagonal entry in k.Val
-	sym   *sparse.Symbolic
-	fac   *sparse.Factor
-	ws    *sparse.Workspace
-	pinv  []int // pivot row of each vertex in the half-solved blocks
-	comp  []int // connected component of each vertex, -1 if unreferenced
-	ncomp int
-	ready bool // a factorization for the current constraints exists
+	ghat *sparse.CSC // Ĝ: 3m × n, the condensed operator
+	// Ĝ by vertex and triangle: vertex u's incident triangles are
+	// incTri[incPtr[u]:incPtr[u+1]], and incCoef holds Ĝ's three entries
+	// (rows 3j + c, c = 0..2) of each in column u.
+	incPtr  []int
+	incTri  []int32
+	incCoef [][3]float64
+	k       *sparse.CSC // K = ĜᵀĜ with the Dirichlet rows applied
+	base    []float64   // K's own values
+	diag    []int       // index of each column's diagonal entry in k.Val
+	sym     *sparse.Symbolic
+	fac     *sparse.Factor
+	ws      *sparse.Workspace
+	pinv    []int // pivot row of each vertex in the half-solved blocks
+	comp    []int // connected component of each vertex, -1 if unreferenced
+	ncomp   int
+	ready   bool // a factorization for the current constraints exists
 
 	analyzeTime, factorTime time.Duration // of Analyze (in New) and the last SetHandles
 
@@ -214,17 +224,19 @@ func (bl *spaceState) neutral() {
 	}
 }
 
-// eval computes M(w) and ∂M/∂w, frozen triangles overridden.
-func (bl *spaceState) eval(frozen []bool, fgrad []mgl64.Mat3) {
+// eval computes M(w) and ∂M/∂w for triangles [lo, hi) on the calling
+// goroutine, frozen triangles overridden (their feature is fixed, so their
+// derivative is zero).
+func (bl *spaceState) eval(frozen []bool, fgrad []mgl64.Mat3, lo, hi int) {
 	if bl.space != nil {
-		bl.space.EvalJacobian(bl.w, bl.t, bl.dt)
+		bl.space.EvalJacobianRange(bl.w, bl.t, bl.dt, lo, hi)
 	} else {
-		for j := range bl.t {
+		for j := lo; j < hi; j++ {
 			bl.t[j] = mgl64.Ident3()
 		}
 	}
-	for j, f := range frozen {
-		if f {
+	for j := lo; j < hi; j++ {
+		if frozen[j] {
 			bl.t[j] = fgrad[j]
 			clear(bl.dt[j*bl.l : (j+1)*bl.l])
 		}
@@ -252,8 +264,11 @@ var ErrNotConverged = errors.New("meshik: did not converge")
 // features are the identity: the reference pose alone. It analyses GᵀG;
 // call SetHandles before Solve.
 func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, opts Options) (*Solver, error) {
+	order, triangles := localOrder(triangles)
 	grad, err := deform.New(reference, triangles)
 	if err != nil {
+		// Report the problem in the caller's numbering.
+		_, err = deform.New(reference, unorder(order, triangles))
 		return nil, fmt.Errorf("reference mesh: %w", err)
 	}
 	n, m := len(reference), len(triangles)
@@ -281,7 +296,10 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 		}
 	}
 	opts.Space = kind
-	s := &Solver{opts: opts, grad: grad, n: n, m: m, nu: n + m}
+	s := &Solver{opts: opts, grad: grad, n: n, m: m, nu: n + m, slot: make([]int, m)}
+	for k, j := range order {
+		s.slot[j] = k
+	}
 	switch kind {
 	case Identity:
 		s.main = newSpaceState(Identity, nil, m, s.nu)
@@ -357,8 +375,7 @@ func (s *Solver) condense() {
 	for j := 0; j < m; j++ {
 		d := 0.0
 		for c := 0; c < 3; c++ {
-			cols, coef := s.grad.Row(j, c)
-			_ = cols
+			_, coef := s.grad.Row(j, c)
 			s.cv[j][c] = [3]float64{coef[0], coef[1], coef[2]}
 			s.c4[j][c] = coef[3]
 			d += coef[3] * coef[3]
@@ -372,11 +389,67 @@ func (s *Solver) condense() {
 		tri := s.grad.Triangle(j)
 		for c := 0; c < 3; c++ {
 			for q := 0; q < 3; q++ {
-				t.Add(3*j+c, tri[q], s.cv[j][c][q]-s.e[j][q]*s.c4[j][c]*s.dinv[j])
+				t.Add(3*j+c, tri[q], s.ghatEntry(j, c, q))
 			}
 		}
 	}
 	s.ghat = t.CSC()
+
+	s.incPtr = make([]int, n+1)
+	for j := 0; j < m; j++ {
+		for _, v := range s.grad.Triangle(j) {
+			s.incPtr[v+1]++
+		}
+	}
+	for u := 0; u < n; u++ {
+		s.incPtr[u+1] += s.incPtr[u]
+	}
+	s.incTri = make([]int32, 3*m)
+	s.incCoef = make([][3]float64, 3*m)
+	next := slices.Clone(s.incPtr[:n])
+	for j := 0; j < m; j++ {
+		for q, v := range s.grad.Triangle(j) {
+			p := next[v]
+			next[v]++
+			s.incTri[p] = int32(j)
+			s.incCoef[p] = [3]float64{s.ghatEntry(j, 0, q), s.ghatEntry(j, 1, q), s.ghatEntry(j, 2, q)}
+		}
+	}
+}
+
+// ghatEntry is Ĝ's entry in row 3j + c at triangle j's vertex q:
+// cv_jcq − e_jq·c4_jc/d_j.
+func (s *Solver) ghatEntry(j, c, q int) float64 {
+	return s.cv[j][c][q] - s.e[j][q]*s.c4[j][c]*s.dinv[j]
+}
+
+// localOrder returns the triangles sorted (stably) by their lowest vertex
+// index, and order with sorted[k] = triangles[order[k]]. Meshes number
+// their vertices with some locality, so the sort puts each vertex's
+// triangles near one another; the per-vertex pass over them (gather) then
+// runs from cache: on the horse it is twice as fast as in file order.
+func localOrder(triangles [][3]int) (order []int, sorted [][3]int) {
+	order = make([]int, len(triangles))
+	for j := range order {
+		order[j] = j
+	}
+	low := func(t [3]int) int { return min(t[0], t[1], t[2]) }
+	slices.SortStableFunc(order, func(a, b int) int { return low(triangles[a]) - low(triangles[b]) })
+	sorted = make([][3]int, len(triangles))
+	for k, j := range order {
+		sorted[k] = triangles[j]
+	}
+	return order, sorted
+}
+
+// unorder is the inverse of localOrder: the triangles in the caller's
+// order.
+func unorder(order []int, sorted [][3]int) [][3]int {
+	t := make([][3]int, len(sorted))
+	for k, j := range order {
+		t[j] = sorted[k]
+	}
+	return t
 }
 
 // usedVertices returns the number of distinct vertices the triangles use.
@@ -571,7 +644,7 @@ func (s *Solver) SetFrozen(triangles []int) error {
 		if j < 0 || j >= s.m {
 			return fmt.Errorf("frozen triangle %d does not exist (the mesh has %d triangles)", j, s.m)
 		}
-		frozen[j] = true
+		frozen[s.slot[j]] = true
 	}
 	if s.main.l > 0 && !slices.Contains(frozen, false) {
 		return errors.New("every triangle is frozen: nothing is left for the examples to explain (unfreeze some)")

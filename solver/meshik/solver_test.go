@@ -395,3 +395,53 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTriangleOrderDoesNotMatter: the solver reorders triangles internally
+// (localOrder); the result, frozen triangles included, must be the same
+// whatever order the caller lists them in.
+func TestTriangleOrderDoesNotMatter(t *testing.T) {
+	set := loadPoses(t, "lion-poses", 1, 2, 3)
+	ref := set.ref
+	m := len(ref.Triangles)
+	reversed := make([][3]int, m)
+	for j, tri := range ref.Triangles {
+		reversed[m-1-j] = tri
+	}
+	frozen := []int{0, 17, 500, m / 2, m - 1}
+	frozenRev := make([]int, len(frozen))
+	for i, j := range frozen {
+		frozenRev[i] = m - 1 - j
+	}
+	solve := func(tris [][3]int, frozen []int) []mgl64.Vec3 {
+		s, err := New(ref.Positions, tris, set.poses, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetHandles(spreadHandles(ref)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetFrozen(frozen); err != nil {
+			t.Fatal(err)
+		}
+		targets := make([]mgl64.Vec3, len(s.Handles()))
+		for i, v := range s.Handles() {
+			targets[i] = set.poses[1][v].Add(mgl64.Vec3{0.05, 0, 0})
+		}
+		if err := s.SetTargets(targets); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Solve(nil); err != nil {
+			t.Fatal(err)
+		}
+		return s.Positions()
+	}
+	a := solve(ref.Triangles, frozen)
+	b := solve(reversed, frozenRev)
+	if d := rmsDistance(a, b); d > 1e-9 {
+		t.Errorf("reversing the triangle list changes the solve by RMS %g", d)
+	}
+	// And freezing matters, so the comparison above can fail.
+	if d := rmsDistance(a, solve(reversed, frozen)); d < 1e-6 {
+		t.Errorf("freezing other triangles changes the solve by only RMS %g", d)
+	}
+}

@@ -39,6 +39,10 @@ type Space interface {
 	// EvalJacobian does both in one pass over the examples, for t and dt
 	// sized as for Eval and Jacobian.
 	EvalJacobian(w []float64, t, dt []mgl64.Mat3)
+	// EvalJacobianRange is EvalJacobian for triangles [lo, hi) only, on
+	// the calling goroutine (t and dt are still full length), so that a
+	// caller can consume each block while it is in cache.
+	EvalJacobianRange(w []float64, t, dt []mgl64.Mat3, lo, hi int)
 }
 
 var (
@@ -184,14 +188,16 @@ func (s *LinearSpace) EvalJacobian(w []float64, t, dt []mgl64.Mat3) {
 	checkLen("Eval destination", len(t), s.m)
 	checkLen("Jacobian destination", len(dt), s.m*s.nw)
 	if s.m < parallelMin {
-		s.eval(w, t, 0, s.m)
-		s.jacobian(dt, 0, s.m)
+		s.EvalJacobianRange(w, t, dt, 0, s.m)
 		return
 	}
-	forTriangles(s.m, func(lo, hi int) {
-		s.eval(w, t, lo, hi)
-		s.jacobian(dt, lo, hi)
-	})
+	forTriangles(s.m, func(lo, hi int) { s.EvalJacobianRange(w, t, dt, lo, hi) })
+}
+
+// EvalJacobianRange implements Space.
+func (s *LinearSpace) EvalJacobianRange(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
+	s.eval(w, t, lo, hi)
+	s.jacobian(dt, lo, hi)
 }
 
 // NonlinearSpace is the nonlinear feature space of Section 3.3: each
@@ -306,6 +312,11 @@ func (s *NonlinearSpace) EvalJacobian(w []float64, t, dt []mgl64.Mat3) {
 		return
 	}
 	forTriangles(s.m, func(lo, hi int) { s.run(w, t, dt, lo, hi) })
+}
+
+// EvalJacobianRange implements Space.
+func (s *NonlinearSpace) EvalJacobianRange(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
+	s.run(w, t, dt, lo, hi)
 }
 
 // blended is one triangle's blend at w: Exp(ω), J_r(ω) and S(w) as

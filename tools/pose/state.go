@@ -81,7 +81,7 @@ func (p *Pose) Restore(h tools.Host, raw json.RawMessage) error {
 	if p.obj == nil {
 		return nil
 	}
-	var s stateJSON
+	s := stateJSON{Reference: -1} // absent: the rest pose
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return fmt.Errorf("pose tool state: %w", err)
 	}

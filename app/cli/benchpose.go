@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"gallop/assets"
+	"gallop/solver/meshik"
+	"gallop/solver/sampling"
+)
+
+// poseCase is one of the Pose tool's speed figures (issue: ten times the
+// paper's Table 1 on the same sizes): a mesh, its examples, and the pose
+// whose positions at the handles are the targets.
+type poseCase struct {
+	name     string
+	ref      *assets.Mesh
+	examples [][]assets.Vec3
+	target   []assets.Vec3
+}
+
+// poseCases loads the lion with its 9 poses as examples (targets from pose
+// 5), the horse with poses 1-4 (targets from pose 5), and the horse
+// subdivided once by midpoints with the same poses.
+func poseCases(data string) ([]poseCase, error) {
+	load := func(set string, frames int) (*assets.Mesh, [][]assets.Vec3, error) {
+		dir := filepath.Join(data, set)
+		ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
+		if err != nil {
+			return nil, nil, err
+		}
+		var poses [][]assets.Vec3
+		for f := 1; f <= frames; f++ {
+			m, err := assets.LoadOBJ(filepath.Join(dir, "frames", fmt.Sprintf("%d.obj", f)))
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := ref.SameTopology(m); err != nil {
+				return nil, nil, fmt.Errorf("%s frame %d: %w", set, f, err)
+			}
+			poses = append(poses, m.Positions)
+		}
+		return ref, poses, nil
+	}
+	lion, lionPoses, err := load("lion-poses", 9)
+	if err != nil {
+		return nil, err
+	}
+	horse, horsePoses, err := load("horse-poses", 5)
+	if err != nil {
+		return nil, err
+	}
+	sub := assets.SubdivideMidpoint(horse)
+	subPoses := make([][]assets.Vec3, len(horsePoses))
+	for i, p := range horsePoses {
+		subPoses[i] = assets.SubdivideMidpointPositions(horse, p)
+	}
+	return []poseCase{
+		{"lion", lion, lionPoses, lionPoses[4]},
+		{"horse", horse, horsePoses[:4], horsePoses[4]},
+		{"horse_subdivided", sub, subPoses[:4], subPoses[4]},
+	}, nil
+}
+
+// poseRun is one timed run of a case.
+type poseRun struct {
+	analyzeFactor time.Duration // symbolic analysis + numeric factorization of the first handle set
+	newHandles    time.Duration // a second, different handle set (numeric refactorization)
+	iteration     time.Duration // mean Gauss-Newton iteration of a solve to the targets
+	iterations    int
+}
+
+// run builds the solver as the Pose tool does on loading the examples,
+// makes 10 well-spread handles (farthest-point sampling from vertex 0),
+// solves from the reference to the targets, then switches to a handle set
+// of 7. Solves start from the space's neutral weights, as after
+// ResetWeights (meshik's BenchmarkIteration measures the same).
+func (c *poseCase) run() (poseRun, error) {
+	var r poseRun
+	s, err := meshik.New(c.ref.Positions, c.ref.Triangles, c.examples, meshik.Options{})
+	if err != nil {
+		return r, err
+	}
+	handles := sampling.FarthestPoints(c.ref.Positions, 10, 0)
+	if err := s.SetHandles(handles); err != nil {
+		return r, err
+	}
+	analyze, factor := s.FactorTimes()
+	r.analyzeFactor = analyze + factor
+	sorted := s.Handles()
+	targets := make([]assets.Vec3, len(sorted))
+	for i, v := range sorted {
+		targets[i] = c.target[v]
+	}
+	if err := s.SetTargets(targets); err != nil {
+		return r, err
+	}
+	// The first solve warms the solver's memory, as the first moments of a
+	// drag do in the Pose tool; the second, from the reference again, is
+	// timed.
+	if _, err := s.Solve(nil); err != nil {
+		return r, err
+	}
+	if err := s.SetPositions(c.ref.Positions); err != nil {
+		return r, err
+	}
+	s.ResetWeights()
+	start := time.Now()
+	res, err := s.Solve(nil)
+	if err != nil {
+		return r, err
+	}
+	r.iterations = res.Iterations
+	r.iteration = time.Since(start) / time.Duration(max(1, res.Iterations))
+	start = time.Now()
+	if err := s.SetHandles(handles[:7]); err != nil {
+		return r, err
+	}
+	r.newHandles = time.Since(start)
+	return r, nil
+}
+
+// benchPose prints the Pose tool's figures, each the median of runs.
+func benchPose(stdout io.Writer, data string, runs int) error {
+	cases, err := poseCases(data)
+	if err != nil {
+		return fmt.Errorf("pose benchmark: %w", err)
+	}
+	for _, c := range cases {
+		rs := make([]poseRun, runs)
+		for i := range rs {
+			// The previous run's solver is garbage: collect it now, not
+			// concurrently with the timed solve (a drag in the Pose tool
+			// does not follow a solver's worth of garbage either).
+			runtime.GC()
+			if rs[i], err = c.run(); err != nil {
+				return fmt.Errorf("pose benchmark %s: %w", c.name, err)
+			}
+		}
+		med := func(f func(poseRun) time.Duration) float64 {
+			ts := make([]time.Duration, runs)
+			for i, r := range rs {
+				ts[i] = f(r)
+			}
+			slices.Sort(ts)
+			return ts[runs/2].Seconds() * 1e3
+		}
+		emit(stdout, "pose_"+c.name+"_iteration", med(func(r poseRun) time.Duration { return r.iteration }), "ms")
+		emit(stdout, "pose_"+c.name+"_analyze_factor", med(func(r poseRun) time.Duration { return r.analyzeFactor }), "ms")
+		emit(stdout, "pose_"+c.name+"_new_handle_set", med(func(r poseRun) time.Duration { return r.newHandles }), "ms")
+	}
+	return nil
+}

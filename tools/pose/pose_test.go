@@ -1,0 +1,227 @@
+package pose
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"gallop/app/jobs"
+	"gallop/app/undo"
+	"gallop/assets"
+	"gallop/viewport"
+)
+
+// host is a tools.Host without a window: the demo bar as the object, an
+// undo stack, a job runner polled by the test.
+type host struct {
+	obj    *assets.Object
+	sel    []int
+	stack  undo.Stack
+	runner jobs.Runner
+	errs   []error
+	frame  int
+}
+
+func newHost() *host {
+	bar := assets.DemoBar()
+	return &host{obj: &assets.Object{Name: "bar", Mesh: bar}}
+}
+
+func (h *host) Object() *assets.Object                          { return h.obj }
+func (h *host) Positions() []assets.Vec3                        { return h.obj.PositionsAt(h.frame) }
+func (h *host) Selection() []int                                { return h.sel }
+func (h *host) SetSelection(v []int)                            { h.sel = v }
+func (h *host) Do(c undo.Command)                               { h.stack.Do(c) }
+func (h *host) Jobs() *jobs.Runner                              { return &h.runner }
+func (h *host) View() *viewport.View                            { return viewport.NewView() }
+func (h *host) Error(err error)                                 { h.errs = append(h.errs, err) }
+func (h *host) Info(string, ...any)                             {}
+func (h *host) Frame() int                                      { return h.frame }
+func (h *host) NumFrames() int                                  { return h.obj.NumFrames() }
+func (h *host) FPS() float64                                    { return 30 }
+func (h *host) OpenFile(string, []string, func(string))         {}
+func (h *host) OpenFolder(string, func(string))                 {}
+func (h *host) SaveFile(string, []string, string, func(string)) {}
+
+// settle runs UI frames until the solver has converged on the latest
+// problem (or the time limit passes) and returns the pose shown.
+func settle(t *testing.T, p *Pose, h *host) []assets.Vec3 {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		h.runner.Poll()
+		p.Update(h)
+		if p.last.version == p.version && (p.last.converged || p.last.err != nil) {
+			if p.last.err != nil {
+				t.Fatalf("solver: %v", p.last.err)
+			}
+			pos, _ := p.Display(h)
+			return pos
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("the solver did not converge in 20 s (last snapshot: version %d of %d, iteration %d)", p.last.version, p.version, p.last.stats.Iteration)
+	return nil
+}
+
+// barTip returns the vertices of the bar's free end (the last ring and its
+// cap centre) and of its fixed end (the first ring).
+func barEnds(m *assets.Mesh) (fixed, tip []int) {
+	// DemoBar: 13 rings of 10 vertices, then the two cap centres.
+	for i := 0; i < 10; i++ {
+		fixed = append(fixed, i)
+		tip = append(tip, 120+i)
+	}
+	return append(fixed, 130), append(tip, 131)
+}
+
+// TestDragBendsBar drives the tool as the window does: add the demo
+// examples, make two handles, move the tip's, and check the live pose puts
+// the handles at their targets and bends the bar the way its examples do;
+// then undo the move and check the pose returns.
+func TestDragBendsBar(t *testing.T) {
+	h := newHost()
+	p := &Pose{}
+	defer p.Close()
+	p.sync(h)
+	p.addDemoExamples(h)
+	if len(p.ed.Examples) != 2 {
+		t.Fatalf("%d examples after adding the demo's, want 2", len(p.ed.Examples))
+	}
+	fixed, tip := barEnds(h.obj.Mesh)
+	h.sel = fixed
+	p.makeHandle(h)
+	h.sel = tip
+	p.makeHandle(h)
+	if len(p.ed.Handles) != 2 || len(h.errs) > 0 {
+		t.Fatalf("%d handles, errors %v", len(p.ed.Handles), h.errs)
+	}
+	rest := settle(t, p, h)
+	for v, q := range rest {
+		if d := q.Sub(h.obj.Mesh.Positions[v]).Len(); d > 1e-6 {
+			t.Fatalf("with handles at rest, vertex %d moved %g", v, d)
+		}
+	}
+
+	// Move the tip as a drag does (one undoable step).
+	ed := p.ed.clone()
+	ed.Handles[1].Offset = assets.Vec3{-2, 3, 0}
+	p.do(h, "Move Handle 2", ed, false)
+	posed := settle(t, p, h)
+	for i, v := range tip {
+		want := p.ed.Handles[1].Base[i].Add(p.ed.Handles[1].Offset)
+		if d := posed[v].Sub(want).Len(); d > 1e-9 {
+			t.Errorf("tip vertex %d is %g from its target", v, d)
+		}
+	}
+	// The middle of the bar follows: it moves, toward the tip's side.
+	mid := 60
+	if d := posed[mid].Sub(rest[mid]).Len(); d < 0.1 {
+		t.Errorf("the bar's middle moved only %g", d)
+	}
+	if w := p.weights; len(w) != 2 || w[1] <= w[0] {
+		t.Errorf("weights %v: the bent example should dominate a bend", w)
+	}
+
+	h.stack.Undo()
+	back := settle(t, p, h)
+	for v, q := range back {
+		if d := q.Sub(rest[v]).Len(); d > 1e-6 {
+			t.Fatalf("after undo vertex %d is %g from the rest pose", v, d)
+		}
+	}
+}
+
+// TestStateRoundTrip saves the tool's state as a project does and restores
+// it into a fresh tool: the same examples, handles, keys and pose.
+func TestStateRoundTrip(t *testing.T) {
+	h := newHost()
+	p := &Pose{}
+	defer p.Close()
+	p.sync(h)
+	p.addDemoExamples(h)
+	fixed, tip := barEnds(h.obj.Mesh)
+	h.sel = fixed
+	p.makeHandle(h)
+	h.sel = tip
+	p.makeHandle(h)
+	ed := p.ed.clone()
+	ed.Handles[1].Offset = assets.Vec3{-1, 1, 0.5}
+	ed.Handles[1].Name = "tip"
+	ed.Frozen = []int{3, 4}
+	p.do(h, "edit", ed, false)
+	p.insertKey(h)
+	settle(t, p, h)
+	raw, err := p.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &Pose{}
+	defer q.Close()
+	if err := q.Restore(h, raw); err != nil {
+		t.Fatal(err)
+	}
+	raw2, err := q.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != string(raw2) {
+		t.Errorf("state changed in a round trip:\n%s\n%s", raw, raw2)
+	}
+	if len(q.ed.Keys) != 1 || q.ed.Handles[1].Name != "tip" || len(q.ed.Frozen) != 2 {
+		t.Errorf("restored %d keys, handle %q, frozen %v", len(q.ed.Keys), q.ed.Handles[1].Name, q.ed.Frozen)
+	}
+}
+
+// TestRestoreRejectsBadState: indices and sizes that do not fit the object
+// are errors that say what is wrong.
+func TestRestoreRejectsBadState(t *testing.T) {
+	h := newHost()
+	cases := map[string]string{
+		`{"handles": [{"name": "h", "vertices": [500], "base": "` + assets.EncodeVec3s(make([]assets.Vec3, 1)) + `"}]}`: "vertex 500 does not exist",
+		`{"frozen_triangles": [9999]}`:                   "frozen triangle 9999",
+		`{"space": "curved"}`:                            "unknown feature space",
+		`{"examples": [{"name": "e", "positions": ""}]}`: `example "e" has 0 vertices`,
+		`{"reference": 3}`:                               "reference example 3",
+		`not json`:                                       "pose tool state",
+	}
+	for raw, want := range cases {
+		p := &Pose{}
+		err := p.Restore(h, json.RawMessage(raw))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an error containing %q", raw, err, want)
+		}
+		p.Close()
+	}
+}
+
+// TestOffsetsAt: the key spline passes through every key, holds the end
+// keys outside them, and moves smoothly in between.
+func TestOffsetsAt(t *testing.T) {
+	keys := []key{
+		{Frame: 0, Offsets: []assets.Vec3{{0, 0, 0}}},
+		{Frame: 10, Offsets: []assets.Vec3{{1, 0, 0}}},
+		{Frame: 20, Offsets: []assets.Vec3{{1, 2, 0}}},
+	}
+	for _, k := range keys {
+		if got := offsetsAt(keys, k.Frame)[0]; got != k.Offsets[0] {
+			t.Errorf("frame %d: %v, want the key %v", k.Frame, got, k.Offsets[0])
+		}
+	}
+	if got := offsetsAt(keys, -5)[0]; got != keys[0].Offsets[0] {
+		t.Errorf("before the first key: %v", got)
+	}
+	if got := offsetsAt(keys, 30)[0]; got != keys[2].Offsets[0] {
+		t.Errorf("after the last key: %v", got)
+	}
+	// Between keys the offset changes by small steps (no jumps).
+	prev := offsetsAt(keys, 0)[0]
+	for f := 1; f <= 20; f++ {
+		cur := offsetsAt(keys, f)[0]
+		if d := cur.Sub(prev).Len(); d > 0.3 {
+			t.Errorf("frame %d: the offset jumps by %g", f, d)
+		}
+		prev = cur
+	}
+}
