@@ -350,13 +350,7 @@ func TestHorseSession(t *testing.T) {
 	orbited := s.waitStill("3-orbited", 10*time.Second)
 
 	// Save with Ctrl+S to --save-to, then quit with Ctrl+Q.
-	s.xdo("key", "ctrl+s")
-	s.waitFor("the project file", 20*time.Second, func() bool {
-		_, err := os.Stat(project)
-		return err == nil
-	})
-	time.Sleep(300 * time.Millisecond)
-	s.quit(cmd)
+	s.saveAndQuit(cmd, project)
 
 	// The saved project reopens: headless, and in the window.
 	info := exec.Command(s.bin, "info", "--json", project)
@@ -408,29 +402,12 @@ func TestBadFileThenOpenDialog(t *testing.T) {
 	s.xdo("key", "Return")
 	time.Sleep(300 * time.Millisecond)
 	s.xdo("key", "ctrl+o")
-	var dlg string
 	defer func() {
 		if t.Failed() {
 			s.screenshot("dialog-failed")
 		}
 	}()
-	s.waitFor("the file dialog", 30*time.Second, func() bool {
-		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Open")
-		cmd.Env = s.env()
-		out, _ := cmd.Output()
-		dlg = strings.TrimSpace(string(out))
-		return dlg != ""
-	})
-	// Without a window manager the dialog does not get the keyboard by
-	// itself. Ctrl+L opens GTK's location field.
-	s.xdo("windowfocus", "--sync", strings.Fields(dlg)[0])
-	time.Sleep(500 * time.Millisecond)
-	s.xdo("key", "ctrl+l")
-	time.Sleep(300 * time.Millisecond)
-	lion := filepath.Join(s.root, "..", "shared", "data", "lion-poses", "reference.obj")
-	s.xdo("type", "--delay", "20", lion)
-	time.Sleep(500 * time.Millisecond)
-	s.xdo("key", "Return")
+	s.chooseInDialog(filepath.Join(s.root, "..", "shared", "data", "lion-poses", "reference.obj"))
 	s.waitFor("the lion to load", 30*time.Second, func() bool {
 		return strings.Contains(s.windowName(), "reference")
 	})
@@ -537,11 +514,24 @@ func colourCentre(img *image.RGBA, c [3]uint8) (image.Point, int) {
 	return image.Pt(sx/n, sy/n), n
 }
 
-// addExample adds an OBJ file as an example pose through the Pose tool's
-// "Add OBJ..." button and the native file dialog.
-func (s *session) addExample(path string) {
+// saveAndQuit saves with Ctrl+S (to --save-to, project), waits for the
+// file and quits with Ctrl+Q.
+func (s *session) saveAndQuit(cmd *proc, project string) {
 	s.t.Helper()
-	s.xdo("mousemove", fmt.Sprint(addOBJButton.X), fmt.Sprint(addOBJButton.Y), "click", "1")
+	s.xdo("key", "ctrl+s")
+	s.waitFor("the project file", 20*time.Second, func() bool {
+		_, err := os.Stat(project)
+		return err == nil
+	})
+	time.Sleep(300 * time.Millisecond)
+	s.quit(cmd)
+}
+
+// chooseInDialog waits for the native Open dialog and enters path in it.
+// Without a window manager the dialog does not get the keyboard by itself;
+// Ctrl+L opens GTK's location field.
+func (s *session) chooseInDialog(path string) {
+	s.t.Helper()
 	var dlg string
 	s.waitFor("the file dialog", 30*time.Second, func() bool {
 		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Open")
@@ -551,12 +541,20 @@ func (s *session) addExample(path string) {
 		return dlg != ""
 	})
 	s.xdo("windowfocus", "--sync", strings.Fields(dlg)[0])
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	s.xdo("key", "ctrl+l")
 	time.Sleep(300 * time.Millisecond)
 	s.xdo("type", "--delay", "15", path)
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	s.xdo("key", "Return")
+}
+
+// addExample adds an OBJ file as an example pose through the Pose tool's
+// "Add OBJ..." button and the native file dialog.
+func (s *session) addExample(path string) {
+	s.t.Helper()
+	s.xdo("mousemove", fmt.Sprint(addOBJButton.X), fmt.Sprint(addOBJButton.Y), "click", "1")
+	s.chooseInDialog(path)
 	defer func() {
 		if s.t.Failed() {
 			s.screenshot("dialog-stuck")
@@ -644,13 +642,7 @@ func TestPoseLionSession(t *testing.T) {
 	img := s.makeHandles("lion")
 	s.dragHandle(img, 60, -45)
 	s.waitStill("lion-dragged", 30*time.Second)
-	s.xdo("key", "ctrl+s")
-	s.waitFor("the project file", 20*time.Second, func() bool {
-		_, err := os.Stat(project)
-		return err == nil
-	})
-	time.Sleep(300 * time.Millisecond)
-	s.quit(cmd)
+	s.saveAndQuit(cmd, project)
 
 	// The saved project: the Pose tool's state holds the handles and the
 	// pose shown.

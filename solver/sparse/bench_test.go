@@ -24,30 +24,23 @@ func reportFill(b *testing.B, sym *Symbolic) {
 	b.ReportMetric(sym.Flops()/1e6, "Mflop")
 }
 
+// BenchmarkAnalyze measures the symbolic analysis, with the default
+// ordering and with Options.AMDOnly.
 func BenchmarkAnalyze(b *testing.B) {
-	for _, name := range benchMeshes {
-		b.Run(name, func(b *testing.B) {
-			_, a, _ := benchSystem(b, name)
-			var sym *Symbolic
-			for b.Loop() {
-				sym, _ = Analyze(a, nil)
-			}
-			reportFill(b, sym)
-		})
-	}
-}
-
-// BenchmarkAnalyzeAMDOnly is BenchmarkAnalyze with Options.AMDOnly.
-func BenchmarkAnalyzeAMDOnly(b *testing.B) {
-	for _, name := range benchMeshes {
-		b.Run(name, func(b *testing.B) {
-			_, a, _ := benchSystem(b, name)
-			var sym *Symbolic
-			for b.Loop() {
-				sym, _ = Analyze(a, &Options{AMDOnly: true})
-			}
-			reportFill(b, sym)
-		})
+	for _, opt := range []struct {
+		name string
+		opts *Options
+	}{{"default", nil}, {"amd-only", &Options{AMDOnly: true}}} {
+		for _, name := range benchMeshes {
+			b.Run(opt.name+"/"+name, func(b *testing.B) {
+				_, a, _ := benchSystem(b, name)
+				var sym *Symbolic
+				for b.Loop() {
+					sym, _ = Analyze(a, opt.opts)
+				}
+				reportFill(b, sym)
+			})
+		}
 	}
 }
 

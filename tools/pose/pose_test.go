@@ -65,7 +65,7 @@ func settle(t *testing.T, p *Pose, h *host) []assets.Vec3 {
 	return nil
 }
 
-// barTip returns the vertices of the bar's free end (the last ring and its
+// barEnds returns the vertices of the bar's free end (the last ring and its
 // cap centre) and of its fixed end (the first ring).
 func barEnds(m *assets.Mesh) (fixed, tip []int) {
 	// DemoBar: 13 rings of 10 vertices, then the two cap centres.
@@ -76,14 +76,13 @@ func barEnds(m *assets.Mesh) (fixed, tip []int) {
 	return append(fixed, 130), append(tip, 131)
 }
 
-// TestDragBendsBar drives the tool as the window does: add the demo
-// examples, make two handles, move the tip's, and check the live pose puts
-// the handles at their targets and bends the bar the way its examples do;
-// then undo the move and check the pose returns.
-func TestDragBendsBar(t *testing.T) {
+// barWithHandles sets up the tool as an artist would on the demo scene:
+// the bar's two examples, a handle on its fixed end and one on its tip
+// (whose vertices it returns).
+func barWithHandles(t *testing.T) (*host, *Pose, []int) {
+	t.Helper()
 	h := newHost()
 	p := &Pose{}
-	defer p.Close()
 	p.sync(h)
 	p.addDemoExamples(h)
 	if len(p.ed.Examples) != 2 {
@@ -97,6 +96,16 @@ func TestDragBendsBar(t *testing.T) {
 	if len(p.ed.Handles) != 2 || len(h.errs) > 0 {
 		t.Fatalf("%d handles, errors %v", len(p.ed.Handles), h.errs)
 	}
+	return h, p, tip
+}
+
+// TestDragBendsBar drives the tool as the window does: add the demo
+// examples, make two handles, move the tip's, and check the live pose puts
+// the handles at their targets and bends the bar the way its examples do;
+// then undo the move and check the pose returns.
+func TestDragBendsBar(t *testing.T) {
+	h, p, tip := barWithHandles(t)
+	defer p.Close()
 	rest := settle(t, p, h)
 	for v, q := range rest {
 		if d := q.Sub(h.obj.Mesh.Positions[v]).Len(); d > 1e-6 {
@@ -136,16 +145,8 @@ func TestDragBendsBar(t *testing.T) {
 // TestStateRoundTrip saves the tool's state as a project does and restores
 // it into a fresh tool: the same examples, handles, keys and pose.
 func TestStateRoundTrip(t *testing.T) {
-	h := newHost()
-	p := &Pose{}
+	h, p, _ := barWithHandles(t)
 	defer p.Close()
-	p.sync(h)
-	p.addDemoExamples(h)
-	fixed, tip := barEnds(h.obj.Mesh)
-	h.sel = fixed
-	p.makeHandle(h)
-	h.sel = tip
-	p.makeHandle(h)
 	ed := p.ed.clone()
 	ed.Handles[1].Offset = assets.Vec3{-1, 1, 0.5}
 	ed.Handles[1].Name = "tip"
