@@ -2,6 +2,7 @@ package pose
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -224,5 +225,82 @@ func TestOffsetsAt(t *testing.T) {
 			t.Errorf("frame %d: the offset jumps by %g", f, d)
 		}
 		prev = cur
+	}
+}
+
+// TestBadExampleFile: an example whose mesh does not match is refused with
+// a message naming the file, and the tool keeps working.
+func TestBadExampleFile(t *testing.T) {
+	h, p, tip := barWithHandles(t)
+	defer p.Close()
+	tri := &assets.Mesh{Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}}
+	path := filepath.Join(t.TempDir(), "triangle.obj")
+	if err := assets.SaveOBJ(path, tri, tri.Positions); err != nil {
+		t.Fatal(err)
+	}
+	p.addExampleFiles(h, []string{path})
+	if len(h.errs) != 1 || !strings.Contains(h.errs[0].Error(), "triangle.obj") || !strings.Contains(h.errs[0].Error(), "does not match") {
+		t.Fatalf("errors %v, want one naming triangle.obj", h.errs)
+	}
+	if len(p.ed.Examples) != 2 {
+		t.Fatalf("%d examples after a refused one, want 2", len(p.ed.Examples))
+	}
+	ed := p.ed.clone()
+	ed.Handles[1].Offset = assets.Vec3{0, 1, 0}
+	p.do(h, "Move", ed, false)
+	posed := settle(t, p, h)
+	want := p.ed.Handles[1].Base[0].Add(ed.Handles[1].Offset)
+	if d := posed[tip[0]].Sub(want).Len(); d > 1e-9 {
+		t.Errorf("after the refused example the tip is %g from its target", d)
+	}
+}
+
+// TestSolveAnimation keys the tip at frames 1 and 11 and solves the
+// animation: the object gets an 11-frame clip that passes through both
+// keys and moves in between; undo takes it away.
+func TestSolveAnimation(t *testing.T) {
+	h, p, tip := barWithHandles(t)
+	defer p.Close()
+	p.insertKey(h)
+	h.frame = 10
+	ed := p.ed.clone()
+	ed.Handles[1].Offset = assets.Vec3{-2, 2.5, 0}
+	p.do(h, "Move", ed, false)
+	p.insertKey(h)
+	if len(p.ed.Keys) != 2 {
+		t.Fatalf("%d keys, want 2", len(p.ed.Keys))
+	}
+	p.solveAnimation(h)
+	deadline := time.Now().Add(60 * time.Second)
+	for p.anim != nil && time.Now().Before(deadline) {
+		h.runner.Poll()
+		time.Sleep(5 * time.Millisecond)
+	}
+	if p.anim != nil || len(h.errs) > 0 {
+		t.Fatalf("animation solve: still running %v, errors %v", p.anim != nil, h.errs)
+	}
+	clip := h.obj.Clip
+	if clip == nil || len(clip.Frames) != 11 {
+		t.Fatalf("clip %v, want 11 frames", clip)
+	}
+	base := p.ed.Handles[1].Base
+	for i, v := range tip {
+		if d := clip.Frames[0][v].Sub(base[i]).Len(); d > 1e-6 {
+			t.Errorf("frame 1: tip vertex %d is %g from its key", v, d)
+		}
+		if d := clip.Frames[10][v].Sub(base[i].Add(ed.Handles[1].Offset)).Len(); d > 1e-6 {
+			t.Errorf("frame 11: tip vertex %d is %g from its key", v, d)
+		}
+	}
+	// In between, the tip travels: each frame moves it, none jumps.
+	for f := 1; f < 11; f++ {
+		step := clip.Frames[f][tip[0]].Sub(clip.Frames[f-1][tip[0]]).Len()
+		if step < 1e-3 || step > 1 {
+			t.Errorf("frame %d: the tip moves %g from the frame before", f+1, step)
+		}
+	}
+	h.stack.Undo()
+	if h.obj.Clip != nil {
+		t.Error("undo left the solved clip in place")
 	}
 }
