@@ -10,6 +10,8 @@ packages=(
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
   # native file dialogs (sqweek/dialog uses GTK 3)
   libgtk-3-dev
+  # rigid-body physics for the Gallery tool (ODE, the Open Dynamics Engine)
+  libode-dev
   # GUI tests and benchmarks without a display: virtual X server, input, screenshots
   xvfb xdotool imagemagick
 )

@@ -1,4 +1,5 @@
-// Package sampling picks well-spread subsets of points.
+// Package sampling picks well-spread subsets: of points in space, or of any
+// items with a distance between them.
 package sampling
 
 import (
@@ -7,39 +8,53 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
-// FarthestPoints returns k indices of points chosen by farthest-point
-// sampling: the first is first, each next one is the point farthest (in
-// Euclidean distance) from all chosen so far, ties broken by the lower
-// index. The result is deterministic. It returns fewer than k indices only
-// when there are fewer than k distinct points. O(k·len(points)) time.
-func FarthestPoints(points []mgl64.Vec3, k, first int) []int {
-	if len(points) == 0 || k <= 0 {
+// Farthest returns up to k of the items 0..n-1 chosen by farthest-point
+// selection: first is first, each next one is the item farthest from all
+// chosen so far (its distance to the set being the smallest distance to a
+// chosen item), ties broken by the lower index. dist(i, j) must be
+// symmetric and non-negative (a metric, or any increasing function of one,
+// such as a squared distance); it is called O(k·n) times. Selection stops
+// early when every remaining item is at distance 0 from the chosen set
+// (duplicates), so the result holds only distinct items. The result is
+// deterministic.
+func Farthest(n, k, first int, dist func(i, j int) float64) []int {
+	if n == 0 || k <= 0 {
 		return nil
 	}
-	if first < 0 || first >= len(points) {
-		panic("sampling: first point index out of range")
+	if first < 0 || first >= n {
+		panic("sampling: first item index out of range")
 	}
-	dist := make([]float64, len(points))
-	for i := range dist {
-		dist[i] = math.Inf(1)
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = math.Inf(1)
 	}
 	chosen := []int{first}
 	for len(chosen) < k {
-		last := points[chosen[len(chosen)-1]]
+		last := chosen[len(chosen)-1]
 		best, bestD := -1, 0.0
-		for i, p := range points {
-			d := p.Sub(last).LenSqr()
-			if d < dist[i] {
-				dist[i] = d
+		for i := range d {
+			if v := dist(last, i); v < d[i] {
+				d[i] = v
 			}
-			if dist[i] > bestD {
-				best, bestD = i, dist[i]
+			if d[i] > bestD {
+				best, bestD = i, d[i]
 			}
 		}
 		if best < 0 {
-			break // every point coincides with a chosen one
+			break // every item coincides with a chosen one
 		}
 		chosen = append(chosen, best)
 	}
 	return chosen
+}
+
+// FarthestPoints returns k indices of points chosen by farthest-point
+// sampling in Euclidean distance (Farthest): the first is first, each next
+// one is the point farthest from all chosen so far, ties broken by the
+// lower index. It returns fewer than k indices only when there are fewer
+// than k distinct points. O(k·len(points)) time.
+func FarthestPoints(points []mgl64.Vec3, k, first int) []int {
+	return Farthest(len(points), k, first, func(i, j int) float64 {
+		return points[i].Sub(points[j]).LenSqr()
+	})
 }

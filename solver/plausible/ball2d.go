@@ -1,0 +1,210 @@
+// Package plausible holds the world models of Chenney and Forsyth's
+// "Sampling Plausible Solutions to Multi-body Constraint Problems" (2000),
+// Section 5, as mcmc models: the 2D ball, bowling, balls that spell and
+// dice on a random table. Each model has its random variables, their prior,
+// a deterministic simulator, its constraints, its proposal kernels, a
+// distance between outcomes (to show different solutions rather than
+// repeats) and a recorder that replays a state as an animation.
+package plausible
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gallop/solver/mcmc"
+)
+
+// Ball2D is the 2D ball of Section 5.1 (after Barzel, Hughes and Wood): a
+// ball of diameter D dropped from 4.5·D above the origin bounces on a table
+// five times; at each collision the table's normal is a random angle θ_i
+// from the vertical, θ_i ~ N(0, 10°); the velocity is reflected about the
+// normal with its normal component scaled by 1/√2 (no spin, no friction:
+// the paper's deliberately simple model). The constraint is the sixth
+// collision's position x: log p_c = −½((x − Target)/σ_d)².
+//
+// Lengths are in units of D (D = 1) and time in units of √(D/g); the
+// trajectory's shape does not depend on g.
+type Ball2D struct {
+	Target float64 // where the sixth collision should be (the paper: 1, i.e. x = D)
+	Sigma  float64 // σ_d (the paper: 0.1, i.e. 0.1·D)
+	// Tolerance is the distance from the target within which a sample
+	// satisfies the constraint (the acceptance: 0.1·D).
+	Tolerance float64
+}
+
+// Ball2DBounces is the number of random normals (collisions before the one
+// that lands).
+const Ball2DBounces = 5
+
+// Ball2DSigmaNormal is the prior's standard deviation of each normal's
+// angle from the vertical, in degrees.
+const Ball2DSigmaNormal = 10.0
+
+// Ball2DHeight is the drop height of the ball's centre above the table, in
+// units of D.
+const Ball2DHeight = 4.5
+
+// NewBall2D returns the paper's setting: target x = D, σ_d = 0.1·D,
+// tolerance 0.1·D.
+func NewBall2D() *Ball2D { return &Ball2D{Target: 1, Sigma: 0.1, Tolerance: 0.1} }
+
+// Validate checks the settings.
+func (b *Ball2D) Validate() error {
+	if !(b.Sigma > 0) || math.IsInf(b.Sigma, 0) {
+		return fmt.Errorf("ball2d: σ_d = %v, want a positive number", b.Sigma)
+	}
+	if !(b.Tolerance > 0) || math.IsInf(b.Tolerance, 0) {
+		return fmt.Errorf("ball2d: tolerance %v, want a positive number", b.Tolerance)
+	}
+	if math.IsNaN(b.Target) || math.IsInf(b.Target, 0) {
+		return fmt.Errorf("ball2d: target %v is not a number", b.Target)
+	}
+	return nil
+}
+
+// Ball2DState holds the normals' angles from the vertical, in degrees
+// (positive tilts the normal toward +x).
+type Ball2DState [Ball2DBounces]float64
+
+// Ball2DOutcome is where the ball touched the table: the five collisions
+// with random normals, then the landing (the sixth), x only (the table is
+// y = 0 for the ball's centre).
+type Ball2DOutcome struct {
+	Hits [Ball2DBounces + 1]float64
+	// Impossible is set when a collision left the ball moving into the
+	// table (a normal so steep that the reflected velocity still points
+	// down): the model has no such world, so its probability is 0.
+	Impossible bool
+}
+
+// Landing returns the sixth collision's x.
+func (o Ball2DOutcome) Landing() float64 { return o.Hits[Ball2DBounces] }
+
+// Init implements mcmc.Model: normals drawn from the prior.
+func (b *Ball2D) Init(rng *rand.Rand) Ball2DState {
+	var s Ball2DState
+	for i := range s {
+		s[i] = rng.NormFloat64() * Ball2DSigmaNormal
+	}
+	return s
+}
+
+// LogPrior implements mcmc.Model: −½ Σ (θ_i/10°)².
+func (b *Ball2D) LogPrior(s Ball2DState) float64 {
+	lp := 0.0
+	for _, th := range s {
+		lp -= 0.5 * (th / Ball2DSigmaNormal) * (th / Ball2DSigmaNormal)
+	}
+	return lp
+}
+
+// Simulate implements mcmc.Model.
+func (b *Ball2D) Simulate(s Ball2DState) (Ball2DOutcome, error) {
+	var o Ball2DOutcome
+	o.Impossible = !b.fly(s, func(i int, x float64) { o.Hits[i] = x }, nil)
+	return o, nil
+}
+
+// Constraint implements mcmc.Model. An impossible outcome has probability
+// 0 (log −∞): a chain never moves to one and leaves one at once.
+func (b *Ball2D) Constraint(o Ball2DOutcome) mcmc.Score {
+	if o.Impossible {
+		return mcmc.Score{LogLikelihood: math.Inf(-1), Of: 1}
+	}
+	d := o.Landing() - b.Target
+	sc := mcmc.Score{LogLikelihood: -0.5 * (d / b.Sigma) * (d / b.Sigma), Of: 1}
+	if math.Abs(d) <= b.Tolerance {
+		sc.Met, sc.Satisfied = 1, true
+	}
+	return sc
+}
+
+// Distance is the distance between two outcomes: the RMS difference of
+// their collision points, in units of D.
+func (b *Ball2D) Distance(p, q Ball2DOutcome) float64 {
+	s := 0.0
+	for i := range p.Hits {
+		d := p.Hits[i] - q.Hits[i]
+		s += d * d
+	}
+	return math.Sqrt(s / float64(len(p.Hits)))
+}
+
+// Kernels returns the paper's proposal (Section 5.1.2): each normal, with
+// probability ½, gets a uniform offset in (−5°, 5°). It is symmetric.
+func (b *Ball2D) Kernels() []mcmc.Kernel[Ball2DState] {
+	return []mcmc.Kernel[Ball2DState]{{
+		Name:   "perturb normals",
+		Weight: 1,
+		Propose: func(rng *rand.Rand, cur Ball2DState) (Ball2DState, float64) {
+			for i := range cur {
+				if rng.Float64() < 0.5 {
+					cur[i] += -5 + 10*rng.Float64()
+				}
+			}
+			return cur, 0
+		},
+	}}
+}
+
+// Trajectory returns the ball centre's path from the drop to the landing
+// as (x, y) pairs, every 0.01 time units (√(D/g)) and at each collision.
+func (b *Ball2D) Trajectory(s Ball2DState) [][2]float64 {
+	var path [][2]float64
+	b.fly(s, nil, func(x, y float64) { path = append(path, [2]float64{x, y}) })
+	return path
+}
+
+// fly runs the ballistic model: hit(i, x) is called at each collision,
+// point(x, y) along the flight (every 0.01 time units and at collisions).
+// It reports false, and stops, when a collision leaves the ball moving into
+// the table or along it (a normal too steep for the incoming velocity):
+// the paper's model does not say what happens then, so such worlds are
+// impossible.
+func (b *Ball2D) fly(s Ball2DState, hit func(i int, x float64), point func(x, y float64)) bool {
+	const g = 1.0
+	const step = 0.01
+	x, y := 0.0, Ball2DHeight
+	vx, vy := 0.0, 0.0
+	if point != nil {
+		point(x, y)
+	}
+	for i := 0; i <= Ball2DBounces; i++ {
+		// Time to reach y = 0: y + vy·t − g·t²/2 = 0, the positive root.
+		t := (vy + math.Sqrt(math.Max(0, vy*vy+2*g*y))) / g
+		if point != nil {
+			for u := step; u < t; u += step {
+				point(x+vx*u, y+vy*u-0.5*g*u*u)
+			}
+		}
+		x += vx * t
+		vy -= g * t
+		y = 0
+		if point != nil {
+			point(x, y)
+		}
+		if hit != nil {
+			hit(i, x)
+		}
+		if i == Ball2DBounces {
+			return true
+		}
+		// Reflect about the normal n = (sin θ, cos θ), normal component
+		// scaled by 1/√2: v' = v − (1 + 1/√2)(v·n)n.
+		sin, cos := math.Sincos(s[i] * math.Pi / 180)
+		vn := vx*sin + vy*cos
+		k := (1 + 1/math.Sqrt2) * vn
+		vx -= k * sin
+		vy -= k * cos
+		if vn >= 0 || vy <= 0 {
+			// Not approaching this surface, or still moving into the
+			// table: the ball stays where it is.
+			for j := i + 1; j <= Ball2DBounces && hit != nil; j++ {
+				hit(j, x)
+			}
+			return false
+		}
+	}
+	return true
+}
