@@ -18,6 +18,13 @@ import (
 // (duplicates), so the result holds only distinct items. The result is
 // deterministic.
 func Farthest(n, k, first int, dist func(i, j int) float64) []int {
+	return Distinct(n, k, first, 0, dist)
+}
+
+// Distinct is Farthest that also stops when every remaining item is within
+// eps of the chosen set: the result holds up to k items, each at least
+// (more than) eps from those chosen before it.
+func Distinct(n, k, first int, eps float64, dist func(i, j int) float64) []int {
 	if n == 0 || k <= 0 {
 		return nil
 	}
@@ -31,7 +38,7 @@ func Farthest(n, k, first int, dist func(i, j int) float64) []int {
 	chosen := []int{first}
 	for len(chosen) < k {
 		last := chosen[len(chosen)-1]
-		best, bestD := -1, 0.0
+		best, bestD := -1, eps
 		for i := range d {
 			if v := dist(last, i); v < d[i] {
 				d[i] = v
@@ -41,7 +48,7 @@ func Farthest(n, k, first int, dist func(i, j int) float64) []int {
 			}
 		}
 		if best < 0 {
-			break // every item coincides with a chosen one
+			break // every item is within eps of a chosen one
 		}
 		chosen = append(chosen, best)
 	}

@@ -66,3 +66,31 @@ func TestFarthestPointsDuplicates(t *testing.T) {
 		t.Fatalf("no points gave %v", got)
 	}
 }
+
+// TestDistinct: on a line of items, a threshold keeps only those farther
+// apart than it; with a non-Euclidean distance (on a circle of 12 hours).
+func TestDistinct(t *testing.T) {
+	hours := []int{0, 1, 2, 6, 7, 11}
+	circ := func(i, j int) float64 {
+		d := (hours[i] - hours[j] + 12) % 12
+		return float64(min(d, 12-d))
+	}
+	// 0h; then 6h (6 away); then 2h (2 from 0h, 4 from 6h: the largest
+	// smallest distance).
+	if got := Farthest(len(hours), 3, 0, circ); !slices.Equal(got, []int{0, 3, 2}) {
+		t.Errorf("farthest on the circle: %v, want [0 3 2]", got)
+	}
+	// With eps = 1, after 0h, 6h and 2h every other hour is 1 from one of
+	// them: selection stops at three.
+	got := Distinct(len(hours), 10, 0, 1, circ)
+	for a := range got {
+		for b := a + 1; b < len(got); b++ {
+			if circ(got[a], got[b]) <= 1 {
+				t.Errorf("items %d and %d are within eps: %v", hours[got[a]], hours[got[b]], got)
+			}
+		}
+	}
+	if !slices.Equal(got, []int{0, 3, 2}) {
+		t.Errorf("Distinct kept %v, want [0 3 2]", got)
+	}
+}
