@@ -27,6 +27,7 @@ func commands() []command {
 		{"info", "print what a mesh, sequence, glTF or project file holds", runInfo},
 		{"convert", "convert between OBJ, OBJ sequences, glTF and projects", runConvert},
 		{"pose", "pose a mesh by Mesh-Based Inverse Kinematics from example poses", runPose},
+		{"sample", "sample plausible multi-body animations that meet constraints (MCMC)", runSample},
 		{"bench", "measure Gallop's performance figures, as JSON lines", runBench},
 	}
 }

@@ -131,6 +131,10 @@ func (b *Ball2D) Distance(p, q Ball2DOutcome) float64 {
 	return math.Sqrt(s / float64(len(p.Hits)))
 }
 
+// Same implements Scenario: outcomes whose collisions differ by at most
+// 0.05·D (RMS) are the same animation.
+func (b *Ball2D) Same() float64 { return 0.05 }
+
 // Kernels returns the paper's proposal (Section 5.1.2): each normal, with
 // probability ½, gets a uniform offset in (−5°, 5°). It is symmetric.
 func (b *Ball2D) Kernels() []mcmc.Kernel[Ball2DState] {

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"gallop/solver/mcmc"
+	"gallop/solver/plausible"
+)
+
+// chainReport is one line of `gallop sample --json`.
+type chainReport struct {
+	Chain             int     `json:"chain"`
+	Seed              uint64  `json:"seed"`
+	Iterations        int     `json:"iterations"`
+	AcceptanceRate    float64 `json:"acceptance_rate"`
+	FirstSatisfied    int     `json:"first_satisfied"`
+	SatisfiedFraction float64 `json:"satisfied_fraction"`
+	Satisfying        int     `json:"satisfying"`
+	Distinct          int     `json:"distinct_satisfying"`
+	WallSeconds       float64 `json:"wall_seconds"`
+}
+
+func runSample(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
+	scenario := fs.String("scenario", "", "ball2d, bowling, spell or dice")
+	iterations := fs.Int("iterations", 1000, "iterations per chain")
+	chains := fs.Int("chains", 2, "number of chains, run at once")
+	seed := fs.Uint64("seed", 1, "seed of the first chain; chain c uses seed+c")
+	asJSON := fs.Bool("json", false, "print one JSON object per chain")
+	distinct := fs.Int("distinct", 24, "how many distinct satisfying samples to look for per chain")
+	// Scenario options.
+	target := fs.Float64("target", 1, "ball2d: where the ball should land, in ball diameters")
+	sigma := fs.Float64("sigma", 0.1, "ball2d: σ_d of the landing constraint, in ball diameters")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: gallop sample --scenario ball2d|bowling|spell|dice [scenario options]
+                     [--iterations N] [--chains C] [--seed S] [--json]
+
+Samples plausible animations that satisfy the scenario's constraints by Markov
+chain Monte Carlo (Chenney and Forsyth 2000), C chains at once, and reports
+per chain: iterations, acceptance rate, the first iteration whose sample
+satisfies the constraints (-1 if none), the fraction of samples after it that
+satisfy them, how many satisfying samples it kept and how many of those are
+distinct animations, and the wall time.`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
+	}
+	switch {
+	case *iterations < 1:
+		return fmt.Errorf("--iterations %d: want at least 1", *iterations)
+	case *chains < 1:
+		return fmt.Errorf("--chains %d: want at least 1", *chains)
+	case *distinct < 1:
+		return fmt.Errorf("--distinct %d: want at least 1", *distinct)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout}
+	switch *scenario {
+	case "ball2d":
+		b := &plausible.Ball2D{Target: *target, Sigma: *sigma, Tolerance: 0.1}
+		if err := b.Validate(); err != nil {
+			return err
+		}
+		return sample(ctx, b, run)
+	case "":
+		fs.Usage()
+		return errUsage
+	default:
+		return fmt.Errorf("--scenario %q: want ball2d, bowling, spell or dice", *scenario)
+	}
+}
+
+// sampleRun is what runSample was asked for.
+type sampleRun struct {
+	iterations, chains, distinct int
+	seed                         uint64
+	json                         bool
+	out                          io.Writer
+}
+
+// sample runs the chains of one scenario and prints a report per chain.
+func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sampleRun) error {
+	seeds := make([]uint64, r.chains)
+	keepers := make([]*mcmc.Keeper[S, O], r.chains)
+	for c := range seeds {
+		seeds[c] = r.seed + uint64(c)
+		keepers[c] = &mcmc.Keeper[S, O]{Distance: sc.Distance, Same: sc.Same()}
+	}
+	stats, err := mcmc.Chains(ctx, sc, sc.Kernels(), seeds, r.iterations, func(c int, s mcmc.Sample[S, O]) bool {
+		keepers[c].Offer(c, s)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for c, st := range stats {
+		rep := chainReport{
+			Chain: c, Seed: seeds[c], Iterations: st.Iterations, AcceptanceRate: st.AcceptanceRate,
+			FirstSatisfied: st.FirstSatisfied, SatisfiedFraction: st.SatisfiedAfter,
+			Satisfying: keepers[c].Len(), Distinct: len(keepers[c].Distinct(r.distinct)), WallSeconds: st.Wall.Seconds(),
+		}
+		if r.json {
+			if err := json.NewEncoder(r.out).Encode(rep); err != nil {
+				return err
+			}
+			continue
+		}
+		first := "never satisfied"
+		if rep.FirstSatisfied >= 0 {
+			first = fmt.Sprintf("first satisfied at %d, %.0f%% satisfying after", rep.FirstSatisfied, 100*rep.SatisfiedFraction)
+		}
+		fmt.Fprintf(r.out, "chain %d (seed %d): %d iterations in %.3f s, acceptance %.2f, %s, %d distinct of %d kept\n",
+			c, rep.Seed, rep.Iterations, rep.WallSeconds, rep.AcceptanceRate, first, rep.Distinct, rep.Satisfying)
+	}
+	return nil
+}
