@@ -47,8 +47,11 @@ const gltfMaxPositions = 1 << 25
 // key is a frame (RiggedSimple: 24 fps), else DefaultFPS. Frame i is at
 // time i/FPS, and the frames cover [0, the animation's last key]. For a
 // skinned mesh Object.Skin holds the joints' local transforms per frame and
-// the clip is the rig's skinning of them. Later animations are not read
-// into objects (they are still checked).
+// the clip is the rig's skinning of them. A rigid mesh's clip holds its
+// world positions per frame, so a file of node-animated meshes (such as
+// SaveRigidGLTF writes) gives one animated object per mesh node. Each
+// animation is evaluated once per frame for all the objects it moves.
+// Later animations are not read into objects (they are still checked).
 //
 // Coordinates are used as they are (glTF's are metres, +Y up); texture
 // coordinates are flipped to the bottom-left origin of Mesh.UVs (OBJ's):
@@ -79,22 +82,32 @@ func readGLTF(doc *gltf.Document, base string) ([]*Object, error) {
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("no node with a mesh in the scene")
 	}
-	var objs []*Object
-	for _, n := range nodes {
-		o, err := r.object(n)
+	objs := make([]*Object, len(nodes))
+	var bakes []*gltfBake
+	for i, n := range nodes {
+		o, b, err := r.object(n)
 		if err != nil {
 			return nil, fmt.Errorf("node %d: %w", n, err)
 		}
 		if o.Name == "" {
 			o.Name = base
 			if len(nodes) > 1 {
-				o.Name = fmt.Sprintf("%s %d", base, len(objs)+1)
+				o.Name = fmt.Sprintf("%s %d", base, i+1)
 			}
 		}
-		if err := o.Validate(); err != nil {
-			return nil, fmt.Errorf("node %d: %w", n, err)
+		objs[i] = o
+		if b != nil {
+			b.node = n
+			bakes = append(bakes, b)
 		}
-		objs = append(objs, o)
+	}
+	if err := r.bakeAll(bakes); err != nil {
+		return nil, err
+	}
+	for i, o := range objs {
+		if err := o.Validate(); err != nil {
+			return nil, fmt.Errorf("node %d: %w", nodes[i], err)
+		}
 	}
 	return objs, nil
 }
@@ -444,12 +457,14 @@ func (r *gltfReader) readInfluences(infl [][]Influence, p *gltf.Primitive, jn, w
 	return nil
 }
 
-// object converts mesh node n.
-func (r *gltfReader) object(n int) (*Object, error) {
+// object converts mesh node n. When an animation moves it, the object's
+// clip (and for a skinned mesh its joint animation) is still to be baked
+// as the returned gltfBake says.
+func (r *gltfReader) object(n int) (*Object, *gltfBake, error) {
 	node := r.doc.Nodes[n]
 	gm, err := r.readMesh(*node.Mesh)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w0 := r.doc.Meshes[*node.Mesh].Weights
 	if len(node.Weights) > 0 {
@@ -458,18 +473,19 @@ func (r *gltfReader) object(n int) (*Object, error) {
 	if len(w0) == 0 {
 		w0 = make([]float64, len(gm.targets))
 	} else if len(w0) != len(gm.targets) {
-		return nil, fmt.Errorf("%d default morph weights for %d targets", len(w0), len(gm.targets))
+		return nil, nil, fmt.Errorf("%d default morph weights for %d targets", len(w0), len(gm.targets))
 	}
 	o := &Object{Name: node.Name, Mesh: gm.mesh}
 	if o.Name == "" {
 		o.Name = gm.mesh.Name
 	}
+	var b *gltfBake
 	if node.Skin != nil {
-		err = r.skinned(o, n, gm, w0)
+		b, err = r.skinned(o, n, gm, w0)
 	} else {
-		err = r.rigid(o, n, gm, w0)
+		b = r.rigid(o, n, gm, w0)
 	}
-	return o, err
+	return o, b, err
 }
 
 // morph writes base + Σ w_k Δ_k into dst (grown as needed and returned).
@@ -508,30 +524,72 @@ func (r *gltfReader) firstAnimation(moves func(gltfChannel) bool) *gltfAnimation
 	return nil
 }
 
-// bake evaluates animation a into a clip of nv vertices, calling frame for
-// each frame's pose.
-func (r *gltfReader) bake(a *gltfAnimation, nv int, frame func(p *gltfPose) ([]Vec3, error)) (*Clip, error) {
+// gltfBake is an object's clip still to be evaluated from animation anim:
+// frame returns the nv vertex positions of one frame given the pose of
+// every node at that frame's time, and done receives the finished clip.
+type gltfBake struct {
+	node  int // the object's node, for error messages
+	anim  *gltfAnimation
+	nv    int
+	frame func(p *gltfPose) ([]Vec3, error)
+	done  func(clip *Clip)
+}
+
+// bakeAll evaluates the clips, posing the node hierarchy once per frame of
+// each animation for all the objects it moves (a rigid-body animation
+// moves every body: posing it per object would cost #bodies² × #frames).
+func (r *gltfReader) bakeAll(bakes []*gltfBake) error {
+	for len(bakes) > 0 {
+		a := bakes[0].anim
+		var now, later []*gltfBake
+		for _, b := range bakes {
+			if b.anim == a {
+				now = append(now, b)
+			} else {
+				later = append(later, b)
+			}
+		}
+		if err := r.bake(a, now); err != nil {
+			return err
+		}
+		bakes = later
+	}
+	return nil
+}
+
+// bake evaluates animation a into the clips of bakes at the animation's
+// frame rate.
+func (r *gltfReader) bake(a *gltfAnimation, bakes []*gltfBake) error {
 	fps := a.frameRate()
 	nf, err := a.frames(fps)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("node %d: %w", bakes[0].node, err)
 	}
-	if nf*max(nv, 1) > gltfMaxPositions {
-		return nil, fmt.Errorf("%s: %d frames of %d vertices is too large", a.name, nf, nv)
+	clips := make([]*Clip, len(bakes))
+	for i, b := range bakes {
+		if nf*max(b.nv, 1) > gltfMaxPositions {
+			return fmt.Errorf("node %d: %s: %d frames of %d vertices is too large", b.node, a.name, nf, b.nv)
+		}
+		clips[i] = &Clip{Name: a.name, FPS: fps, Frames: make([][]Vec3, nf)}
 	}
-	clip := &Clip{Name: a.name, FPS: fps, Frames: make([][]Vec3, nf)}
 	p := newPose(len(r.doc.Nodes))
-	for f := range clip.Frames {
+	for f := 0; f < nf; f++ {
 		r.pose(p, a, float64(f)/fps)
-		if clip.Frames[f], err = frame(p); err != nil {
-			return nil, err
+		for i, b := range bakes {
+			if clips[i].Frames[f], err = b.frame(p); err != nil {
+				return fmt.Errorf("node %d: %w", b.node, err)
+			}
 		}
 	}
-	return clip, nil
+	for i, b := range bakes {
+		b.done(clips[i])
+	}
+	return nil
 }
 
-// rigid finishes an object whose mesh has no skin.
-func (r *gltfReader) rigid(o *Object, n int, gm *gltfMesh, w0 []float64) error {
+// rigid finishes an object whose mesh has no skin, and returns its clip to
+// bake when an animation moves it.
+func (r *gltfReader) rigid(o *Object, n int, gm *gltfMesh, w0 []float64) *gltfBake {
 	m := gm.mesh
 	base := m.Positions
 	g := r.rest.global[n]
@@ -561,12 +619,15 @@ func (r *gltfReader) rigid(o *Object, n int, gm *gltfMesh, w0 []float64) error {
 		return nil
 	}
 	var morphed []Vec3
-	clip, err := r.bake(a, len(base), func(p *gltfPose) ([]Vec3, error) {
-		morphed = morph(morphed, base, gm.targets, weightsAt(p, n, w0))
-		return transformPoints(nil, p.global[n], morphed), nil
-	})
-	o.Clip = clip
-	return err
+	return &gltfBake{
+		anim: a,
+		nv:   len(base),
+		frame: func(p *gltfPose) ([]Vec3, error) {
+			morphed = morph(morphed, base, gm.targets, weightsAt(p, n, w0))
+			return transformPoints(nil, p.global[n], morphed), nil
+		},
+		done: func(clip *Clip) { o.Clip = clip },
+	}
 }
 
 // transformPoints writes m·p for each point into dst (grown as needed and
@@ -603,23 +664,24 @@ type gltfJoint struct {
 	chain  []int // non-joint nodes between the parent joint (or the scene root) and the joint, top down
 }
 
-// skinned finishes an object whose mesh is skinned.
-func (r *gltfReader) skinned(o *Object, n int, gm *gltfMesh, w0 []float64) error {
+// skinned finishes an object whose mesh is skinned, and returns its clip
+// and joint animation to bake when an animation moves it.
+func (r *gltfReader) skinned(o *Object, n int, gm *gltfMesh, w0 []float64) (*gltfBake, error) {
 	doc := r.doc
 	si := *doc.Nodes[n].Skin
 	if si < 0 || si >= len(doc.Skins) || doc.Skins[si] == nil {
-		return fmt.Errorf("skin %d does not exist (%d skins)", si, len(doc.Skins))
+		return nil, fmt.Errorf("skin %d does not exist (%d skins)", si, len(doc.Skins))
 	}
 	if gm.influence == nil {
-		return fmt.Errorf("skin %d: mesh %d has no JOINTS_0 in every primitive", si, *doc.Nodes[n].Mesh)
+		return nil, fmt.Errorf("skin %d: mesh %d has no JOINTS_0 in every primitive", si, *doc.Nodes[n].Mesh)
 	}
 	joints, skinToRig, err := r.skinJoints(si)
 	if err != nil {
-		return fmt.Errorf("skin %d: %w", si, err)
+		return nil, fmt.Errorf("skin %d: %w", si, err)
 	}
 	ibm, err := r.inverseBinds(si)
 	if err != nil {
-		return fmt.Errorf("skin %d: %w", si, err)
+		return nil, fmt.Errorf("skin %d: %w", si, err)
 	}
 	rig := &Rig{Joints: make([]Joint, len(joints)), Weights: make([][]Influence, len(gm.influence))}
 	for j, jt := range joints {
@@ -632,7 +694,7 @@ func (r *gltfReader) skinned(o *Object, n int, gm *gltfMesh, w0 []float64) error
 	for v, infl := range gm.influence {
 		w, err := normaliseInfluences(infl, skinToRig)
 		if err != nil {
-			return fmt.Errorf("skin %d: vertex %d: %w", si, v, err)
+			return nil, fmt.Errorf("skin %d: vertex %d: %w", si, v, err)
 		}
 		rig.Weights[v] = w
 	}
@@ -654,25 +716,27 @@ func (r *gltfReader) skinned(o *Object, n int, gm *gltfMesh, w0 []float64) error
 		return moved[ch.node]
 	})
 	if a == nil {
-		return nil
+		return nil, nil
 	}
 	skin := &SkinAnimation{Name: a.name}
 	var morphed []Vec3
-	clip, err := r.bake(a, len(base), func(p *gltfPose) ([]Vec3, error) {
-		local := make([]Transform, len(joints))
-		for j, jt := range joints {
-			local[j] = r.jointLocal(p, jt)
-		}
-		skin.Frames = append(skin.Frames, local)
-		morphed = morph(morphed, base, gm.targets, weightsAt(p, n, w0))
-		return rig.Skin(nil, morphed, local), nil
-	})
-	if err != nil {
-		return err
-	}
-	skin.FPS = clip.FPS
-	o.Clip, o.Skin = clip, skin
-	return nil
+	return &gltfBake{
+		anim: a,
+		nv:   len(base),
+		frame: func(p *gltfPose) ([]Vec3, error) {
+			local := make([]Transform, len(joints))
+			for j, jt := range joints {
+				local[j] = r.jointLocal(p, jt)
+			}
+			skin.Frames = append(skin.Frames, local)
+			morphed = morph(morphed, base, gm.targets, weightsAt(p, n, w0))
+			return rig.Skin(nil, morphed, local), nil
+		},
+		done: func(clip *Clip) {
+			skin.FPS = clip.FPS
+			o.Clip, o.Skin = clip, skin
+		},
+	}, nil
 }
 
 // jointLocal returns a joint's transform relative to its parent joint in

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -60,6 +61,13 @@ type ExportOptions struct {
 // is keyed at time i/FPS seconds. See ExportMode for how the animation is
 // stored.
 func SaveGLTF(path string, obj *Object, opts ExportOptions) error {
+	return saveGLTFDocument(path, func() (*gltf.Document, error) { return buildGLTF(obj, opts) })
+}
+
+// saveGLTFDocument writes the document that build returns to path, as .glb
+// or as .gltf by the extension (checked before build runs), through
+// WriteFileAtomic. Errors are prefixed with path.
+func saveGLTFDocument(path string, build func() (*gltf.Document, error)) error {
 	var asBinary bool
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".glb":
@@ -68,7 +76,7 @@ func SaveGLTF(path string, obj *Object, opts ExportOptions) error {
 	default:
 		return fmt.Errorf("%s: extension %q is neither .glb nor .gltf", path, ext)
 	}
-	doc, err := buildGLTF(obj, opts)
+	doc, err := build()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -104,47 +112,109 @@ func buildGLTF(obj *Object, opts ExportOptions) (*gltf.Document, error) {
 	case mode != ExportMorph && mode != ExportSkin:
 		return nil, fmt.Errorf("unknown export mode %d", mode)
 	}
-	doc := &gltf.Document{
+	doc := newGLTFDocument(obj.Name)
+	geom := writeGeometry(doc, m)
+	name := m.Name
+	if name == "" {
+		name = obj.Name
+	}
+	doc.Meshes = []*gltf.Mesh{{Name: name, Primitives: []*gltf.Primitive{geom.primitive(nil)}}}
+	var err error
+	if mode == ExportSkin {
+		err = addSkin(doc, obj, geom.verts.src)
+	} else {
+		err = addMorphAnimation(doc, obj, geom.verts.src, geom.pos)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// newGLTFDocument returns an empty glTF 2.0 document whose one scene,
+// the default, is named scene.
+func newGLTFDocument(scene string) *gltf.Document {
+	return &gltf.Document{
 		Asset:  gltf.Asset{Generator: "Gallop", Version: "2.0"},
 		Scene:  gltf.Index(0),
-		Scenes: []*gltf.Scene{{Name: obj.Name}},
+		Scenes: []*gltf.Scene{{Name: scene}},
 	}
+}
+
+// gltfGeometry is a mesh written into a document's buffer: its glTF vertex
+// list, the positions as written (float32), and the accessors of one
+// TRIANGLES primitive. Several primitives, each with its own material, may
+// share them.
+type gltfGeometry struct {
+	verts      *gltfVertices
+	pos        [][3]float32
+	attributes gltf.PrimitiveAttributes // POSITION (with min and max), NORMAL, TEXCOORD_0 when the mesh has UVs
+	indices    int
+}
+
+// writeGeometry writes m's vertices (split by splitVertices) and triangles:
+// POSITION, NORMAL, TEXCOORD_0 when the mesh has UVs, and unsigned short
+// indices when the vertices allow it, else unsigned int.
+func writeGeometry(doc *gltf.Document, m *Mesh) *gltfGeometry {
 	verts := splitVertices(m)
-	pos := make([][3]float32, len(verts.src))
+	g := &gltfGeometry{verts: verts, pos: make([][3]float32, len(verts.src))}
 	for i, v := range verts.src {
-		pos[i] = vec3f32(m.Positions[v])
+		g.pos[i] = vec3f32(m.Positions[v])
 	}
-	prim := &gltf.Primitive{Attributes: gltf.PrimitiveAttributes{
-		gltf.POSITION: modeler.WritePosition(doc, pos),
+	g.attributes = gltf.PrimitiveAttributes{
+		gltf.POSITION: modeler.WritePosition(doc, g.pos),
 		gltf.NORMAL:   modeler.WriteNormal(doc, verts.normals),
-	}}
+	}
 	if verts.uvs != nil {
-		prim.Attributes[gltf.TEXCOORD_0] = modeler.WriteTextureCoord(doc, verts.uvs)
+		g.attributes[gltf.TEXCOORD_0] = modeler.WriteTextureCoord(doc, verts.uvs)
 	}
 	if len(verts.src) <= math.MaxUint16 { // 65535 is the primitive restart value
 		idx := make([]uint16, len(verts.indices))
 		for i, v := range verts.indices {
 			idx[i] = uint16(v)
 		}
-		prim.Indices = gltf.Index(modeler.WriteIndices(doc, idx))
+		g.indices = modeler.WriteIndices(doc, idx)
 	} else {
-		prim.Indices = gltf.Index(modeler.WriteIndices(doc, verts.indices))
+		g.indices = modeler.WriteIndices(doc, verts.indices)
 	}
-	name := m.Name
-	if name == "" {
-		name = obj.Name
+	return g
+}
+
+// primitive returns a new TRIANGLES primitive over the geometry's
+// accessors with the given material (nil for none). Its attribute map is
+// its own, so attributes may be added to it.
+func (g *gltfGeometry) primitive(material *int) *gltf.Primitive {
+	return &gltf.Primitive{Attributes: maps.Clone(g.attributes), Indices: gltf.Index(g.indices), Material: material}
+}
+
+// gltfMaterials adds materials to a document, one per distinct colour.
+type gltfMaterials struct {
+	doc     *gltf.Document
+	byColor map[[3]float32]int
+}
+
+// index returns the material of base colour rgb (linear RGB, as glTF's
+// baseColorFactor; opaque, not metallic, roughness 0.5), adding it to the
+// document the first time. It is named after the colour in hexadecimal.
+func (m *gltfMaterials) index(rgb [3]float32) int {
+	if i, ok := m.byColor[rgb]; ok {
+		return i
 	}
-	doc.Meshes = []*gltf.Mesh{{Name: name, Primitives: []*gltf.Primitive{prim}}}
-	var err error
-	if mode == ExportSkin {
-		err = addSkin(doc, obj, verts.src)
-	} else {
-		err = addMorphAnimation(doc, obj, verts.src, pos)
+	if m.byColor == nil {
+		m.byColor = map[[3]float32]int{}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return doc, nil
+	metallic, roughness := 0.0, 0.5
+	m.doc.Materials = append(m.doc.Materials, &gltf.Material{
+		Name: fmt.Sprintf("#%02x%02x%02x", byte(math.Round(float64(rgb[0])*255)), byte(math.Round(float64(rgb[1])*255)), byte(math.Round(float64(rgb[2])*255))),
+		PBRMetallicRoughness: &gltf.PBRMetallicRoughness{
+			BaseColorFactor: &[4]float64{float64(rgb[0]), float64(rgb[1]), float64(rgb[2]), 1},
+			MetallicFactor:  &metallic,
+			RoughnessFactor: &roughness,
+		},
+	})
+	i := len(m.doc.Materials) - 1
+	m.byColor[rgb] = i
+	return i
 }
 
 // gltfVertices is a mesh's vertex list as written: glTF vertex i is mesh
@@ -288,23 +358,15 @@ func addMorphAnimation(doc *gltf.Document, obj *Object, src []int, rest32 [][3]f
 	}
 	doc.Meshes[0].Extras = map[string]any{"targetNames": names}
 	nf := len(clip.Frames)
-	times, err := writeTimes(doc, nf, clip.FPS)
-	if err != nil {
-		return err
-	}
 	weights := make([]float32, nf*nf)
 	for f := 0; f < nf; f++ {
 		weights[f*nf+f] = 1
 	}
-	doc.Animations = []*gltf.Animation{{
-		Name:   clip.Name,
-		Extras: map[string]any{gltfFPSExtra: clip.FPS},
-		Samplers: []*gltf.AnimationSampler{{
-			Input:  times,
-			Output: modeler.WriteAccessor(doc, gltf.TargetNone, weights),
-		}},
-		Channels: []*gltf.AnimationChannel{{Sampler: 0, Target: gltf.AnimationChannelTarget{Node: gltf.Index(node), Path: gltf.TRSWeights}}},
-	}}
+	anim := newGLTFChannels(doc, clip.Name, nf, clip.FPS)
+	if err := anim.add(node, gltf.TRSWeights, weights); err != nil {
+		return err
+	}
+	anim.finish()
 	return nil
 }
 
@@ -436,40 +498,18 @@ func writeWeights(doc *gltf.Document, rig *Rig, src []int) {
 // that differs from the joint's rest value in some frame.
 func addJointAnimation(doc *gltf.Document, rig *Rig, anim *SkinAnimation) error {
 	nf := len(anim.Frames)
-	a := &gltf.Animation{Name: anim.Name}
-	times := -1
-	channel := func(j int, path gltf.TRSProperty, data any) error {
-		if times < 0 {
-			var err error
-			if times, err = writeTimes(doc, nf, anim.FPS); err != nil {
-				return err
-			}
-		}
-		a.Samplers = append(a.Samplers, &gltf.AnimationSampler{Input: times, Output: modeler.WriteAccessor(doc, gltf.TargetNone, data)})
-		a.Channels = append(a.Channels, &gltf.AnimationChannel{
-			Sampler: len(a.Samplers) - 1,
-			Target:  gltf.AnimationChannelTarget{Node: gltf.Index(j), Path: path},
-		})
-		return nil
-	}
+	a := newGLTFChannels(doc, anim.Name, nf, anim.FPS)
 	for j, jt := range rig.Joints {
 		t := make([][3]float32, nf)
-		r := make([][4]float32, nf)
 		s := make([][3]float32, nf)
+		r := quatKeys(nf, func(f int) mgl64.Quat { return anim.Frames[f][j].Rotation })
 		var moveT, moveR, moveS bool
 		restT, restS := vec3f32(jt.Rest.Translation), vec3f32(jt.Rest.Scale)
 		restQ := jt.Rest.Rotation.Normalize()
 		restR, restNegR := quatf32(restQ), quatf32(restQ.Scale(-1))
-		var prev mgl64.Quat
 		for f, frame := range anim.Frames {
 			tr := frame[j]
 			t[f], s[f] = vec3f32(tr.Translation), vec3f32(tr.Scale)
-			q := tr.Rotation.Normalize()
-			if f > 0 && q.Dot(prev) < 0 {
-				q = q.Scale(-1) // keep consecutive keys on the same hemisphere
-			}
-			prev = q
-			r[f] = quatf32(q)
 			moveT = moveT || t[f] != restT
 			moveR = moveR || r[f] != restR && r[f] != restNegR
 			moveS = moveS || s[f] != restS
@@ -482,16 +522,78 @@ func addJointAnimation(doc *gltf.Document, rig *Rig, anim *SkinAnimation) error 
 			if !c.moves {
 				continue
 			}
-			if err := channel(j, c.path, c.data); err != nil {
+			if err := a.add(j, c.path, c.data); err != nil {
 				return err
 			}
 		}
 	}
-	if len(a.Channels) > 0 {
-		a.Extras = map[string]any{gltfFPSExtra: anim.FPS}
-		doc.Animations = []*gltf.Animation{a}
-	}
+	a.finish()
 	return nil
+}
+
+// gltfChannels builds one glTF animation whose channels are all keyed at
+// every frame of a clip (frame i at time i/fps) with LINEAR samplers that
+// share one input accessor.
+type gltfChannels struct {
+	doc    *gltf.Document
+	anim   *gltf.Animation
+	frames int
+	fps    float64
+	times  int // accessor of the key times; -1 until the first channel
+}
+
+// newGLTFChannels starts an animation named name of frames frames at fps.
+func newGLTFChannels(doc *gltf.Document, name string, frames int, fps float64) *gltfChannels {
+	return &gltfChannels{doc: doc, anim: &gltf.Animation{Name: name}, frames: frames, fps: fps, times: -1}
+}
+
+// add writes data (one key per frame, or for weights one set per frame) as
+// the output of a new sampler and adds a channel that drives path of node
+// with it. The key times are written with the first channel.
+func (c *gltfChannels) add(node int, path gltf.TRSProperty, data any) error {
+	if c.times < 0 {
+		var err error
+		if c.times, err = writeTimes(c.doc, c.frames, c.fps); err != nil {
+			return err
+		}
+	}
+	a := c.anim
+	a.Samplers = append(a.Samplers, &gltf.AnimationSampler{Input: c.times, Output: modeler.WriteAccessor(c.doc, gltf.TargetNone, data)})
+	a.Channels = append(a.Channels, &gltf.AnimationChannel{
+		Sampler: len(a.Samplers) - 1,
+		Target:  gltf.AnimationChannelTarget{Node: gltf.Index(node), Path: path},
+	})
+	return nil
+}
+
+// finish adds the animation to the document, with the frame rate recorded
+// in its extras ({"fps": N}, read back by parseAnimation), unless it has no
+// channel.
+func (c *gltfChannels) finish() {
+	if len(c.anim.Channels) == 0 {
+		return
+	}
+	c.anim.Extras = map[string]any{gltfFPSExtra: c.fps}
+	c.doc.Animations = append(c.doc.Animations, c.anim)
+}
+
+// quatKeys returns the rotations at(0), ..., at(n-1) as float32 glTF
+// rotation keys (x, y, z, w), each normalised, and negated where needed so
+// that consecutive keys lie in the same hemisphere: q and -q are the same
+// rotation, and LINEAR interpolation between keys then follows the shorter
+// arc in every reader, whether or not it flips signs itself.
+func quatKeys(n int, at func(i int) mgl64.Quat) [][4]float32 {
+	keys := make([][4]float32, n)
+	var prev mgl64.Quat
+	for i := range keys {
+		q := at(i).Normalize()
+		if i > 0 && q.Dot(prev) < 0 {
+			q = q.Scale(-1)
+		}
+		prev = q
+		keys[i] = quatf32(q)
+	}
+	return keys
 }
 
 func quatf32(q mgl64.Quat) [4]float32 {
