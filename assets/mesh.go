@@ -184,3 +184,12 @@ func finite3(p Vec3) bool {
 	}
 	return true
 }
+
+// Translate moves every vertex of m by d, in place (normals and texture
+// coordinates are unchanged by a translation), and returns m.
+func (m *Mesh) Translate(d Vec3) *Mesh {
+	for i := range m.Positions {
+		m.Positions[i] = m.Positions[i].Add(d)
+	}
+	return m
+}

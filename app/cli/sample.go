@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 
+	"gallop/assets"
 	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
 )
@@ -33,7 +35,9 @@ func runSample(args []string, stdout io.Writer) error {
 	chains := fs.Int("chains", 2, "number of chains, run at once")
 	seed := fs.Uint64("seed", 1, "seed of the first chain; chain c uses seed+c")
 	asJSON := fs.Bool("json", false, "print one JSON object per chain")
-	distinct := fs.Int("distinct", 24, "how many distinct satisfying samples to look for per chain")
+	distinct := fs.Int("distinct", 100, "how many distinct satisfying samples to look for (per chain, and for --out)")
+	out := fs.String("out", "", "write the distinct satisfying samples of all chains to this folder as .glb files")
+	fps := fs.Float64("fps", 60, "frame rate of the animations --out writes")
 	// Scenario options.
 	target := fs.Float64("target", 1, "ball2d: where the ball should land, in ball diameters")
 	sigma := fs.Float64("sigma", 0.1, "ball2d: σ_d of the landing constraint, in ball diameters")
@@ -66,7 +70,15 @@ distinct animations, and the wall time.`)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout}
+	if *fps <= 0 || *fps > 240 {
+		return fmt.Errorf("--fps %v: want a rate in (0, 240]", *fps)
+	}
+	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout, dir: *out, fps: *fps, name: *scenario}
+	if run.dir != "" {
+		if err := os.MkdirAll(run.dir, 0o755); err != nil {
+			return err
+		}
+	}
 	switch *scenario {
 	case "ball2d":
 		b := &plausible.Ball2D{Target: *target, Sigma: *sigma, Tolerance: 0.1}
@@ -88,22 +100,39 @@ type sampleRun struct {
 	seed                         uint64
 	json                         bool
 	out                          io.Writer
+	dir, name                    string // --out and the scenario's name
+	fps                          float64
 }
 
 // sample runs the chains of one scenario and prints a report per chain.
 func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sampleRun) error {
 	seeds := make([]uint64, r.chains)
 	keepers := make([]*mcmc.Keeper[S, O], r.chains)
+	all := &mcmc.Keeper[S, O]{Distance: sc.Distance, Same: sc.Same()}
 	for c := range seeds {
 		seeds[c] = r.seed + uint64(c)
 		keepers[c] = &mcmc.Keeper[S, O]{Distance: sc.Distance, Same: sc.Same()}
 	}
 	stats, err := mcmc.Chains(ctx, sc, sc.Kernels(), seeds, r.iterations, func(c int, s mcmc.Sample[S, O]) bool {
 		keepers[c].Offer(c, s)
+		all.Offer(c, s)
 		return true
 	})
 	if err != nil {
 		return err
+	}
+	if r.dir != "" {
+		for _, k := range all.Distinct(r.distinct) {
+			a, err := sc.Record(k.State, r.fps)
+			if err != nil {
+				return fmt.Errorf("chain %d, iteration %d: %w", k.Chain, k.Iteration, err)
+			}
+			a.Name = fmt.Sprintf("%s chain %d iteration %d", r.name, k.Chain, k.Iteration)
+			path := filepath.Join(r.dir, fmt.Sprintf("%s-chain%d-%06d.glb", r.name, k.Chain, k.Iteration))
+			if err := assets.SaveRigidGLTF(path, a); err != nil {
+				return err
+			}
+		}
 	}
 	for c, st := range stats {
 		rep := chainReport{

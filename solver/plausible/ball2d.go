@@ -12,6 +12,9 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/assets"
 	"gallop/solver/mcmc"
 )
 
@@ -102,7 +105,7 @@ func (b *Ball2D) LogPrior(s Ball2DState) float64 {
 // Simulate implements mcmc.Model.
 func (b *Ball2D) Simulate(s Ball2DState) (Ball2DOutcome, error) {
 	var o Ball2DOutcome
-	o.Impossible = !b.fly(s, func(i int, x float64) { o.Hits[i] = x }, nil)
+	o.Impossible = !b.fly(s, func(i int, x float64) { o.Hits[i] = x }, 0, nil)
 	return o, nil
 }
 
@@ -153,45 +156,43 @@ func (b *Ball2D) Kernels() []mcmc.Kernel[Ball2DState] {
 }
 
 // Trajectory returns the ball centre's path from the drop to the landing
-// as (x, y) pairs, every 0.01 time units (√(D/g)) and at each collision.
-func (b *Ball2D) Trajectory(s Ball2DState) [][2]float64 {
+// as (x, y) pairs, every dt time units (√(D/g)), the landing last.
+func (b *Ball2D) Trajectory(s Ball2DState, dt float64) [][2]float64 {
 	var path [][2]float64
-	b.fly(s, nil, func(x, y float64) { path = append(path, [2]float64{x, y}) })
+	b.fly(s, nil, dt, func(x, y float64) { path = append(path, [2]float64{x, y}) })
 	return path
 }
 
-// fly runs the ballistic model: hit(i, x) is called at each collision,
-// point(x, y) along the flight (every 0.01 time units and at collisions).
-// It reports false, and stops, when a collision leaves the ball moving into
-// the table or along it (a normal too steep for the incoming velocity):
-// the paper's model does not say what happens then, so such worlds are
-// impossible.
-func (b *Ball2D) fly(s Ball2DState, hit func(i int, x float64), point func(x, y float64)) bool {
+// fly runs the ballistic model: hit(i, x) is called at each collision;
+// point(x, y), if not nil, every dt time units from the drop and at the
+// landing. It reports false, and stops, when a collision leaves the ball
+// moving into the table or along it (a normal too steep for the incoming
+// velocity): the paper's model does not say what happens then, so such
+// worlds are impossible.
+func (b *Ball2D) fly(s Ball2DState, hit func(i int, x float64), dt float64, point func(x, y float64)) bool {
 	const g = 1.0
-	const step = 0.01
 	x, y := 0.0, Ball2DHeight
 	vx, vy := 0.0, 0.0
-	if point != nil {
-		point(x, y)
-	}
+	next := 0.0 // time of the next point, from the start of this flight
 	for i := 0; i <= Ball2DBounces; i++ {
 		// Time to reach y = 0: y + vy·t − g·t²/2 = 0, the positive root.
 		t := (vy + math.Sqrt(math.Max(0, vy*vy+2*g*y))) / g
 		if point != nil {
-			for u := step; u < t; u += step {
-				point(x+vx*u, y+vy*u-0.5*g*u*u)
+			for ; next < t; next += dt {
+				point(x+vx*next, y+vy*next-0.5*g*next*next)
 			}
+			next -= t
 		}
 		x += vx * t
 		vy -= g * t
 		y = 0
-		if point != nil {
-			point(x, y)
-		}
 		if hit != nil {
 			hit(i, x)
 		}
 		if i == Ball2DBounces {
+			if point != nil {
+				point(x, y)
+			}
 			return true
 		}
 		// Reflect about the normal n = (sin θ, cos θ), normal component
@@ -207,8 +208,45 @@ func (b *Ball2D) fly(s Ball2DState, hit func(i int, x float64), point func(x, y 
 			for j := i + 1; j <= Ball2DBounces && hit != nil; j++ {
 				hit(j, x)
 			}
+			if point != nil {
+				point(x, y)
+			}
 			return false
 		}
 	}
 	return true
+}
+
+// Ball2DDiameter is the ball's diameter in metres when a sample is
+// replayed as an animation (Record): a 0.2 m ball, so a bounce plays at
+// the speed of a real one under g = 9.81 m/s².
+const Ball2DDiameter = 0.2
+
+// Record replays s as a rigid animation at fps frames per second: the
+// ball (a sphere of diameter Ball2DDiameter, moving in the x-y plane, y up)
+// and the table under it (a thin box from the drop point past the target),
+// with a marker of the target on the table.
+func (b *Ball2D) Record(s Ball2DState, fps float64) (*assets.RigidAnimation, error) {
+	const d = Ball2DDiameter
+	// Time unit √(D/g) in seconds; one frame is 1/fps seconds.
+	unit := math.Sqrt(d / 9.81)
+	path := b.Trajectory(s, 1/(fps*unit))
+	ball := assets.RigidBody{Name: "ball", Mesh: assets.SphereMesh(d/2, 24), Color: [3]float32{0.8, 0.25, 0.2}}
+	for _, p := range path {
+		ball.Positions = append(ball.Positions, assets.Vec3{p[0] * d, p[1] * d, 0})
+		ball.Rotations = append(ball.Rotations, mgl64.QuatIdent())
+	}
+	lo, hi := math.Min(-1, b.Target-2), math.Max(1, b.Target+2)
+	for _, p := range path {
+		lo, hi = math.Min(lo, p[0]-1), math.Max(hi, p[0]+1)
+	}
+	table := assets.BoxMesh(assets.Vec3{(hi - lo) * d, 0.05 * d, 2 * d}).Translate(assets.Vec3{(lo + hi) / 2 * d, -0.525 * d, 0})
+	target := assets.BoxMesh(assets.Vec3{2 * b.Tolerance * d, 0.01 * d, 1.2 * d}).Translate(assets.Vec3{b.Target * d, -0.495 * d, 0})
+	return &assets.RigidAnimation{
+		Name: "ball2d", FPS: fps, Bodies: []assets.RigidBody{ball},
+		Static: []assets.RigidPart{
+			{Name: "table", Mesh: table, Color: [3]float32{0.55, 0.45, 0.35}},
+			{Name: "target", Mesh: target, Color: [3]float32{0.3, 0.8, 0.3}},
+		},
+	}, nil
 }

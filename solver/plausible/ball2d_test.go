@@ -20,20 +20,50 @@ func TestBall2DFlatTable(t *testing.T) {
 			t.Fatalf("collision %d at x = %v on a flat table", i, x)
 		}
 	}
-	path := b.Trajectory(Ball2DState{})
-	// Peak between the first and second collision: 4.5/2.
-	peak, seen := 0.0, 0
-	for _, p := range path {
-		if p[1] == 0 {
-			seen++
-			continue
-		}
-		if seen == 1 {
-			peak = math.Max(peak, p[1])
+	path := b.Trajectory(Ball2DState{}, 0.01)
+	// The first local maximum of the height after the drop is the first
+	// hop's peak.
+	peak := 0.0
+	for i := 1; i+1 < len(path); i++ {
+		if path[i][1] > path[i-1][1] && path[i][1] >= path[i+1][1] {
+			peak = path[i][1]
+			break
 		}
 	}
 	if math.Abs(peak-Ball2DHeight/2) > 0.01 {
 		t.Errorf("first hop peaks at %v, want %v", peak, Ball2DHeight/2)
+	}
+}
+
+// TestBall2DRecord: the replay starts at the drop height, ends at the
+// landing, and is a valid rigid animation.
+func TestBall2DRecord(t *testing.T) {
+	b := NewBall2D()
+	s := Ball2DState{3, -2, 5, 1, -4}
+	o, _ := b.Simulate(s)
+	a, err := b.Record(s, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p := a.Bodies[0].Positions
+	if math.Abs(p[0][1]-Ball2DHeight*Ball2DDiameter) > 1e-12 {
+		t.Errorf("first frame at height %v", p[0][1])
+	}
+	last := p[len(p)-1]
+	if math.Abs(last[0]-o.Landing()*Ball2DDiameter) > 1e-12 || last[1] != 0 {
+		t.Errorf("last frame at %v, landing at x = %v", last, o.Landing()*Ball2DDiameter)
+	}
+	// Real time: a fall of 4.5 D = 0.9 m takes √(2·0.9/9.81) = 0.43 s,
+	// 26 frames at 60 fps, before the first collision.
+	fall := 0
+	for fall < len(p) && p[fall][1] > p[fall+1][1] {
+		fall++
+	}
+	if fall < 24 || fall > 28 {
+		t.Errorf("the fall takes %d frames at 60 fps, want about 26", fall)
 	}
 }
 

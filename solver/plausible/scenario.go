@@ -1,6 +1,9 @@
 package plausible
 
-import "gallop/solver/mcmc"
+import (
+	"gallop/assets"
+	"gallop/solver/mcmc"
+)
 
 // Scenario is a world model with what a gallery of its solutions needs:
 // its proposal kernels and a distance between outcomes.
@@ -13,6 +16,9 @@ type Scenario[S, O any] interface {
 	// Same is the distance at or below which two outcomes are the same
 	// animation for the gallery.
 	Same() float64
+	// Record replays a state as a rigid animation at fps frames per
+	// second (the simulation run again, recording every body).
+	Record(s S, fps float64) (*assets.RigidAnimation, error)
 }
 
 var _ Scenario[Ball2DState, Ball2DOutcome] = (*Ball2D)(nil)
