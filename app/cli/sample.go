@@ -38,9 +38,11 @@ func runSample(args []string, stdout io.Writer) error {
 	distinct := fs.Int("distinct", 100, "how many distinct satisfying samples to look for (per chain, and for --out)")
 	out := fs.String("out", "", "write the distinct satisfying samples of all chains to this folder as .glb files")
 	fps := fs.Float64("fps", 60, "frame rate of the animations --out writes")
-	// Scenario options.
-	target := fs.Float64("target", 1, "ball2d: where the ball should land, in ball diameters")
-	sigma := fs.Float64("sigma", 0.1, "ball2d: σ_d of the landing constraint, in ball diameters")
+	lambda := fs.Float64("lambda", 0, "λ of the Gibbs constraint term λ^k (bowling, spell, dice), > 1; 0: the scenario's default")
+	runners := make(map[string]func(context.Context, sampleRun) error, len(sampleScenarios))
+	for name, add := range sampleScenarios {
+		runners[name] = add(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop sample --scenario ball2d|bowling|spell|dice [scenario options]
                      [--iterations N] [--chains C] [--seed S] [--json]
@@ -73,24 +75,43 @@ distinct animations, and the wall time.`)
 	if *fps <= 0 || *fps > 240 {
 		return fmt.Errorf("--fps %v: want a rate in (0, 240]", *fps)
 	}
-	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout, dir: *out, fps: *fps, name: *scenario}
+	if *lambda != 0 && !(*lambda > 1) {
+		return fmt.Errorf("--lambda %v: λ must be greater than 1 (λ ≤ 1 would not reward meeting constraints)", *lambda)
+	}
+	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout, dir: *out, fps: *fps, name: *scenario, lambda: *lambda}
+	runner, ok := runners[*scenario]
+	switch {
+	case *scenario == "":
+		fs.Usage()
+		return errUsage
+	case !ok:
+		return fmt.Errorf("--scenario %q: want ball2d, bowling, spell or dice", *scenario)
+	}
 	if run.dir != "" {
 		if err := os.MkdirAll(run.dir, 0o755); err != nil {
 			return err
 		}
 	}
-	switch *scenario {
-	case "ball2d":
+	return runner(ctx, run)
+}
+
+// sampleScenarios are the scenarios of gallop sample. Each adds its own
+// options to the flag set (names must not clash) and returns the function
+// that validates them and runs the chains once the flags are parsed.
+var sampleScenarios = map[string]func(fs *flag.FlagSet) func(context.Context, sampleRun) error{
+	"ball2d": ball2dSample,
+}
+
+// ball2dSample is the 2D ball of Section 5.1.
+func ball2dSample(fs *flag.FlagSet) func(context.Context, sampleRun) error {
+	target := fs.Float64("target", 1, "ball2d: where the ball should land, in ball diameters")
+	sigma := fs.Float64("sigma", 0.1, "ball2d: σ_d of the landing constraint, in ball diameters")
+	return func(ctx context.Context, r sampleRun) error {
 		b := &plausible.Ball2D{Target: *target, Sigma: *sigma, Tolerance: 0.1}
 		if err := b.Validate(); err != nil {
 			return err
 		}
-		return sample(ctx, b, run)
-	case "":
-		fs.Usage()
-		return errUsage
-	default:
-		return fmt.Errorf("--scenario %q: want ball2d, bowling, spell or dice", *scenario)
+		return sample(ctx, b, r)
 	}
 }
 
@@ -102,6 +123,7 @@ type sampleRun struct {
 	out                          io.Writer
 	dir, name                    string // --out and the scenario's name
 	fps                          float64
+	lambda                       float64 // --lambda, 0 for the scenario's default
 }
 
 // sample runs the chains of one scenario and prints a report per chain.
