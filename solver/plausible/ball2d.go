@@ -250,3 +250,10 @@ func (b *Ball2D) Record(s Ball2DState, fps float64) (*assets.RigidAnimation, err
 		},
 	}, nil
 }
+
+// PlotValue implements Plotter: the landing x, in units of D (the
+// paper's Figure 2).
+func (b *Ball2D) PlotValue(o Ball2DOutcome) float64 { return o.Landing() }
+
+// PlotLabel implements Plotter.
+func (b *Ball2D) PlotLabel() string { return "landing x (D)" }
