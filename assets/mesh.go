@@ -193,3 +193,19 @@ func (m *Mesh) Translate(d Vec3) *Mesh {
 	}
 	return m
 }
+
+// MergeMeshes returns one mesh holding the vertices and triangles of all
+// of ms, in order (triangle indices shifted accordingly). Only positions
+// and triangles are merged; texture coordinates, normals and groups are
+// dropped.
+func MergeMeshes(ms ...*Mesh) *Mesh {
+	out := &Mesh{}
+	for _, m := range ms {
+		base := len(out.Positions)
+		out.Positions = append(out.Positions, m.Positions...)
+		for _, t := range m.Triangles {
+			out.Triangles = append(out.Triangles, [3]int{t[0] + base, t[1] + base, t[2] + base})
+		}
+	}
+	return out
+}
