@@ -65,8 +65,8 @@ type Spell struct {
 	// Derived by Validate.
 	vertices []spellVertex // perturbed partition vertices
 	vindex   []int         // (Cols+1)·(Rows+1) → index in vertices, −1 for the outer corners
-	nballs   int // balls
-	ndesig   int // designated bins
+	nballs   int           // balls
+	ndesig   int           // designated bins
 }
 
 // SpellWeights are the relative probabilities of Spell's proposals.

@@ -98,7 +98,7 @@ func TestSpellDeterministic(t *testing.T) {
 type priorOnly struct{ *Spell }
 
 func (p priorOnly) Simulate(SpellState) (SpellOutcome, error) { return SpellOutcome{}, nil }
-func (p priorOnly) Constraint(SpellOutcome) mcmc.Score      { return mcmc.Score{} }
+func (p priorOnly) Constraint(SpellOutcome) mcmc.Score        { return mcmc.Score{} }
 
 func TestSpellKernelsSamplePrior(t *testing.T) {
 	s := hiSpell(t)
