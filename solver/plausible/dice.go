@@ -621,13 +621,19 @@ func (d *Dice) Record(s DiceState, fps float64) (*assets.RigidAnimation, error) 
 	}
 	die := assets.RigidBody{Name: "die", Mesh: assets.BoxMesh(mgl64.Vec3{DiceSide, DiceSide, DiceSide}), Color: [3]float32{0.75, 0.07, 0.07}}
 	pips := assets.RigidBody{Name: "pips", Mesh: dicePipMesh(), Color: [3]float32{0.95, 0.95, 0.92}}
+	// Frame f shows the step nearest to time f/fps; the last frame is
+	// the final pose.
 	last := len(poses) - 1
-	frames := int(math.Floor(float64(last)*DiceTimeStep*fps)) + 1
-	for f := 0; f < frames; f++ {
-		k := min(last, int(math.Round(float64(f)/(fps*DiceTimeStep))))
-		p := poses[k]
-		die.Positions = append(die.Positions, p.Pos)
-		die.Rotations = append(die.Rotations, p.Rot.Normalize())
+	for f := 0; ; f++ {
+		k := int(math.Round(float64(f) / (fps * DiceTimeStep)))
+		if k >= last {
+			k = last
+		}
+		die.Positions = append(die.Positions, poses[k].Pos)
+		die.Rotations = append(die.Rotations, poses[k].Rot.Normalize())
+		if k == last {
+			break
+		}
 	}
 	pips.Positions, pips.Rotations = die.Positions, die.Rotations
 	ch, _, _ := s.ControlFields()
