@@ -100,6 +100,7 @@ distinct animations, and the wall time.`)
 // that validates them and runs the chains once the flags are parsed.
 var sampleScenarios = map[string]func(fs *flag.FlagSet) func(context.Context, sampleRun) error{
 	"ball2d": ball2dSample,
+	"dice":   diceSample,
 	"spell":  spellSample,
 }
 
