@@ -47,7 +47,7 @@ func diceSample(fs *flag.FlagSet) func(context.Context, sampleRun) error {
 func parseDiceFloats(s string, n int) ([]float64, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != n {
-		return nil, fmt.Errorf("%d numbers, want %d", len(parts), n)
+		return nil, fmt.Errorf("%d comma-separated values, want %d", len(parts), n)
 	}
 	out := make([]float64, n)
 	for i, p := range parts {
