@@ -99,9 +99,10 @@ distinct animations, and the wall time.`)
 // options to the flag set (names must not clash) and returns the function
 // that validates them and runs the chains once the flags are parsed.
 var sampleScenarios = map[string]func(fs *flag.FlagSet) func(context.Context, sampleRun) error{
-	"ball2d": ball2dSample,
-	"dice":   diceSample,
-	"spell":  spellSample,
+	"ball2d":  ball2dSample,
+	"bowling": bowlingSample,
+	"dice":    diceSample,
+	"spell":   spellSample,
 }
 
 // ball2dSample is the 2D ball of Section 5.1.
