@@ -22,6 +22,7 @@ import (
 	"gallop/assets"
 	"gallop/solver/parallel"
 	"gallop/tools"
+	"gallop/tools/gallery"
 	"gallop/tools/pose"
 	"gallop/viewport"
 )
@@ -55,6 +56,8 @@ type App struct {
 
 	tools []tools.Tool
 	tool  int // index of the active tool
+
+	preview *preview // shown instead of the document's scene, or nil
 
 	play    playback
 	overlay overlayKind
@@ -127,7 +130,7 @@ func Run(opts Options) error {
 
 // newTools returns the tools, in the order the tool panel lists them.
 func newTools() []tools.Tool {
-	return []tools.Tool{&tools.Select{}, &pose.Pose{}}
+	return []tools.Tool{&tools.Select{}, &pose.Pose{}, &gallery.Gallery{}}
 }
 
 // quitNow closes the window without asking.
@@ -140,6 +143,7 @@ func (a *App) quitNow() {
 // and tools, and frames the camera on it. state holds restored tool and
 // application settings from a project, or nil.
 func (a *App) setDocument(d *Document, p *assets.Project) {
+	a.preview = nil
 	a.doc = d
 	a.history.Clear()
 	a.play.playing = false

@@ -178,7 +178,7 @@ func (a *App) projectSnapshot() *assets.Project {
 		Settings:  map[string]json.RawMessage{},
 		Tools:     map[string]json.RawMessage{},
 	}
-	cam, _ := json.Marshal(a.view.Camera)
+	cam, _ := json.Marshal(a.documentCamera())
 	style, _ := json.Marshal(a.view.Style)
 	app, _ := json.Marshal(settings{Camera: cam, Style: style, Overlay: int(a.overlay), Loop: a.play.loop, Tool: a.tools[a.tool].Name()})
 	p.Settings["app"] = app

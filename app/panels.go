@@ -15,7 +15,7 @@ func (a *App) toolsPanel() giu.Layout {
 	l := giu.Layout{giu.Label("Tools"), giu.Separator()}
 	for i, t := range a.tools {
 		i, t := i, t
-		l = append(l, giu.Selectable(t.Name()).Selected(i == a.tool).OnClick(func() { a.tool = i }),
+		l = append(l, giu.Selectable(t.Name()).Selected(i == a.tool).OnClick(func() { a.setTool(i) }),
 			giu.Tooltip(t.Help()))
 	}
 	l = append(l, giu.Separator(), giu.Label("Objects"))

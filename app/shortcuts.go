@@ -98,7 +98,7 @@ func (a *App) shortcut(e keyEvent) {
 	case is(giu.KeyLeft, shift):
 		a.setFrame(0)
 	case is(giu.KeyRight, shift):
-		a.setFrame(a.doc.NumFrames() - 1)
+		a.setFrame(a.stage().NumFrames() - 1)
 	case is(giu.KeyLeft, none):
 		a.stepFrame(-1)
 	case is(giu.KeyRight, none):

@@ -22,19 +22,21 @@ func (a *App) togglePlay() {
 		a.play.playing = false
 		return
 	}
-	if a.doc.Frame >= a.doc.NumFrames()-1 {
-		a.doc.Frame = 0
+	d := a.stage()
+	if d.Frame >= d.NumFrames()-1 {
+		d.Frame = 0
 	}
-	a.play = playback{playing: true, loop: a.play.loop, start: a.doc.Frame}
+	a.play = playback{playing: true, loop: a.play.loop, start: d.Frame}
 }
 
 func (a *App) advancePlayback(dt time.Duration) {
 	if !a.play.playing {
 		return
 	}
-	n := a.doc.NumFrames()
+	d := a.stage()
+	n := d.NumFrames()
 	a.play.elapsed += dt
-	f := a.play.start + int(a.play.elapsed.Seconds()*a.doc.FPS())
+	f := a.play.start + int(a.play.elapsed.Seconds()*d.FPS())
 	if f >= n {
 		if a.play.loop && n > 0 {
 			f %= n
@@ -43,33 +45,39 @@ func (a *App) advancePlayback(dt time.Duration) {
 			a.play.playing = false
 		}
 	}
-	a.doc.Frame = f
+	d.Frame = f
 }
 
 func (a *App) setFrame(f int) {
-	a.doc.Frame = max(0, min(f, a.doc.NumFrames()-1))
+	d := a.stage()
+	d.Frame = max(0, min(f, d.NumFrames()-1))
 	if a.play.playing {
-		a.play.start, a.play.elapsed = a.doc.Frame, 0
+		a.play.start, a.play.elapsed = d.Frame, 0
 	}
 }
 
 func (a *App) stepFrame(d int) {
-	n := a.doc.NumFrames()
+	n := a.stage().NumFrames()
 	a.play.playing = false
-	a.setFrame((a.doc.Frame + d + n) % n)
+	a.setFrame((a.stage().Frame + d + n) % n)
 }
 
 // timeline lays out the transport: play / pause, loop, the frame slider,
-// the frame rate and the frame counter.
+// the frame rate and the frame counter, for the stage (a preview's frame
+// rate is not editable).
 func (a *App) timeline() giu.Widget {
-	n := a.doc.NumFrames()
-	frame := int32(a.doc.Frame + 1) // shown 1-based, like the counter
+	d := a.stage()
+	n := d.NumFrames()
+	frame := int32(d.Frame + 1) // shown 1-based, like the counter
 	playLabel := "Play"
 	if a.play.playing {
 		playLabel = "Pause"
 	}
-	fps := float32(a.doc.FPS())
+	fps := float32(d.FPS())
 	o := a.doc.Object()
+	if a.preview != nil {
+		o = nil
+	}
 	w, _ := giu.GetAvailableRegion()
 	return giu.Row(
 		giu.Button("|<").OnClick(func() { a.setFrame(0) }),
@@ -82,6 +90,6 @@ func (a *App) timeline() giu.Widget {
 				a.history.Do(&setFPSCmd{clip: o.Clip, before: o.Clip.FPS, after: float64(fps)})
 			}
 		}),
-		giu.Label(fmt.Sprintf("%d / %d", a.doc.Frame+1, n)),
+		giu.Label(fmt.Sprintf("%d / %d", d.Frame+1, n)),
 	)
 }

@@ -42,7 +42,9 @@ func (a *App) viewportWidget() {
 	}
 	a.view.Width, a.view.Height = float64(w), float64(h)
 	o := a.doc.Object()
-	if o != nil {
+	if a.preview != nil {
+		a.view.SetMesh(nil, nil) // nothing to pick in a preview
+	} else if o != nil {
 		a.view.SetMesh(a.shownPositions(o), o.Mesh.Triangles)
 	} else {
 		a.view.SetMesh(nil, nil)
@@ -64,7 +66,7 @@ func (a *App) viewportWidget() {
 	imgui.SetCursorScreenPos(pos)
 	imgui.InvisibleButtonV("##viewport", avail, imgui.ButtonFlagsMouseButtonLeft|imgui.ButtonFlagsMouseButtonRight|imgui.ButtonFlagsMouseButtonMiddle)
 	in := a.viewportInput(pos, imgui.IsItemHovered())
-	if !a.view.Navigate(&in) && o != nil {
+	if !a.view.Navigate(&in) && (o != nil || a.preview != nil) {
 		a.tools[a.tool].Viewport(a, &in)
 	}
 	if a.bench != nil {
@@ -111,8 +113,12 @@ func (a *App) shownPositions(o *assets.Object) []assets.Vec3 {
 	return o.PositionsAt(a.doc.Frame)
 }
 
-// drawItems lists what the renderer draws this frame.
+// drawItems lists what the renderer draws this frame: the preview's
+// bodies at its frame, or the document's objects.
 func (a *App) drawItems() []viewport.Item {
+	if p := a.preview; p != nil {
+		return p.scene.Items(p.doc.Frame)
+	}
 	items := make([]viewport.Item, 0, len(a.doc.Scene.Objects))
 	for i, o := range a.doc.Scene.Objects {
 		it := viewport.Item{
@@ -136,7 +142,7 @@ func (a *App) drawItems() []viewport.Item {
 
 // gridStep picks the ground grid's spacing from the scene's size.
 func (a *App) gridStep() float64 {
-	lo, hi, ok := a.doc.Bounds()
+	lo, hi, ok := a.stage().Bounds()
 	if !ok {
 		return 1
 	}
@@ -155,6 +161,11 @@ func (a *App) viewportOverlays(dl *imgui.DrawList, pos, size imgui.Vec2) {
 		proj = "Orthographic"
 	}
 	text(10, 8, 0xffe0e0e0, proj)
+	if p := a.preview; p != nil {
+		text(10, 26, 0xffe0e0e0, fmt.Sprintf("%s (not in the document)  |  %d bodies  |  frame %d / %d",
+			p.anim.Name, len(p.anim.Bodies), p.doc.Frame+1, p.doc.NumFrames()))
+		return
+	}
 	if o := a.doc.Object(); o != nil {
 		text(10, 26, 0xffe0e0e0, fmt.Sprintf("%s  |  %d vertices  %d triangles  |  frame %d / %d",
 			o.Name, o.Mesh.NumVertices(), o.Mesh.NumTriangles(), a.doc.Frame+1, a.doc.NumFrames()))
@@ -193,9 +204,9 @@ func (a *App) colourBar(dl *imgui.DrawList, at imgui.Vec2, w, h float32, hm *hea
 	dl.AddTextVec2(imgui.Vec2{X: at.X + w + 44 - tw, Y: at.Y - 20}, 0xffe0e0e0, hm.title)
 }
 
-// frameAll points the camera at the whole scene (Home).
+// frameAll points the camera at the whole scene shown (Home).
 func (a *App) frameAll() {
-	if lo, hi, ok := a.doc.Bounds(); ok {
+	if lo, hi, ok := a.stage().Bounds(); ok {
 		a.view.FrameBox(lo, hi)
 	}
 }

@@ -1,70 +1,15 @@
 package assets
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"gallop/assets/gltftest"
 )
 
-// gltfReport is one line of scripts/gltf-validate.mjs's output.
-type gltfReport struct {
-	File     string            `json:"file"`
-	Errors   int               `json:"errors"`
-	Warnings int               `json:"warnings"`
-	Infos    int               `json:"infos"`
-	Messages []json.RawMessage `json:"messages"`
-}
-
-// validateGLTF runs Khronos' glTF-Validator on path through
-// scripts/gltf-validate.mjs and fails the test if it reports any error or
-// warning; it logs the counts and returns the report. When Node.js or the
-// validator module is missing it skips the test, saying how to install it,
-// unless GALLOP_REQUIRE_VALIDATOR=1 (as in CI), when it fails instead; call
-// it after a test's other checks, so that they run either way.
-func validateGLTF(t testing.TB, path string) gltfReport {
+// validateGLTF runs Khronos' glTF-Validator on path (gltftest.Validate):
+// it fails the test on any error or warning and skips it when the
+// validator is not installed, unless GALLOP_REQUIRE_VALIDATOR=1.
+func validateGLTF(t testing.TB, path string) gltftest.Report {
 	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	modules := os.Getenv("GALLOP_NPM_DIR")
-	if modules == "" {
-		modules = filepath.Join(root, ".cache", "npm", "node_modules")
-	}
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(modules, "gltf-validator", "package.json"))
-	}
-	if err != nil {
-		msg := "glTF validator unavailable (" + err.Error() + "); install Node.js and run: npm install --prefix " +
-			filepath.Join(root, ".cache", "npm") + " gltf-validator@2.0.0-dev.3.10"
-		if os.Getenv("GALLOP_REQUIRE_VALIDATOR") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	cmd := exec.Command(node, filepath.Join(root, "scripts", "gltf-validate.mjs"), "--modules", modules, path)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("glTF validator: %v\n%s", err, stderr.Bytes())
-	}
-	var rep gltfReport
-	if jerr := json.Unmarshal(bytes.TrimSpace(out), &rep); jerr != nil {
-		t.Fatalf("glTF validator: %v (status %v)\nstdout: %s\nstderr: %s", jerr, err, out, stderr.Bytes())
-	}
-	t.Logf("glTF validator: %s: %d errors, %d warnings, %d infos", filepath.Base(path), rep.Errors, rep.Warnings, rep.Infos)
-	for _, m := range rep.Messages {
-		t.Logf("  %s", m)
-	}
-	if rep.Errors > 0 || rep.Warnings > 0 || err != nil {
-		t.Errorf("glTF validator: %s: %d errors, %d warnings (status %v)", path, rep.Errors, rep.Warnings, err)
-	}
-	return rep
+	return gltftest.Validate(t, path)
 }

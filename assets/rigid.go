@@ -185,6 +185,20 @@ func (a *RigidAnimation) Objects() ([]*Object, error) {
 	return objs, nil
 }
 
+// Colors returns the colour of each object Objects returns, in the same
+// order: each body's (or its default by index), then each static part's
+// (or light grey). These are the colours SaveRigidGLTF writes.
+func (a *RigidAnimation) Colors() [][3]float32 {
+	cs := make([][3]float32, 0, len(a.Bodies)+len(a.Static))
+	for i := range a.Bodies {
+		cs = append(cs, a.Bodies[i].color(i))
+	}
+	for i := range a.Static {
+		cs = append(cs, a.Static[i].color())
+	}
+	return cs
+}
+
 // place writes into dst (grown as needed and returned) the world positions
 // of the body's vertices in frame f: R_f·p + t_f with R_f the normalised
 // rotation.

@@ -53,6 +53,15 @@ type Host interface {
 	OpenFolder(title string, done func(path string))
 	// SaveFile asks where to save, like OpenFile.
 	SaveFile(title string, exts []string, suggested string, done func(path string))
+	// ShowAnimation shows anim in the viewport and on the timeline in
+	// place of the document's scene, from its first frame, playing if
+	// play; nil goes back to the document's scene. The document does not
+	// change (no undo step, nothing saved). The application goes back by
+	// itself when the active tool changes or another document opens. It
+	// fails when anim does not validate.
+	ShowAnimation(anim *assets.RigidAnimation, play bool) error
+	// ShownAnimation returns what ShowAnimation shows, or nil.
+	ShownAnimation() *assets.RigidAnimation
 }
 
 // Key is a key press, with the modifiers held when it happened.

@@ -524,6 +524,36 @@ func (r *Renderer) ReadPixels() []byte {
 	return buf
 }
 
+// CopyTexture copies the image of the last Render into the texture dst
+// (a new texture when dst is 0, resized to the framebuffer's size) and
+// returns it: a picture that outlives the next Render, such as a
+// thumbnail. Free it with DeleteTexture.
+func (r *Renderer) CopyTexture(dst uint32) uint32 {
+	if r.fbo == 0 {
+		return dst
+	}
+	saved := saveGLState()
+	defer saved.restore()
+	if dst == 0 {
+		gl.GenTextures(1, &dst)
+	}
+	gl.BindFramebuffer(gl.FRAMEBUFFER, r.fbo)
+	gl.BindTexture(gl.TEXTURE_2D, dst)
+	gl.CopyTexImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, 0, 0, int32(r.width), int32(r.height), 0)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE)
+	return dst
+}
+
+// DeleteTexture frees a texture made by CopyTexture (0 is ignored).
+func DeleteTexture(tex uint32) {
+	if tex != 0 {
+		gl.DeleteTextures(1, &tex)
+	}
+}
+
 func (m *gpuMesh) release() {
 	gl.DeleteBuffers(1, &m.pos)
 	gl.DeleteBuffers(1, &m.nrm)

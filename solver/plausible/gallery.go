@@ -2,6 +2,7 @@ package plausible
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -93,6 +94,7 @@ type Gallery struct {
 	distinct           func(n int) []Entry
 	kept               func(chain int) int
 	record             func(e Entry, fps float64) (*assets.RigidAnimation, error)
+	state              func(e Entry) (json.RawMessage, error)
 
 	done atomic.Int64 // iterations finished over all chains
 	ran  atomic.Bool
@@ -155,12 +157,26 @@ func NewGallery[S, O any](sc Scenario[S, O], seeds []uint64, iterations int) (*G
 		return out
 	}
 	g.kept = func(c int) int { return per[c].Len() }
-	g.record = func(e Entry, fps float64) (*assets.RigidAnimation, error) {
+	kept := func(e Entry) (mcmc.Kept[S, O], error) {
 		k, ok := e.kept.(mcmc.Kept[S, O])
 		if !ok {
-			return nil, fmt.Errorf("gallery: entry (chain %d, iteration %d) is not one of this gallery's", e.Chain+1, e.Iteration)
+			return k, fmt.Errorf("gallery: entry (chain %d, iteration %d) is not one of this gallery's", e.Chain+1, e.Iteration)
+		}
+		return k, nil
+	}
+	g.record = func(e Entry, fps float64) (*assets.RigidAnimation, error) {
+		k, err := kept(e)
+		if err != nil {
+			return nil, err
 		}
 		return sc.Record(k.State, fps)
+	}
+	g.state = func(e Entry) (json.RawMessage, error) {
+		k, err := kept(e)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(k.State)
 	}
 	return g, nil
 }
@@ -232,6 +248,11 @@ func (g *Gallery) Stats() (stats []mcmc.Stats, err error, ok bool) {
 func (g *Gallery) Record(e Entry, fps float64) (*assets.RigidAnimation, error) {
 	return g.record(e, fps)
 }
+
+// State returns entry e's state (the scenario's random variables) as
+// JSON, to be kept and replayed later, for example by unmarshalling it
+// into the scenario's state type and calling its Record.
+func (g *Gallery) State(e Entry) (json.RawMessage, error) { return g.state(e) }
 
 // Reweight returns sc with its proposal kernels' weights replaced by
 // weights, one per kernel of sc.Kernels() in order; each must be finite

@@ -2,6 +2,7 @@ package plausible
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -84,6 +85,14 @@ func TestGalleryBall2D(t *testing.T) {
 	}
 	if _, err := g.Run(context.Background()); err == nil {
 		t.Error("a second Run was accepted")
+	}
+	raw, err := g.State(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Ball2DState
+	if err := json.Unmarshal(raw, &st); err != nil || st != entries[0].kept.(mcmc.Kept[Ball2DState, Ball2DOutcome]).State {
+		t.Errorf("state %s does not round-trip: %v", raw, err)
 	}
 	if _, err := g.Record(Entry{}, 30); err == nil {
 		t.Error("an entry the gallery did not make was replayed")

@@ -29,21 +29,23 @@ func newHost() *host {
 	return &host{obj: &assets.Object{Name: "bar", Mesh: bar}}
 }
 
-func (h *host) Object() *assets.Object                          { return h.obj }
-func (h *host) Positions() []assets.Vec3                        { return h.obj.PositionsAt(h.frame) }
-func (h *host) Selection() []int                                { return h.sel }
-func (h *host) SetSelection(v []int)                            { h.sel = v }
-func (h *host) Do(c undo.Command)                               { h.stack.Do(c) }
-func (h *host) Jobs() *jobs.Runner                              { return &h.runner }
-func (h *host) View() *viewport.View                            { return viewport.NewView() }
-func (h *host) Error(err error)                                 { h.errs = append(h.errs, err) }
-func (h *host) Info(string, ...any)                             {}
-func (h *host) Frame() int                                      { return h.frame }
-func (h *host) NumFrames() int                                  { return h.obj.NumFrames() }
-func (h *host) FPS() float64                                    { return 30 }
-func (h *host) OpenFile(string, []string, func(string))         {}
-func (h *host) OpenFolder(string, func(string))                 {}
-func (h *host) SaveFile(string, []string, string, func(string)) {}
+func (h *host) Object() *assets.Object                           { return h.obj }
+func (h *host) Positions() []assets.Vec3                         { return h.obj.PositionsAt(h.frame) }
+func (h *host) Selection() []int                                 { return h.sel }
+func (h *host) SetSelection(v []int)                             { h.sel = v }
+func (h *host) Do(c undo.Command)                                { h.stack.Do(c) }
+func (h *host) Jobs() *jobs.Runner                               { return &h.runner }
+func (h *host) View() *viewport.View                             { return viewport.NewView() }
+func (h *host) Error(err error)                                  { h.errs = append(h.errs, err) }
+func (h *host) Info(string, ...any)                              {}
+func (h *host) Frame() int                                       { return h.frame }
+func (h *host) NumFrames() int                                   { return h.obj.NumFrames() }
+func (h *host) FPS() float64                                     { return 30 }
+func (h *host) OpenFile(string, []string, func(string))          {}
+func (h *host) OpenFolder(string, func(string))                  {}
+func (h *host) SaveFile(string, []string, string, func(string))  {}
+func (h *host) ShowAnimation(*assets.RigidAnimation, bool) error { return nil }
+func (h *host) ShownAnimation() *assets.RigidAnimation           { return nil }
 
 // settle runs UI frames until the solver has converged on the latest
 // problem (or the time limit passes) and returns the pose shown.

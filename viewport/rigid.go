@@ -1,0 +1,76 @@
+package viewport
+
+import (
+	"math"
+
+	"gallop/assets"
+)
+
+// RigidScene is a rigid-body animation ready to draw: its objects
+// (assets.RigidAnimation.Objects), a colour per vertex of each (the
+// animation's body and part colours) and the box around every frame.
+// It is immutable once made.
+type RigidScene struct {
+	Objects []*assets.Object
+	Lo, Hi  assets.Vec3
+
+	colors [][][3]float32 // per object, per vertex
+}
+
+// NewRigidScene evaluates a into a RigidScene; it fails when a does not
+// validate.
+func NewRigidScene(a *assets.RigidAnimation) (*RigidScene, error) {
+	objs, err := a.Objects()
+	if err != nil {
+		return nil, err
+	}
+	s := &RigidScene{Objects: objs}
+	for i, c := range a.Colors() {
+		vc := make([][3]float32, objs[i].Mesh.NumVertices())
+		for k := range vc {
+			vc[k] = c
+		}
+		s.colors = append(s.colors, vc)
+		lo, hi := assets.Bounds(objs[i].Mesh.Positions)
+		if objs[i].Clip != nil {
+			lo, hi = objs[i].Clip.Bounds()
+		}
+		if i == 0 {
+			s.Lo, s.Hi = lo, hi
+			continue
+		}
+		for k := range 3 {
+			s.Lo[k], s.Hi[k] = min(s.Lo[k], lo[k]), max(s.Hi[k], hi[k])
+		}
+	}
+	return s, nil
+}
+
+// NumFrames returns the number of frames of the animation.
+func (s *RigidScene) NumFrames() int { return s.Objects[0].NumFrames() }
+
+// Items returns what Render draws for frame f (clamped to the animation),
+// keyed by the scene's objects.
+func (s *RigidScene) Items(f int) []Item {
+	items := make([]Item, len(s.Objects))
+	for i, o := range s.Objects {
+		items[i] = Item{Key: o, Triangles: o.Mesh.Triangles, Positions: o.PositionsAt(max(0, min(f, o.NumFrames()-1))), Colors: s.colors[i]}
+	}
+	return items
+}
+
+// FrontYaw and FrontPitch are the direction from which Camera shows a
+// RigidScene: from +z, where the 2D scenarios play in the x-y plane, and
+// a little above, so depth still shows.
+const (
+	FrontYaw   = 0
+	FrontPitch = math.Pi / 12
+)
+
+// Camera returns a camera that frames the whole animation in a view of the
+// given aspect ratio, seen from FrontYaw and FrontPitch.
+func (s *RigidScene) Camera(aspect float64) Camera {
+	c := Camera{Yaw: FrontYaw, Pitch: FrontPitch, FovY: DefaultFovY}
+	c.Frame(s.Lo, s.Hi, aspect)
+	return c
+}
