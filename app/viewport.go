@@ -140,9 +140,13 @@ func (a *App) drawItems() []viewport.Item {
 	return items
 }
 
-// gridStep picks the ground grid's spacing from the scene's size.
+// gridStep picks the ground grid's spacing from the scene's size; a
+// preview, which has its own ground, gets none (0).
 func (a *App) gridStep() float64 {
-	lo, hi, ok := a.stage().Bounds()
+	if a.preview != nil {
+		return 0
+	}
+	lo, hi, ok := a.doc.Bounds()
 	if !ok {
 		return 1
 	}

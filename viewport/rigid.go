@@ -59,6 +59,33 @@ func (s *RigidScene) Items(f int) []Item {
 	return items
 }
 
+// strobeKey keys a body's copy at one frame of a Strobe picture.
+type strobeKey struct {
+	obj   *assets.Object
+	frame int
+}
+
+// Strobe returns what Render draws for a multiple exposure of the
+// animation: each body at n frames evenly spaced from the first to the
+// last (n ≥ 2; fewer when the animation is shorter), the static parts
+// once. It shows a whole motion in one still picture.
+func (s *RigidScene) Strobe(n int) []Item {
+	nf := s.NumFrames()
+	n = max(2, min(n, nf))
+	var items []Item
+	for i, o := range s.Objects {
+		if o.Clip == nil {
+			items = append(items, Item{Key: o, Triangles: o.Mesh.Triangles, Positions: o.Mesh.Positions, Colors: s.colors[i]})
+			continue
+		}
+		for k := range n {
+			f := k * (nf - 1) / (n - 1)
+			items = append(items, Item{Key: strobeKey{o, f}, Triangles: o.Mesh.Triangles, Positions: o.PositionsAt(f), Colors: s.colors[i]})
+		}
+	}
+	return items
+}
+
 // FrontYaw and FrontPitch are the direction from which Camera shows a
 // RigidScene: from +z, where the 2D scenarios play in the x-y plane, and
 // a little above, so depth still shows.

@@ -40,6 +40,10 @@ func TestRigidScene(t *testing.T) {
 			t.Errorf("colours %v, %v", items[0].Colors[0], items[1].Colors[0])
 		}
 	}
+	strobe := s.Strobe(10)
+	if len(strobe) != 3+1 || strobe[0].Positions[0][0] != ball.Mesh.Positions[0][0] || strobe[2].Positions[0][0] != ball.Mesh.Positions[0][0]+4 {
+		t.Errorf("a strobe of 3 frames has %d items", len(strobe))
+	}
 	cam := s.Camera(4.0 / 3)
 	for _, p := range []assets.Vec3{s.Lo, s.Hi} {
 		if _, ok := cam.Project(p, 4.0/3); !ok {

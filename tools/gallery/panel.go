@@ -12,7 +12,7 @@ import (
 )
 
 // Panel implements tools.Tool: scenario and constraints, chain settings,
-// Start / Stop and progress, the plots, the gallery and the favourites.
+// Start / Stop and progress, the gallery, the plots and the favourites.
 func (t *Gallery) Panel(h tools.Host) giu.Layout {
 	t.defaults()
 	return giu.Layout{
@@ -21,10 +21,9 @@ func (t *Gallery) Panel(h tools.Host) giu.Layout {
 		t.chainPanel(h),
 		giu.Separator(),
 		t.progressPanel(),
-		t.plotsPanel(),
-		giu.Separator(),
 		t.galleryPanel(h),
 		giu.Separator(),
+		t.plotsPanel(),
 		t.favouritesPanel(h),
 	}
 }
@@ -107,13 +106,14 @@ func (t *Gallery) plotsPanel() giu.Widget {
 		return giu.Layout{}
 	}
 	label := t.run.gallery.PlotLabel()
-	l := giu.Layout{}
+	l := giu.Layout{giu.Label("Plots (one line per chain)")}
 	if label != "" {
 		l = append(l, t.plot(label, func(ln *line) []float64 { return ln.Value }))
 	}
 	return append(l,
 		t.plot("constraints met", func(ln *line) []float64 { return ln.Met }),
 		t.plot("log p", func(ln *line) []float64 { return ln.LogP }),
+		giu.Separator(),
 	)
 }
 
@@ -159,7 +159,7 @@ func (t *Gallery) galleryPanel(h tools.Host) giu.Widget {
 
 // Thumbnail size in pixels, and thumbnails per row.
 const (
-	thumbW, thumbH = 128, 96
+	thumbW, thumbH = 116, 87
 	perRow         = 2
 )
 

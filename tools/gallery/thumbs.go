@@ -33,8 +33,12 @@ type thumb struct {
 	frame int
 }
 
-// newPerFrame is how many new thumbnails one UI frame renders.
-const newPerFrame = 2
+// newPerFrame is how many new thumbnails one UI frame renders;
+// strobeFrames is how many exposures of each body a still thumbnail shows.
+const (
+	newPerFrame  = 2
+	strobeFrames = 12
+)
 
 // begin starts a UI frame.
 func (th *thumbnails) begin() {
@@ -45,16 +49,17 @@ func (th *thumbnails) begin() {
 // hover notes that s is under the mouse.
 func (th *thumbnails) hover(s *sample) { th.next = s }
 
-// texture returns the texture showing s, rendering it if needed: its last
-// frame, or while animate the frame due since the hover began. It returns
-// 0 while s has no picture yet.
+// texture returns the texture showing s, rendering it if needed: a strobe
+// picture of its motion (strobeFrames exposures), or while animate the
+// frame due since the hover began. It returns 0 while s has no picture
+// yet.
 func (th *thumbnails) texture(s *sample, animate bool) uint32 {
 	th.used[s] = true
 	if th.err != nil {
 		return 0
 	}
 	n := s.Scene.NumFrames()
-	frame := n - 1
+	frame := -1 // the strobe picture of the whole motion
 	if animate {
 		frame = int(time.Since(th.since).Seconds()*s.Anim.FPS) % n
 		giu.Update() // keep playing while the mouse rests
@@ -74,7 +79,11 @@ func (th *thumbnails) texture(s *sample, animate bool) uint32 {
 	style := viewport.DefaultStyle()
 	style.Grid, style.Axes = false, false
 	cam := s.Scene.Camera(float64(thumbW) / thumbH)
-	if th.err = th.r.Render(thumbW, thumbH, &cam, style, s.Scene.Items(frame), 0); th.err != nil {
+	items := s.Scene.Strobe(strobeFrames)
+	if frame >= 0 {
+		items = s.Scene.Items(frame)
+	}
+	if th.err = th.r.Render(thumbW, thumbH, &cam, style, items, 0); th.err != nil {
 		return 0
 	}
 	if t == nil {
