@@ -37,6 +37,7 @@ func runBench(args []string, stdout io.Writer) error {
 	runs := fs.Int("runs", 5, "repetitions per timed figure; the median is reported")
 	gui := fs.Bool("viewport", true, "also measure the viewport (needs a display: $DISPLAY, e.g. Xvfb)")
 	pose := fs.Bool("pose", true, "also measure the Pose tool's solver (lion-poses, horse-poses)")
+	sampling := fs.Bool("sample", true, "also measure the Gallery's samplers (2D ball, \"HI\")")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop bench [options]
 
@@ -52,6 +53,16 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 _analyze_factor, symbolic analysis and first
                                 factorization; _new_handle_set, switching to
                                 another handle set
+  sample_ball2d_chains_reaching, sample_ball2d_median_first
+                                2D ball, 20 chains of 1,000 iterations (seeds
+                                1-20): chains within 0.1 D of the target, and
+                                the median chain's first iteration there
+  sample_ball2d_1000_iterations one chain of 1,000 iterations (median)
+  sample_spell_hi_iterations_per_core
+                                "HI" (7 x 5 bins, 10 balls): iterations per
+                                second of one chain on one core
+  sample_spell_hi_median_first  "HI": median over seeds 1-5 of the first
+                                iteration with all ten balls in place
   viewport_fps_idle, viewport_fps_busy, viewport_longest_frame_idle,
   viewport_longest_frame_busy   the window showing horse-gallop at 1280x800
                                 (playing, camera turning), alone and while a
@@ -103,6 +114,12 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
 
 	if *pose {
 		if err := benchPose(stdout, *data, *runs); err != nil {
+			return err
+		}
+	}
+
+	if *sampling {
+		if err := benchSample(stdout, *runs); err != nil {
 			return err
 		}
 	}

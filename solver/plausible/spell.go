@@ -558,8 +558,11 @@ func (s *Spell) PlotLabel() string { return "filled bins" }
 //     2/#vertices (at least one) moves by N(0, (σ/2)²); symmetric.
 //   - change an active ball: one of the active balls, chosen uniformly (the
 //     active set does not change, so the choice is symmetric), moves its
-//     drop point by N(0, (bin/3)²) per axis or, one time in four, redraws
-//     it uniformly over the box; both symmetric. Without an active ball the
+//     drop point by N(0, (bin/4)²) per axis (40%), by N(0, bin²) (30%), or
+//     redraws it uniformly over the box (30%): small and large steps, as in
+//     Section 5.1, all symmetric. (With only the small step and one time in
+//     four the redraw, the median first full "HI" over seeds 1-5 was 5,395
+//     iterations; with this mixture 2,893.) Without an active ball the
 //     state is proposed unchanged.
 //   - birth-death: activate or deactivate some balls (see birthDeath), each
 //     with probability ρ = max(1/#balls, 0.1).
@@ -606,11 +609,15 @@ func (s *Spell) Kernels() []mcmc.Kernel[SpellState] {
 			next := cur
 			next.Drops = append([][2]float64(nil), cur.Drops...)
 			b := on[rng.IntN(len(on))]
-			if rng.Float64() < 0.25 {
+			switch u := rng.Float64(); {
+			case u < 0.3:
 				next.Drops[b] = s.drawDrop(rng)
-			} else {
-				next.Drops[b][0] += rng.NormFloat64() * SpellBin / 3
-				next.Drops[b][1] += rng.NormFloat64() * SpellBin / 3
+			case u < 0.6:
+				next.Drops[b][0] += rng.NormFloat64() * SpellBin
+				next.Drops[b][1] += rng.NormFloat64() * SpellBin
+			default:
+				next.Drops[b][0] += rng.NormFloat64() * SpellBin / 4
+				next.Drops[b][1] += rng.NormFloat64() * SpellBin / 4
 			}
 			return next, 0
 		}},

@@ -224,3 +224,25 @@ func TestSpellChainsFindWord(t *testing.T) {
 		t.Errorf("%d distinct solutions, want at least 5", d)
 	}
 }
+
+func BenchmarkSpellSimulateACM(b *testing.B) {
+	s, err := NewSpell("ACM", SpellLetters["ACM"], 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := mcmc.NewRand(3)
+	states := make([]SpellState, 8)
+	for i := range states {
+		states[i] = s.Init(rng)
+	}
+	b.ResetTimer()
+	steps := 0
+	for i := 0; i < b.N; i++ {
+		o, err := s.Simulate(states[i%len(states)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += o.Steps
+	}
+	b.ReportMetric(float64(steps)/float64(b.N), "steps/op")
+}
