@@ -235,12 +235,12 @@ func (g *Gallery) Distinct(n int) []Entry { return g.distinct(n) }
 // Kept returns how many satisfying samples chain c has kept so far.
 func (g *Gallery) Kept(c int) int { return g.kept(c) }
 
-// Stats returns the chains' statistics and Run's error once Run has
-// returned; ok is false before.
-func (g *Gallery) Stats() (stats []mcmc.Stats, err error, ok bool) {
+// Stats returns, once Run has returned (done), the chains' statistics and
+// Run's error; before, done is false.
+func (g *Gallery) Stats() (stats []mcmc.Stats, done bool, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.stats, g.err, g.ended
+	return g.stats, g.ended, g.err
 }
 
 // Record replays entry e, one of this gallery's, as a rigid animation at

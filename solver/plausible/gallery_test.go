@@ -53,7 +53,7 @@ func TestGalleryBall2D(t *testing.T) {
 			t.Errorf("chain %d kept no satisfying sample (first satisfied at %d)", c, stats[c].FirstSatisfied)
 		}
 	}
-	if _, err, ok := g.Stats(); !ok || err != nil {
+	if _, ok, err := g.Stats(); !ok || err != nil {
 		t.Errorf("Stats after Run: ok %v, err %v", ok, err)
 	}
 	entries := g.Distinct(10)
@@ -150,7 +150,7 @@ func TestGalleryCancel(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, _, ok := g.Stats(); ok {
+		if _, ok, _ := g.Stats(); ok {
 			t.Fatal("Stats reports done while the chains run")
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -168,7 +168,7 @@ func TestGalleryCancel(t *testing.T) {
 	if done == 0 || done >= total {
 		t.Errorf("progress %d of %d after an early cancel", done, total)
 	}
-	stats, err, ok := g.Stats()
+	stats, ok, err := g.Stats()
 	if !ok || !errors.Is(err, context.Canceled) || len(stats) != 2 {
 		t.Errorf("Stats after cancel: %d stats, err %v, ok %v", len(stats), err, ok)
 	}

@@ -179,7 +179,7 @@ func (t *Gallery) start(h tools.Host) {
 		h.Error(err)
 		return
 	}
-	r := &run{gallery: g, model: m, scenario: scenarios[t.scenario].Name, settings: raw, iterations: int(t.iterations)}
+	r := &run{gallery: g, scenario: scenarios[t.scenario].Name, settings: raw, iterations: int(t.iterations)}
 	t.run, t.snap, t.seen, t.unsatisfied = r, nil, 0, nil
 	r.start(h.Jobs(), func() { t.finished(h, r) })
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -30,9 +31,6 @@ type sample struct {
 	Scene *viewport.RigidScene
 }
 
-// key identifies a sample within a run.
-func (s *sample) key() [2]int { return [2]int{s.Chain, s.Iteration} }
-
 // line is one chain's plot data, decimated to at most plotPoints points.
 type line struct {
 	Iteration, Value, Met, LogP []float64
@@ -54,7 +52,6 @@ type snapshot struct {
 // publishes.
 type run struct {
 	gallery    *plausible.Gallery
-	model      *Model
 	scenario   string // its name
 	settings   json.RawMessage
 	iterations int
@@ -140,11 +137,11 @@ func (r *run) snapshot(recorded map[[2]int]*sample, buf *[]plausible.Point) (*sn
 			if err != nil {
 				return nil, fmt.Errorf("recording chain %d, iteration %d: %w", e.Chain+1, e.Iteration, err)
 			}
+			anim.Name = fmt.Sprintf("%s chain %d iteration %d", anim.Name, e.Chain+1, e.Iteration)
 			scene, err := viewport.NewRigidScene(anim)
 			if err != nil {
 				return nil, fmt.Errorf("recording chain %d, iteration %d: %w", e.Chain+1, e.Iteration, err)
 			}
-			anim.Name = fmt.Sprintf("%s chain %d iteration %d", anim.Name, e.Chain+1, e.Iteration)
 			smp = &sample{Entry: e, State: state, Anim: anim, Scene: scene}
 			recorded[k] = smp
 		}
@@ -167,9 +164,15 @@ func decimate(ps []plausible.Point) line {
 	return l
 }
 
+// add appends p; a log p of −∞ (an impossible world) becomes NaN, which
+// the plot leaves out.
 func (l *line) add(p plausible.Point) {
+	logP := p.LogP
+	if math.IsInf(logP, -1) {
+		logP = math.NaN()
+	}
 	l.Iteration = append(l.Iteration, float64(p.Iteration))
 	l.Value = append(l.Value, p.Value)
 	l.Met = append(l.Met, float64(p.Met))
-	l.LogP = append(l.LogP, p.LogP)
+	l.LogP = append(l.LogP, logP)
 }
