@@ -32,9 +32,9 @@ import (
 // the pit edge 34 3/16 in behind the head pin. Either side is a gutter
 // 9.25 in (0.23495 m) wide, modelled as a rectangular channel whose floor
 // lies 1.875 in (0.047625 m) below the lane, closed on the outside by a
-// capping at lane height up to the head pin and, from the head pin on (the
-// paper's "side walls starting in line with the front pin"), by kickbacks
-// 0.52 m high. Behind the pit edge the pit: a floor 0.25 m below the lane
+// capping 0.1 m high and, from the head pin on (the paper's "side walls
+// starting in line with the front pin"), by kickbacks 0.52 m high, flush
+// with the capping. Behind the pit edge the pit: a floor 0.25 m below the lane
 // and a back cushion 0.75 m behind the pit edge. The lane's friction is a
 // field (ode.SurfaceField): oiled over the first 40 ft (12.19 m) from the
 // foul line, dry behind (a common "house" oil pattern), with a 0.3 m
@@ -131,7 +131,7 @@ import (
 // The paper's impulse-based simulator is replaced by ODE's LCP contacts;
 // the pins are compounds of primitives (not the exact profile); the run-up
 // is shortened (above); gutters are rectangular; the friction and
-// restitution values (bowlSurfaces) are fixed estimates, not
+// restitution values (bowlBallSurface and the others) are fixed estimates, not
 // measurements; and the proposal details the paper leaves to its CD-ROM
 // version are chosen here (Kernels).
 type Bowling struct {
@@ -217,7 +217,12 @@ const (
 	bowlHalfW  = BowlingLaneWidth / 2 // lane half width
 	bowlOuterX = bowlHalfW + BowlingGutterWidth
 	bowlPitY   = -0.25 // pit floor
-	bowlOilZ   = bowlFoulZ - BowlingOilLength
+	// bowlCappingY is the top of the capping beside the gutters: above
+	// the centre of a ball in a gutter, so that the ball touches the
+	// capping's face, flush with the kickbacks' (a lower capping would let
+	// it ride on the capping's edge and strike the kickbacks' front ends).
+	bowlCappingY = 0.1
+	bowlOilZ     = bowlFoulZ - BowlingOilLength
 )
 
 // bowlPriors are the ball's variables' priors, in the order of
@@ -688,7 +693,7 @@ func bowlAlley() []bowlBox {
 		boxes = append(boxes, bowlBox{"gutter", mgl64.Vec3{x0, -1, bowlPitZ}, mgl64.Vec3{x1, -BowlingGutterDepth, far}, bowlGutterSurface, dark, false})
 		x0, x1 = span(bowlOuterX, bowlOuterX+0.3)
 		boxes = append(boxes,
-			bowlBox{"capping", mgl64.Vec3{x0, -1, 0}, mgl64.Vec3{x1, 0, far}, bowlWallSurface, wall, false},
+			bowlBox{"capping", mgl64.Vec3{x0, -1, bowlBackZ - 0.5}, mgl64.Vec3{x1, bowlCappingY, far}, bowlWallSurface, wall, false},
 			bowlBox{"kickback", mgl64.Vec3{x0, bowlPitY - 0.5, bowlBackZ - 0.5}, mgl64.Vec3{x1, 0.52, 0}, bowlWallSurface, wall, false})
 	}
 	return boxes
