@@ -40,11 +40,19 @@ func TestGallerySession(t *testing.T) {
 	s := newSession(t)
 	cmd := s.startEnv([]string{"GALLOP_TRACE=1"})
 	s.waitFor("the demo scene", 30*time.Second, func() bool { return strings.Contains(s.windowName(), "Gallop - demo") })
-	s.xdo("mousemove", fmt.Sprint(galleryToolButton.X), fmt.Sprint(galleryToolButton.Y), "click", "1")
-	// The viewport shows the scenario's setup with the green target.
-	s.waitScreen("gallery-setup", 15*time.Second, "the 2D ball's target in the viewport", func(img *image.RGBA) bool {
-		_, n := colourCentre(img, [3]uint8{77, 230, 89})
-		return n > 20
+	// The viewport shows the scenario's setup with the green target. A
+	// click in the first frames of a new window can be lost: click again
+	// while the setup has not appeared.
+	clicked := time.Time{}
+	s.waitScreen("gallery-setup", 20*time.Second, "the 2D ball's target in the viewport", func(img *image.RGBA) bool {
+		if _, n := colourCentre(img, [3]uint8{77, 230, 89}); n > 20 {
+			return true
+		}
+		if time.Since(clicked) > 3*time.Second {
+			s.xdo("mousemove", fmt.Sprint(galleryToolButton.X), fmt.Sprint(galleryToolButton.Y), "sleep", "0.2", "click", "1")
+			clicked = time.Now()
+		}
+		return false
 	})
 	s.xdo("mousemove", fmt.Sprint(galleryStart.X), fmt.Sprint(galleryStart.Y), "click", "1")
 	thumbs := 0
