@@ -381,7 +381,7 @@ func TestBowlingKernelsSamplePrior(t *testing.T) {
 // TestBowlingChainFindsStrike runs a short chain for a strike.
 func TestBowlingChainFindsStrike(t *testing.T) {
 	b, _ := NewBowling("strike", 0)
-	st, err := mcmc.Run[BowlingState, BowlingOutcome](context.Background(), b, b.Kernels(), 1, 400, nil)
+	st, err := mcmc.Run[BowlingState, BowlingOutcome](context.Background(), b, b.Kernels(), 1, 200, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
