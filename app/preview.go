@@ -39,11 +39,20 @@ func (a *App) ShowAnimation(anim *assets.RigidAnimation, play bool) error {
 		return err
 	}
 	p := &preview{anim: anim, scene: rs, doc: &Document{Scene: &assets.Scene{Objects: rs.Objects}, Title: anim.Name}}
-	if a.preview == nil {
+	// A new preview, or one of another kind of scene (another view
+	// direction or size), is framed afresh; another sample of the same
+	// scene keeps the camera the artist set.
+	switch {
+	case a.preview == nil:
 		p.camera = a.view.Camera
 		a.view.Camera = rs.Camera(a.view.Aspect())
-	} else {
+	default:
 		p.camera = a.preview.camera
+		old := a.preview.scene
+		ratio := rs.Hi.Sub(rs.Lo).Len() / max(old.Hi.Sub(old.Lo).Len(), 1e-12)
+		if old.View != rs.View || ratio < 0.5 || ratio > 2 {
+			a.view.Camera = rs.Camera(a.view.Aspect())
+		}
 	}
 	a.preview = p
 	a.play.playing = false

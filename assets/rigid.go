@@ -30,6 +30,10 @@ type RigidAnimation struct {
 	FPS    float64
 	Bodies []RigidBody
 	Static []RigidPart
+	// View is the direction from the scene toward where it is best seen
+	// from (for previews and thumbnails; need not be unit length); zero:
+	// the front (+Z), a little above.
+	View Vec3
 }
 
 // RigidBody is one moving body of a RigidAnimation. In frame f a point p of

@@ -13,6 +13,7 @@ import (
 type RigidScene struct {
 	Objects []*assets.Object
 	Lo, Hi  assets.Vec3
+	View    assets.Vec3 // the animation's View
 
 	colors [][][3]float32 // per object, per vertex
 }
@@ -24,7 +25,7 @@ func NewRigidScene(a *assets.RigidAnimation) (*RigidScene, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &RigidScene{Objects: objs}
+	s := &RigidScene{Objects: objs, View: a.View}
 	for i, c := range a.Colors() {
 		vc := make([][3]float32, objs[i].Mesh.NumVertices())
 		for k := range vc {
@@ -95,9 +96,14 @@ const (
 )
 
 // Camera returns a camera that frames the whole animation in a view of the
-// given aspect ratio, seen from FrontYaw and FrontPitch.
+// given aspect ratio, seen from the animation's View direction, or from
+// FrontYaw and FrontPitch when it has none.
 func (s *RigidScene) Camera(aspect float64) Camera {
 	c := Camera{Yaw: FrontYaw, Pitch: FrontPitch, FovY: DefaultFovY}
+	if v := s.View; v.Len() > 0 {
+		c.Yaw = math.Atan2(v[0], v[2])
+		c.Pitch = math.Asin(math.Max(-1, math.Min(1, v[1]/v.Len())))
+	}
 	c.Frame(s.Lo, s.Hi, aspect)
 	return c
 }

@@ -3,22 +3,17 @@ package guitest
 import (
 	"fmt"
 	"image"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"gallop/assets"
+	"gallop/assets/gltftest"
 )
 
-// Gallery tool positions on a 1280x800 window: its entry in the tool
-// panel, the Start button and the first thumbnail of the right-hand
-// panel, and the area of the first two thumbnails.
-var (
-	galleryToolButton = image.Pt(40, 104)
-	galleryStart      = image.Pt(1008, 485)
-	firstThumbnail    = image.Pt(1050, 640)
-	thumbnailArea     = image.Rect(992, 598, 1244, 684)
-)
-
-// redPixels counts the pixels of r that are the sampled ball's red.
+// redPixels counts the pixels of r that are the sampled balls' red.
 func redPixels(img *image.RGBA, r image.Rectangle) int {
 	n := 0
 	for y := r.Min.Y; y < r.Max.Y; y++ {
@@ -32,61 +27,150 @@ func redPixels(img *image.RGBA, r image.Rectangle) int {
 	return n
 }
 
-// TestGallerySession opens the Gallery tool on the demo scene, samples the
-// 2D ball (two chains of 2,000 iterations), waits for the thumbnails,
-// clicks one and checks that the viewport plays it on the timeline; the
-// document is untouched, so Ctrl+Q quits without asking.
+// galleryWidget returns where the Gallery tool (run with GALLOP_TRACE=1)
+// last reported the centre of its widget name, and whether it did.
+func galleryWidget(out, name string) (image.Point, bool) {
+	var p image.Point
+	found := false
+	prefix := "gallery: widget " + name + " at "
+	for _, l := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(l, prefix); ok {
+			if _, err := fmt.Sscanf(rest, "%d %d", &p.X, &p.Y); err == nil {
+				found = true
+			}
+		}
+	}
+	return p, found
+}
+
+// galleryThumbnails returns the number of thumbnails the last progress
+// line reported.
+func galleryThumbnails(out string) int {
+	n := 0
+	for _, l := range strings.Split(out, "\n") {
+		var done, total, samples, thumbs int
+		if _, err := fmt.Sscanf(l, "gallery: %d of %d iterations, %d samples, %d thumbnails", &done, &total, &samples, &thumbs); err == nil {
+			n = thumbs
+		}
+	}
+	return n
+}
+
+// galleryToolButton is the Gallery tool's entry in the tool panel of a
+// 1280x800 window.
+var galleryToolButton = image.Pt(40, 104)
+
+// TestGallerySession opens the Gallery tool on the demo scene, picks the
+// "HI" spelling (the Spell scenario's default), runs two chains until the
+// gallery shows at least four distinct correct spellings (at most three
+// minutes), stops them, clicks the first thumbnail and checks that the
+// viewport plays it on the timeline, then exports it through the native
+// Save dialog and validates the file. The document is untouched, so Ctrl+Q
+// quits without asking.
 func TestGallerySession(t *testing.T) {
 	s := newSession(t)
 	cmd := s.startEnv([]string{"GALLOP_TRACE=1"})
 	s.waitFor("the demo scene", 30*time.Second, func() bool { return strings.Contains(s.windowName(), "Gallop - demo") })
-	// The viewport shows the scenario's setup with the green target. A
-	// click in the first frames of a new window can be lost: click again
-	// while the setup has not appeared.
+	click := func(p image.Point) {
+		s.xdo("mousemove", fmt.Sprint(p.X), fmt.Sprint(p.Y), "sleep", "0.2", "click", "1")
+	}
+	// A click in the first frames of a new window can be lost: click again
+	// while the tool has not reported its widgets.
 	clicked := time.Time{}
-	s.waitScreen("gallery-setup", 20*time.Second, "the 2D ball's target in the viewport", func(img *image.RGBA) bool {
-		if _, n := colourCentre(img, [3]uint8{77, 230, 89}); n > 20 {
+	s.waitFor("the Gallery tool", 20*time.Second, func() bool {
+		if _, ok := galleryWidget(cmd.output(), "scenario Spell"); ok {
 			return true
 		}
 		if time.Since(clicked) > 3*time.Second {
-			s.xdo("mousemove", fmt.Sprint(galleryToolButton.X), fmt.Sprint(galleryToolButton.Y), "sleep", "0.2", "click", "1")
+			click(galleryToolButton)
 			clicked = time.Now()
 		}
 		return false
 	})
-	s.xdo("mousemove", fmt.Sprint(galleryStart.X), fmt.Sprint(galleryStart.Y), "click", "1")
-	thumbs := 0
-	s.waitFor("the gallery's thumbnails", 30*time.Second, func() bool {
-		out := cmd.output()
-		if !strings.Contains(out, "gallery: finished") {
-			return false
-		}
-		for _, l := range strings.Split(out, "\n") {
-			var done, total, samples, n int
-			if _, err := fmt.Sscanf(l, "gallery: %d of %d iterations, %d samples, %d thumbnails", &done, &total, &samples, &n); err == nil {
-				thumbs = n
-			}
-		}
-		return thumbs >= 4
+	start0, _ := galleryWidget(cmd.output(), "start")
+	spell, _ := galleryWidget(cmd.output(), "scenario Spell")
+	click(spell)
+	// The Spell panel (presets, the bin grid) is taller: Start moves down.
+	var start image.Point
+	s.waitFor("the Spell scenario's panel", 10*time.Second, func() bool {
+		start, _ = galleryWidget(cmd.output(), "start")
+		return start.Y > start0.Y+50
 	})
-	s.xdo("mousemove", "600", "300")
-	img := s.waitScreen("gallery-thumbnails", 10*time.Second, "balls in the thumbnails", func(img *image.RGBA) bool {
-		return redPixels(img, thumbnailArea) > 100
+	// The setup in the viewport: the HI bins in green and ten red balls.
+	s.waitScreen("gallery-setup", 10*time.Second, "the HI setup in the viewport", func(img *image.RGBA) bool {
+		return redPixels(img, viewportArea) > 1000
 	})
-	t.Logf("%d thumbnails; %d red pixels in the first two", thumbs, redPixels(img, thumbnailArea))
+	click(start)
+	began := time.Now()
+	s.waitFor("four thumbnails of correct spellings", 180*time.Second, func() bool {
+		return galleryThumbnails(cmd.output()) >= 4
+	})
+	t.Logf("four distinct spellings of HI after %.0f s", time.Since(began).Seconds())
+	click(start) // now Stop
+	s.waitFor("the chains to stop", 20*time.Second, func() bool { return strings.Contains(cmd.output(), "gallery: finished") })
 
-	s.xdo("mousemove", fmt.Sprint(firstThumbnail.X), fmt.Sprint(firstThumbnail.Y), "click", "1", "sleep", "0.3", "mousemove", "600", "300")
+	// Scroll the panel until the first thumbnail is in the window.
+	var thumb image.Point
+	s.waitFor("the first thumbnail in view", 20*time.Second, func() bool {
+		var ok bool
+		thumb, ok = galleryWidget(cmd.output(), "thumbnail 1")
+		if ok && thumb.Y > 60 && thumb.Y < 700 {
+			return true
+		}
+		s.xdo("mousemove", "1100", "400", "click", "5")
+		time.Sleep(1200 * time.Millisecond) // the next trace of positions
+		return false
+	})
+	click(thumb)
+	s.xdo("mousemove", "600", "300")
 	s.waitFor("the sample to play", 10*time.Second, func() bool { return strings.Contains(cmd.output(), "gallery: playing chain") })
-	// Playing: the ball is in the viewport and moves between two
+	// Playing: the balls are in the viewport and move between two
 	// screenshots.
+	time.Sleep(200 * time.Millisecond)
 	a := s.screenshot("gallery-play-1")
 	time.Sleep(300 * time.Millisecond)
 	b := s.screenshot("gallery-play-2")
-	if redPixels(b, viewportArea) < 200 {
-		t.Fatalf("no ball in the viewport while the sample plays (%d red pixels)", redPixels(b, viewportArea))
+	if n := redPixels(b, viewportArea); n < 500 {
+		t.Fatalf("no balls in the viewport while the sample plays (%d red pixels)", n)
 	}
 	if n := changedPixels(a, b); n < 50 {
 		t.Fatalf("the viewport did not change while the sample plays (%d pixels)", n)
 	}
+
+	// Export the sample played and validate the file.
+	export, ok := galleryWidget(cmd.output(), "export")
+	if !ok {
+		t.Fatal("no Export button reported")
+	}
+	s.waitFor("the Export button in view", 20*time.Second, func() bool {
+		export, _ = galleryWidget(cmd.output(), "export")
+		if export.Y > 60 && export.Y < 700 {
+			return true
+		}
+		s.xdo("mousemove", "1100", "400", "click", "4")
+		time.Sleep(1200 * time.Millisecond)
+		return false
+	})
+	out := filepath.Join(t.TempDir(), "hi.glb")
+	click(export)
+	defer func() {
+		if t.Failed() {
+			s.screenshot("gallery-export-failed")
+		}
+	}()
+	s.enterInDialog("^(Save|Export)", out)
+	s.waitFor("the exported file", 20*time.Second, func() bool {
+		st, err := os.Stat(out)
+		return err == nil && st.Size() > 0
+	})
+	time.Sleep(300 * time.Millisecond)
 	s.quit(cmd)
+	objs, err := assets.Import(t.Context(), []string{out}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) < 10 {
+		t.Errorf("the export holds %d objects, want the 10 balls and the box", len(objs))
+	}
+	gltftest.Validate(t, out)
 }

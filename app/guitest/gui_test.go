@@ -532,9 +532,16 @@ func (s *session) saveAndQuit(cmd *proc, project string) {
 // Ctrl+L opens GTK's location field.
 func (s *session) chooseInDialog(path string) {
 	s.t.Helper()
+	s.enterInDialog("^Open", path)
+}
+
+// enterInDialog waits for the native file dialog whose title matches the
+// regular expression title, and enters path in its location field.
+func (s *session) enterInDialog(title, path string) {
+	s.t.Helper()
 	var dlg string
 	s.waitFor("the file dialog", 30*time.Second, func() bool {
-		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Open")
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", title)
 		cmd.Env = s.env()
 		out, _ := cmd.Output()
 		dlg = strings.TrimSpace(string(out))
@@ -544,6 +551,7 @@ func (s *session) chooseInDialog(path string) {
 	time.Sleep(500 * time.Millisecond)
 	s.xdo("key", "ctrl+l")
 	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "ctrl+a") // a Save dialog's name field holds a suggestion
 	s.xdo("type", "--delay", "15", path)
 	time.Sleep(500 * time.Millisecond)
 	s.xdo("key", "Return")

@@ -92,7 +92,7 @@ const (
 	SpellRelease      = 0.08  // time between two balls' releases, s
 	SpellMaxTime      = 4.0   // simulation time limit after the last release, s
 	spellDT           = 1.0 / 120
-	spellRimHeight    = 0.25 // outer walls: tall enough that no ball leaves the box
+	spellRimHeight    = 0.15 // outer walls: tall enough that no ball leaves the box
 	spellBallDensity  = 1100
 	spellSettleSpeed  = 0.02 // m/s: a ball slower than this for spellSettleSteps is at rest
 	spellSettleSpin   = 1.0  // rad/s
@@ -272,6 +272,26 @@ func (s *Spell) Init(rng *rand.Rand) SpellState {
 	}
 	for b := range st.Drops {
 		st.Drops[b] = s.drawDrop(rng)
+		st.Active[b] = true
+	}
+	return st
+}
+
+// Ideal returns the state an artist would set up by hand: flat partitions
+// and every ball active above the centre of a designated bin (the extra
+// balls, if any, above the first ones). Its simulation spells the word; the
+// Gallery shows it before sampling.
+func (s *Spell) Ideal() SpellState {
+	st := SpellState{Offsets: make([]float64, len(s.vertices)), Drops: make([][2]float64, s.nballs), Active: make([]bool, s.nballs)}
+	var centres [][2]float64
+	for bin, d := range s.Designated {
+		if d {
+			x, z := s.corner(bin%s.Cols, bin/s.Cols)
+			centres = append(centres, [2]float64{x + SpellBin/2, z + SpellBin/2})
+		}
+	}
+	for b := range st.Drops {
+		st.Drops[b] = centres[b%len(centres)]
 		st.Active[b] = true
 	}
 	return st
@@ -654,7 +674,8 @@ func (s *Spell) Record(st SpellState, fps float64) (*assets.RigidAnimation, erro
 	if err != nil {
 		return nil, err
 	}
-	a := &assets.RigidAnimation{Name: "spell " + s.Word, FPS: fps}
+	// Seen from above, a little toward +z, so row 0 is at the top.
+	a := &assets.RigidAnimation{Name: "spell " + s.Word, FPS: fps, View: assets.Vec3{0, 1, 0.35}}
 	ball := assets.SphereMesh(SpellBallRadius, 16)
 	for b, on := range st.Active {
 		if !on {

@@ -22,19 +22,7 @@ func hiSpell(t testing.TB) *Spell {
 // word is spelt.
 func TestSpellCentredDrops(t *testing.T) {
 	s := hiSpell(t)
-	st := s.Init(mcmc.NewRand(1))
-	for i := range st.Offsets {
-		st.Offsets[i] = 0
-	}
-	b := 0
-	for bin, d := range s.Designated {
-		if d {
-			x, z := s.corner(bin%s.Cols, bin/s.Cols)
-			st.Drops[b] = [2]float64{x + SpellBin/2, z + SpellBin/2}
-			b++
-		}
-	}
-	o, err := s.Simulate(st)
+	o, err := s.Simulate(s.Ideal())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"time"
+
+	"github.com/AllenDang/cimgui-go/imgui"
+	"github.com/AllenDang/giu"
 
 	"gallop/assets"
 	"gallop/tools"
@@ -50,6 +54,7 @@ type Gallery struct {
 	favourites []favourite
 	thumbs     thumbnails
 	traceAt    time.Time
+	where      map[string][2]int // with trace: screen centres of the widgets marked with mark
 }
 
 // favourite is a sample the artist starred: enough to replay it in any
@@ -95,7 +100,7 @@ func (t *Gallery) current() Settings {
 // defaults fills in the chain settings not set yet.
 func (t *Gallery) defaults() {
 	if t.chains == 0 && t.iterations == 0 {
-		t.chains, t.iterations, t.seed = int32(runtime.NumCPU()), 2000, 1
+		t.chains, t.iterations, t.seed = int32(runtime.NumCPU()), 20000, 1
 	}
 }
 
@@ -251,10 +256,36 @@ func (t *Gallery) Update(h tools.Host) {
 		t.show(h, t.want, false)
 	}
 	t.take()
-	if trace && t.snap != nil && time.Since(t.traceAt) >= time.Second {
+	if trace && time.Since(t.traceAt) >= time.Second {
 		t.traceAt = time.Now()
-		fmt.Fprintf(os.Stderr, "gallery: %d of %d iterations, %d samples, %d thumbnails\n", t.snap.done, t.snap.total, len(t.snap.samples), t.thumbs.ready)
+		if t.snap != nil {
+			fmt.Fprintf(os.Stderr, "gallery: %d of %d iterations, %d samples, %d thumbnails\n", t.snap.done, t.snap.total, len(t.snap.samples), t.thumbs.ready)
+		}
+		names := make([]string, 0, len(t.where))
+		for n := range t.where {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(os.Stderr, "gallery: widget %s at %d %d\n", n, t.where[n][0], t.where[n][1])
+		}
 	}
+}
+
+// mark returns a widget that, with trace on, records the screen centre of
+// the widget laid out just before it under name, for the GUI tests to
+// click.
+func (t *Gallery) mark(name string) giu.Widget {
+	return giu.Custom(func() {
+		if !trace {
+			return
+		}
+		lo, hi := imgui.ItemRectMin(), imgui.ItemRectMax()
+		if t.where == nil {
+			t.where = map[string][2]int{}
+		}
+		t.where[name] = [2]int{int((lo.X + hi.X) / 2), int((lo.Y + hi.Y) / 2)}
+	})
 }
 
 // play shows sample s in the viewport and plays it on the timeline.

@@ -31,14 +31,20 @@ func (t *Gallery) Panel(h tools.Host) giu.Layout {
 var red = color.RGBA{R: 255, G: 110, B: 100, A: 255}
 
 func (t *Gallery) scenarioPanel(h tools.Host) giu.Widget {
-	names := make([]string, len(scenarios))
-	for i, s := range scenarios {
-		names[i] = s.Name
+	// The scenarios as radio buttons, two to a row: one click picks one.
+	var pick giu.Layout
+	var row []giu.Widget
+	for i, sc := range scenarios {
+		row = append(row, giu.RadioButton(sc.Name, i == t.scenario).OnChange(func() { t.setScenario(h, i) }), t.mark("scenario "+sc.Name))
+		if len(row) == 4 || i == len(scenarios)-1 {
+			pick = append(pick, giu.Row(row...))
+			row = nil
+		}
 	}
-	sel := int32(t.scenario)
 	s := t.current()
 	l := giu.Layout{
-		giu.Combo("Scenario", names[t.scenario], names, &sel).Size(160).OnChange(func() { t.setScenario(h, int(sel)) }),
+		giu.Label("Scenario"),
+		pick,
 		s.Panel(func() { t.edited(h) }),
 	}
 	if _, err := s.Model(); err != nil {
@@ -69,9 +75,9 @@ func (t *Gallery) chainPanel(h tools.Host) giu.Widget {
 		}
 	}
 	if t.running() {
-		l = append(l, giu.Button("Stop").OnClick(t.stop))
+		l = append(l, giu.Button("Stop").OnClick(t.stop), t.mark("start"))
 	} else {
-		l = append(l, giu.Button("Start").OnClick(func() { t.start(h) }))
+		l = append(l, giu.Button("Start").OnClick(func() { t.start(h) }), t.mark("start"))
 	}
 	return l
 }
@@ -149,6 +155,7 @@ func (t *Gallery) galleryPanel(h tools.Host) giu.Widget {
 	head := giu.Row(
 		giu.Labelf("Gallery (%d)", len(samples)),
 		giu.Button("Export glTF...").Disabled(t.chosen == nil).OnClick(func() { t.export(h) }),
+		t.mark("export"),
 	)
 	back := giu.Button("Back to scene").OnClick(func() { t.show(h, nil, false) })
 	if t.want == nil {
@@ -181,6 +188,9 @@ func (t *Gallery) grid(h tools.Host, samples []*sample) {
 			clicked = imgui.ImageButtonV(id, *ref, size, imgui.Vec2{X: 0, Y: 1}, imgui.Vec2{X: 1, Y: 0}, imgui.Vec4{}, imgui.Vec4{X: 1, Y: 1, Z: 1, W: 1})
 		} else {
 			clicked = imgui.ButtonV("..."+id, imgui.Vec2{X: thumbW + 8, Y: thumbH + 8})
+		}
+		if i == 0 {
+			t.mark("thumbnail 1").Build()
 		}
 		if imgui.IsItemHovered() {
 			t.thumbs.hover(s)

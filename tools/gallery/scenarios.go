@@ -28,6 +28,7 @@ type Scenario struct {
 // scenarios are the picker's entries, in order.
 var scenarios = []Scenario{
 	{Name: "2D ball", New: func() Settings { return &ball2D{Ball2D: *plausible.NewBall2D()} }},
+	{Name: "Spell", New: newSpell},
 }
 
 // Settings are a scenario's constraints and parameters as the artist

@@ -34,10 +34,12 @@ type thumb struct {
 }
 
 // newPerFrame is how many new thumbnails one UI frame renders;
-// strobeFrames is how many exposures of each body a still thumbnail shows.
+// strobeFrames is how many exposures of each body a still thumbnail shows,
+// for animations of at most strobeBodies bodies.
 const (
 	newPerFrame  = 2
 	strobeFrames = 12
+	strobeBodies = 2
 )
 
 // begin starts a UI frame.
@@ -79,7 +81,12 @@ func (th *thumbnails) texture(s *sample, animate bool) uint32 {
 	style := viewport.DefaultStyle()
 	style.Grid, style.Axes = false, false
 	cam := s.Scene.Camera(float64(thumbW) / thumbH)
+	// A still of a few bodies shows their paths; of many, where they
+	// ended (a strobe of ten balls is a blur).
 	items := s.Scene.Strobe(strobeFrames)
+	if len(s.Anim.Bodies) > strobeBodies {
+		items = s.Scene.Items(n - 1)
+	}
 	if frame >= 0 {
 		items = s.Scene.Items(frame)
 	}
