@@ -4,12 +4,14 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"gallop/assets"
 	"gallop/solver/mcmc"
 	"gallop/solver/ode"
 )
@@ -421,6 +423,9 @@ func TestBowlingRecord(t *testing.T) {
 	pin := a.Bodies[1]
 	if _, err := b.Record(s, 0); err == nil {
 		t.Error("frame rate 0 accepted")
+	}
+	if err := assets.SaveRigidGLTF(filepath.Join(t.TempDir(), "bowling.glb"), a); err != nil {
+		t.Errorf("export: %v", err)
 	}
 	lo := mgl64.Vec3{1e9, 1e9, 1e9}
 	for _, v := range pin.Mesh.Positions {
