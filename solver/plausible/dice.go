@@ -300,6 +300,14 @@ func (d *Dice) Init(rng *rand.Rand) DiceState {
 	return s
 }
 
+// Mode returns the prior's most likely state: a flat table with the
+// median friction and restitution, the die thrown unrotated with the mean
+// position and velocity and no spin. The Gallery shows it before sampling.
+func (d *Dice) Mode() DiceState {
+	n := DiceControlPoints * DiceControlPoints
+	return DiceState{Heights: make([]float64, n), Friction: make([]float64, n), Bounce: make([]float64, n), memo: new(diceMemo)}
+}
+
 func drawDice(rng *rand.Rand) DiceState {
 	n := DiceControlPoints * DiceControlPoints
 	s := DiceState{Heights: make([]float64, n), Friction: make([]float64, n), Bounce: make([]float64, n)}
@@ -673,7 +681,7 @@ func (d *Dice) Record(s DiceState, fps float64) (*assets.RigidAnimation, error) 
 	rotateXZ(disc)
 	disc.Translate(mgl64.Vec3{d.Target[0], top + 0.0005, d.Target[1]})
 	return &assets.RigidAnimation{
-		Name: "dice", FPS: fps, Bodies: []assets.RigidBody{die, pips},
+		Name: "dice", FPS: fps, Bodies: []assets.RigidBody{die, pips}, View: mgl64.Vec3{0.3, 1, 1},
 		Static: []assets.RigidPart{
 			{Name: "table", Mesh: table, Color: [3]float32{0.55, 0.38, 0.22}},
 			{Name: "target", Mesh: disc, Color: [3]float32{0.2, 0.75, 0.3}},

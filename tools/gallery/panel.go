@@ -35,7 +35,9 @@ func (t *Gallery) scenarioPanel(h tools.Host) giu.Widget {
 	var pick giu.Layout
 	var row []giu.Widget
 	for i, sc := range scenarios {
-		row = append(row, giu.RadioButton(sc.Name, i == t.scenario).OnChange(func() { t.setScenario(h, i) }), t.mark("scenario "+sc.Name))
+		radio := giu.RadioButton(sc.Name, i == t.scenario).OnChange(func() { t.setScenario(h, i) })
+		mark := t.mark("scenario " + sc.Name)
+		row = append(row, giu.Custom(func() { radio.Build(); mark.Build() }))
 		if len(row) == 4 || i == len(scenarios)-1 {
 			pick = append(pick, giu.Row(row...))
 			row = nil

@@ -29,6 +29,7 @@ type Scenario struct {
 var scenarios = []Scenario{
 	{Name: "2D ball", New: func() Settings { return &ball2D{Ball2D: *plausible.NewBall2D()} }},
 	{Name: "Spell", New: newSpell},
+	{Name: "Dice", New: newDice},
 }
 
 // Settings are a scenario's constraints and parameters as the artist
