@@ -133,7 +133,8 @@ import (
 // with other work (2026-11-22): strike, 5,000 iterations: first strike at
 // iterations 75 and 31, about 70% strikes after it, 100 distinct kept per
 // chain (the report's cap), 28 ms per iteration; leave the 6-7 split,
-// 5,000 iterations: first at 160 and 271, 34% after, 100 distinct, 21 ms;
+// 20,000 iterations: first at 160 and 271, 33% after, 1,477 and 1,287
+// kept, 100 distinct, 27 ms (542 s per chain);
 // the 6-7 spare, 20,000 iterations: first at 8,472 and 6,080, 0.3-0.7%
 // after, 18 and 13 distinct, 3 ms; leave the 7-10 split, 5,000
 // iterations: first at 96 and 178, 80-90% after (head-on hits leave it
