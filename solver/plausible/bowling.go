@@ -459,6 +459,20 @@ func (b *Bowling) Init(rng *rand.Rand) BowlingState {
 	return s
 }
 
+// Mode returns a typical state: the Gaussian variables at their means,
+// the uniform ones (radius, density) at their middles, every pin on its
+// spot. The Gallery shows it before sampling.
+func (b *Bowling) Mode() BowlingState {
+	var s BowlingState
+	for i, p := range bowlPriors {
+		*s.ball(i) = p.mean
+		if p.sigma == 0 {
+			*s.ball(i) = (p.lo + p.hi) / 2
+		}
+	}
+	return s
+}
+
 // bowlDraw draws ball variable i from its prior (rejection from the
 // Gaussian: the bounds are at least 2.5σ from the mean).
 func bowlDraw(rng *rand.Rand, i int) float64 {
@@ -925,7 +939,8 @@ func (b *Bowling) Record(s BowlingState, fps float64) (*assets.RigidAnimation, e
 	if err != nil {
 		return nil, err
 	}
-	a := &assets.RigidAnimation{Name: "bowling " + b.Name, FPS: fps}
+	// Seen from behind the bowler, above the lane.
+	a := &assets.RigidAnimation{Name: "bowling " + b.Name, FPS: fps, View: mgl64.Vec3{0, 0.5, 1}}
 	nb := len(poses) / frames
 	body := func(name string, mesh *assets.Mesh, color [3]float32, k int) assets.RigidBody {
 		rb := assets.RigidBody{Name: name, Mesh: mesh, Color: color,

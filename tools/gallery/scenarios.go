@@ -28,6 +28,7 @@ type Scenario struct {
 // scenarios are the picker's entries, in order.
 var scenarios = []Scenario{
 	{Name: "2D ball", New: func() Settings { return &ball2D{Ball2D: *plausible.NewBall2D()} }},
+	{Name: "Bowling", New: newBowling},
 	{Name: "Spell", New: newSpell},
 	{Name: "Dice", New: newDice},
 }
