@@ -63,6 +63,12 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 second of one chain on one core
   sample_spell_hi_median_first  "HI": median over seeds 1-5 of the first
                                 iteration with all ten balls in place
+  sample_spell_hi_simulate, sample_bowling_simulate, sample_dice_simulate
+                                one simulation (median over 20 prior draws)
+  sample_bowling_strike_median_first[_seconds], sample_dice_median_first[_seconds]
+                                iterations and seconds to the first strike,
+                                and to the first die at rest on the target
+                                with face 6 up (median of seeds 1-3)
   viewport_fps_idle, viewport_fps_busy, viewport_longest_frame_idle,
   viewport_longest_frame_busy   the window showing horse-gallop at 1280x800
                                 (playing, camera turning), alone and while a

@@ -11,8 +11,10 @@ import (
 )
 
 // benchSample prints the Gallery's figures (issue 4): the 2D ball's
-// acceptance run and time per 1,000 iterations, and the "HI" spelling's
-// speed and iterations to the first full spelling over five seeds.
+// acceptance run and time per 1,000 iterations; the "HI" spelling's speed
+// and iterations to the first full spelling over five seeds; the time of
+// one simulation of each ODE scenario; and the iterations and seconds to
+// the first strike and the first satisfying die.
 func benchSample(stdout io.Writer, runs int) error {
 	ctx := context.Background()
 	ball := plausible.NewBall2D()
@@ -81,5 +83,70 @@ func benchSample(stdout io.Writer, runs int) error {
 	}
 	slices.Sort(first)
 	emit(stdout, "sample_spell_hi_median_first", float64(first[2]), "iterations")
+	if err := simulateBench(stdout, "sample_spell_hi_simulate", hi); err != nil {
+		return err
+	}
+
+	bowl, err := plausible.NewBowling("strike", 0)
+	if err != nil {
+		return err
+	}
+	if err := simulateBench(stdout, "sample_bowling_simulate", bowl); err != nil {
+		return err
+	}
+	if err := firstBench(stdout, "sample_bowling_strike", bowl, 2000); err != nil {
+		return err
+	}
+	dice := plausible.NewDice()
+	if err := simulateBench(stdout, "sample_dice_simulate", dice); err != nil {
+		return err
+	}
+	return firstBench(stdout, "sample_dice", dice, 5000)
+}
+
+// simulateBench prints the median time of one simulation of m over 20
+// states drawn from its prior (seed 1).
+func simulateBench[S, O any](stdout io.Writer, name string, m mcmc.Model[S, O]) error {
+	rng := mcmc.NewRand(1)
+	times := make([]time.Duration, 20)
+	for i := range times {
+		s := m.Init(rng)
+		start := time.Now()
+		if _, err := m.Simulate(s); err != nil {
+			return err
+		}
+		times[i] = time.Since(start)
+	}
+	slices.Sort(times)
+	emit(stdout, name, times[len(times)/2].Seconds()*1e3, "ms")
+	return nil
+}
+
+// firstBench runs chains of sc with seeds 1-3, each until its first
+// satisfying sample (at most limit iterations), two at a time, and prints
+// the median first satisfying iteration and the median wall time to it.
+func firstBench[S, O any](stdout io.Writer, name string, sc plausible.Scenario[S, O], limit int) error {
+	var first []int
+	var wall []float64
+	for _, seeds := range [][]uint64{{1, 2}, {3}} {
+		stats, err := mcmc.Chains(context.Background(), sc, sc.Kernels(), seeds, limit, func(c int, smp mcmc.Sample[S, O]) bool {
+			return !smp.Score.Satisfied
+		})
+		if err != nil {
+			return err
+		}
+		for _, st := range stats {
+			f := st.FirstSatisfied
+			if f < 0 {
+				f = limit + 1
+			}
+			first = append(first, f)
+			wall = append(wall, st.Wall.Seconds())
+		}
+	}
+	slices.Sort(first)
+	slices.Sort(wall)
+	emit(stdout, name+"_median_first", float64(first[1]), "iterations")
+	emit(stdout, name+"_median_first_seconds", wall[1], "s")
 	return nil
 }
