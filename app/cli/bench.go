@@ -61,8 +61,10 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
   sample_spell_hi_iterations_per_core
                                 "HI" (7 x 5 bins, 10 balls): iterations per
                                 second of one chain on one core
-  sample_spell_hi_median_first  "HI": median over seeds 1-5 of the first
-                                iteration with all ten balls in place
+  sample_spell_hi_median_first[_seconds]
+                                "HI": median over seeds 1-5 of the first
+                                iteration with all ten balls in place, and
+                                of the seconds to it (two chains at a time)
   sample_spell_hi_simulate, sample_bowling_simulate, sample_dice_simulate
                                 one simulation (median over 20 prior draws)
   sample_bowling_strike_median_first[_seconds], sample_dice_median_first[_seconds]

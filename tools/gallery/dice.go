@@ -76,26 +76,16 @@ func (d *dice) Viewport(v *viewport.View, in *viewport.Input) bool {
 	dl.AddCircleFilled(c, 4, green)
 	dl.AddTextVec2(imgui.Vec2{X: c.X + 8, Y: c.Y - 22}, green, fmt.Sprintf("target, face %d", d.Face))
 	mx, my := float32(in.OriginX+in.X), float32(in.OriginY+in.Y)
-	if in.Pressed[viewport.Left] && math.Hypot(float64(mx-c.X), float64(my-c.Y)) <= targetGrab {
-		d.dragging = true
-	}
-	if !d.dragging {
-		return false
-	}
-	if !in.Down[viewport.Left] {
-		d.dragging = false
-		return false
-	}
+	grabbed := math.Hypot(float64(mx-c.X), float64(my-c.Y)) <= targetGrab
 	// The cursor's ray meets the table's plane y = 0.
-	o, dir := v.Ray(in.X, in.Y)
-	if math.Abs(dir[1]) < 1e-9 {
+	p, ok := dragMarker(&d.dragging, grabbed, v, in, 1)
+	if !ok {
 		return false
 	}
-	t := -o[1] / dir[1]
 	half := plausible.DiceTableSize/2 - plausible.DiceSide
-	x := math.Round(min(max(o[0]+t*dir[0], -half), half)*1000) / 1000
-	z := math.Round(min(max(o[2]+t*dir[2], -half), half)*1000) / 1000
-	if t <= 0 || math.IsNaN(x) || math.IsNaN(z) || (x == d.Target[0] && z == d.Target[1]) {
+	x := math.Round(min(max(p[0], -half), half)*1000) / 1000
+	z := math.Round(min(max(p[2], -half), half)*1000) / 1000
+	if math.IsNaN(x) || math.IsNaN(z) || (x == d.Target[0] && z == d.Target[1]) {
 		return false
 	}
 	d.Target = [2]float64{x, z}

@@ -138,23 +138,12 @@ func (b *ball2D) Viewport(v *viewport.View, in *viewport.Input) bool {
 	dl.AddTextVec2(imgui.Vec2{X: c.X - 18, Y: c.Y - 32}, green, "target")
 	mx, my := float32(in.OriginX+in.X), float32(in.OriginY+in.Y)
 	grabbed := math.Hypot(float64(mx-c.X), float64(my-(c.Y-7))) <= targetGrab
-	if in.Pressed[viewport.Left] && grabbed {
-		b.dragging = true
-	}
-	if !b.dragging {
-		return false
-	}
-	if !in.Down[viewport.Left] {
-		b.dragging = false
-		return false
-	}
 	// The cursor's ray meets the plane z = 0 of the ball's flight.
-	o, dir := v.Ray(in.X, in.Y)
-	if math.Abs(dir[2]) < 1e-9 {
+	p, ok := dragMarker(&b.dragging, grabbed, v, in, 2)
+	if !ok {
 		return false
 	}
-	x := o[0] - dir[0]*o[2]/dir[2]
-	if nx := math.Round(x/d*100) / 100; nx != b.Target && !math.IsNaN(nx) && !math.IsInf(nx, 0) {
+	if nx := math.Round(p[0]/d*100) / 100; nx != b.Target && !math.IsNaN(nx) && !math.IsInf(nx, 0) {
 		b.Target = nx
 		return true
 	}
@@ -172,4 +161,31 @@ func (b *ball2D) Model() (*Model, error) {
 		return nil, err
 	}
 	return modelOf(&sc, plausible.Ball2DState{}), nil
+}
+
+// dragMarker runs the drag of a constraint's marker in the viewport: a
+// left press where grabbed starts it, releasing the button ends it. While
+// it lasts it returns where the cursor's ray meets the plane through the
+// origin normal to the given axis (0 x, 1 y, 2 z), if the ray meets it in
+// front of the eye.
+func dragMarker(dragging *bool, grabbed bool, v *viewport.View, in *viewport.Input, axis int) (mgl64.Vec3, bool) {
+	if in.Pressed[viewport.Left] && grabbed {
+		*dragging = true
+	}
+	if !*dragging {
+		return mgl64.Vec3{}, false
+	}
+	if !in.Down[viewport.Left] {
+		*dragging = false
+		return mgl64.Vec3{}, false
+	}
+	o, dir := v.Ray(in.X, in.Y)
+	if math.Abs(dir[axis]) < 1e-9 {
+		return mgl64.Vec3{}, false
+	}
+	t := -o[axis] / dir[axis]
+	if !(t > 0) {
+		return mgl64.Vec3{}, false
+	}
+	return o.Add(dir.Mul(t)), true
 }
