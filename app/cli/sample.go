@@ -25,6 +25,8 @@ type chainReport struct {
 	SatisfiedFraction float64 `json:"satisfied_fraction"`
 	Satisfying        int     `json:"satisfying"`
 	Distinct          int     `json:"distinct_satisfying"`
+	BestMet           int     `json:"best_met"`    // most constraints met by a state
+	Constraints       int     `json:"constraints"` // out of`
 	WallSeconds       float64 `json:"wall_seconds"`
 }
 
@@ -164,6 +166,7 @@ func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sample
 			Chain: c, Seed: seeds[c], Iterations: st.Iterations, AcceptanceRate: st.AcceptanceRate,
 			FirstSatisfied: st.FirstSatisfied, SatisfiedFraction: st.SatisfiedAfter,
 			Satisfying: keepers[c].Len(), Distinct: len(keepers[c].Distinct(r.distinct)), WallSeconds: st.Wall.Seconds(),
+			BestMet: st.BestMet, Constraints: st.Of,
 		}
 		if r.json {
 			if err := json.NewEncoder(r.out).Encode(rep); err != nil {
@@ -171,7 +174,7 @@ func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sample
 			}
 			continue
 		}
-		first := "never satisfied"
+		first := fmt.Sprintf("never satisfied (at best %d of %d constraints met)", rep.BestMet, rep.Constraints)
 		if rep.FirstSatisfied >= 0 {
 			first = fmt.Sprintf("first satisfied at %d, %.0f%% satisfying after", rep.FirstSatisfied, 100*rep.SatisfiedFraction)
 		}

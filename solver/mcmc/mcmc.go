@@ -96,6 +96,9 @@ type Stats struct {
 	// SatisfiedAfter is the fraction of iterations after FirstSatisfied
 	// (inclusive) whose state satisfies the constraints (0 if none).
 	SatisfiedAfter float64
+	// BestMet is the most constraints a state of the chain met, out of
+	// Of: how close a chain that never satisfied them came.
+	BestMet, Of int
 	// Proposed and Taken count, per kernel, the candidates proposed and
 	// accepted.
 	Proposed, Taken []int
@@ -140,6 +143,9 @@ func Run[S, O any](ctx context.Context, m Model[S, O], kernels []Kernel[S], seed
 	cur.AcceptanceRate = 1
 	satisfied := 0
 	note := func(s Sample[S, O]) {
+		if s.Score.Met > st.BestMet || s.Iteration == 0 {
+			st.BestMet, st.Of = s.Score.Met, s.Score.Of
+		}
 		if s.Score.Satisfied {
 			if st.FirstSatisfied < 0 {
 				st.FirstSatisfied = s.Iteration

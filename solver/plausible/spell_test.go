@@ -216,6 +216,9 @@ func TestSpellChainsFindWord(t *testing.T) {
 		if st.FirstSatisfied < 0 {
 			t.Errorf("chain %d never spelt the word", c)
 		}
+		if st.BestMet != 3 || st.Of != 3 {
+			t.Errorf("chain %d: best %d of %d bins filled, want 3 of 3", c, st.BestMet, st.Of)
+		}
 	}
 	if d := len(keep.Distinct(10)); d < 5 {
 		t.Errorf("%d distinct solutions, want at least 5", d)
