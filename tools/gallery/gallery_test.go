@@ -260,3 +260,43 @@ func TestStop(t *testing.T) {
 		t.Errorf("snapshot after Stop: %+v", g.snap)
 	}
 }
+
+// TestScenarioSettings checks every scenario of the picker: its defaults
+// make a model whose setup validates, its settings survive the project's
+// JSON, and a bad log λ is refused.
+func TestScenarioSettings(t *testing.T) {
+	for _, sc := range scenarios {
+		s := sc.New()
+		m, err := s.Model()
+		if err != nil {
+			t.Fatalf("%s: %v", sc.Name, err)
+		}
+		a, err := m.Setup(30)
+		if err != nil {
+			t.Fatalf("%s: setup: %v", sc.Name, err)
+		}
+		if err := a.Validate(); err != nil {
+			t.Fatalf("%s: setup: %v", sc.Name, err)
+		}
+		if len(m.Kernels) == 0 || len(m.Kernels) != len(m.Weights) {
+			t.Errorf("%s: %d kernels, %d weights", sc.Name, len(m.Kernels), len(m.Weights))
+		}
+		raw, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := sc.New()
+		if err := json.Unmarshal(raw, back); err != nil {
+			t.Fatalf("%s: %v", sc.Name, err)
+		}
+		if _, err := back.Model(); err != nil {
+			t.Errorf("%s: settings read back: %v", sc.Name, err)
+		}
+		if ll := back.LogLambda(); ll != nil {
+			*ll = 0
+			if _, err := back.Model(); err == nil {
+				t.Errorf("%s: log λ = 0 (λ = 1) accepted", sc.Name)
+			}
+		}
+	}
+}
