@@ -1,0 +1,349 @@
+package ssdr
+
+import (
+	"container/heap"
+	"context"
+	"math"
+	"slices"
+
+	"gallop/solver/parallel"
+)
+
+// adjacency is the rest mesh's vertex graph in compressed rows: the
+// neighbours of i are nbr[start[i]:start[i+1]], increasing.
+type adjacency struct {
+	start []int32
+	nbr   []int32
+}
+
+func newAdjacency(n int, triangles [][3]int) adjacency {
+	deg := make([]int32, n+1)
+	for _, t := range triangles {
+		for c := range 3 {
+			deg[t[c]] += 2
+		}
+	}
+	a := adjacency{start: make([]int32, n+1)}
+	for i := range n {
+		a.start[i+1] = a.start[i] + deg[i]
+	}
+	a.nbr = make([]int32, a.start[n])
+	fill := slices.Clone(a.start[:n])
+	for _, t := range triangles {
+		for c := range 3 {
+			i, j, k := t[c], t[(c+1)%3], t[(c+2)%3]
+			a.nbr[fill[i]], a.nbr[fill[i]+1] = int32(j), int32(k)
+			fill[i] += 2
+		}
+	}
+	// Sort and deduplicate each row in place, then compact.
+	w := int32(0)
+	for i := range n {
+		row := a.nbr[a.start[i]:a.start[i+1]]
+		slices.Sort(row)
+		row = slices.Compact(row)
+		row = slices.DeleteFunc(row, func(j int32) bool { return int(j) == i })
+		a.start[i] = w
+		w += int32(copy(a.nbr[w:], row))
+	}
+	a.start[n] = w
+	a.nbr = a.nbr[:w]
+	return a
+}
+
+func (a *adjacency) neighbours(i int) []int32 { return a.nbr[a.start[i]:a.start[i+1]] }
+
+// errorTo returns Σₜ ‖Rⱼᵗpᵢ + Tⱼᵗ − vᵢᵗ‖², vertex i's error when bound to
+// bone j alone.
+func (s *solver) errorTo(i, j int) float64 {
+	p := s.rest[i]
+	m := s.m[j*s.t : (j+1)*s.t]
+	v := s.vt[i*s.t : (i+1)*s.t]
+	e := 0.0
+	for f := range m {
+		x, y := &m[f], &v[f]
+		d0 := x.R[0]*p[0] + x.R[3]*p[1] + x.R[6]*p[2] + x.T[0] - y[0]
+		d1 := x.R[1]*p[0] + x.R[4]*p[1] + x.R[7]*p[2] + x.T[1] - y[1]
+		d2 := x.R[2]*p[0] + x.R[5]*p[1] + x.R[8]*p[2] + x.T[2] - y[2]
+		e += d0*d0 + d1*d1 + d2*d2
+	}
+	return e
+}
+
+// initialize clusters the vertices into exactly B rigid groups (see the
+// package comment) and sets the iterate to rigid weights and the groups'
+// transforms.
+func (s *solver) initialize(ctx context.Context) error {
+	s.m = make([]Transform, s.b*s.t)
+	label := make([]int32, s.n)
+	nb := 1
+	s.fitClusters(label, nb)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		prev := nb
+		nb = s.split(label, nb)
+		for range s.opts.InitIterations {
+			s.fitClusters(label, nb)
+			s.relabel(label, nb)
+			nb = s.prune(label, nb)
+		}
+		if nb >= s.b || nb <= prev {
+			break
+		}
+	}
+	// Splitting stalled (or pruning killed clusters): split the cluster
+	// of largest error at its worst vertex until there are B.
+	for ; nb < s.b; nb++ {
+		s.forceSplit(label, nb)
+	}
+	s.fitClusters(label, nb)
+	s.setLabels(label)
+	return nil
+}
+
+// fitClusters sets the transforms of bones [0, nb) to the rigid fits of
+// their clusters in every frame; a bone without vertices gets the
+// identity.
+func (s *solver) fitClusters(label []int32, nb int) {
+	parallel.For(s.t, func(f int) {
+		acc := make([]cov4, nb)
+		for i, j := range label {
+			if j >= 0 {
+				acc[j].addOuter(1, s.frames[f][i], s.rest[i])
+			}
+		}
+		for j := range nb {
+			x := &s.m[j*s.t+f]
+			*x = Transform{R: identity3}
+			acc[j].fit(x)
+		}
+	})
+}
+
+// clusterStats returns, per cluster of [0, nb): its size, its error (the
+// sum over its vertices of √errorTo) and the seed at which to split it,
+// Dem Bones' choice: the vertex maximising |(eᵢ − min e)·(dᵢ − min d)|,
+// with dᵢ the rest distance to the cluster's centroid and eᵢ = √errorTo.
+func (s *solver) clusterStats(label []int32, nb int) (size []int, ce []float64, seed []int) {
+	size = make([]int, nb)
+	cent := make([][3]float64, nb)
+	for i, j := range label {
+		size[j]++
+		for c := range 3 {
+			cent[j][c] += s.rest[i][c]
+		}
+	}
+	for j := range nb {
+		if size[j] > 0 {
+			for c := range 3 {
+				cent[j][c] /= float64(size[j])
+			}
+		}
+	}
+	d, e := make([]float64, s.n), make([]float64, s.n)
+	parallel.Chunks(s.n, 0, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			j := label[i]
+			p := s.rest[i]
+			d[i] = math.Sqrt(sq(p[0]-cent[j][0]) + sq(p[1]-cent[j][1]) + sq(p[2]-cent[j][2]))
+			e[i] = math.Sqrt(s.errorTo(i, int(j)))
+		}
+	})
+	minD, minE := make([]float64, nb), make([]float64, nb)
+	for j := range nb {
+		minD[j], minE[j] = math.Inf(1), math.Inf(1)
+	}
+	ce = make([]float64, nb)
+	for i, j := range label {
+		minD[j], minE[j] = min(minD[j], d[i]), min(minE[j], e[i])
+		ce[j] += e[i]
+	}
+	seed = make([]int, nb)
+	best := make([]float64, nb)
+	for j := range seed {
+		seed[j] = -1
+	}
+	for i, j := range label {
+		v := math.Abs((e[i] - minE[j]) * (d[i] - minD[j]))
+		if seed[j] < 0 || v > best[j] {
+			seed[j], best[j] = i, v
+		}
+	}
+	return size, ce, seed
+}
+
+func sq(x float64) float64 { return x * x }
+
+// split is one LBG round: every cluster with more than 6 vertices and an
+// error above 1% of the mean gives its seed and the seed's one-ring to a
+// new cluster, while there are fewer than B. It returns the new count.
+func (s *solver) split(label []int32, nb int) int {
+	size, ce, seed := s.clusterStats(label, nb)
+	avg := 0.0
+	for _, c := range ce {
+		avg += c
+	}
+	avg /= float64(nb)
+	count := nb
+	for j := range nb {
+		if count < s.b && size[j] > 6 && ce[j] > avg/100 {
+			i := seed[j]
+			label[i] = int32(count)
+			for _, k := range s.adj.neighbours(i) {
+				label[k] = int32(count)
+			}
+			count++
+		}
+	}
+	return count
+}
+
+// forceSplit makes cluster nb out of the cluster of largest error that has
+// at least 2 vertices: its seed and as much of the seed's one-ring within
+// it as leaves it one vertex.
+func (s *solver) forceSplit(label []int32, nb int) {
+	size, ce, seed := s.clusterStats(label, nb)
+	pick := -1
+	for j := range nb {
+		if size[j] >= 2 && (pick < 0 || ce[j] > ce[pick]) {
+			pick = j
+		}
+	}
+	// pick ≥ 0: nb < B ≤ N, so some cluster has 2 or more vertices.
+	i := seed[pick]
+	label[i] = int32(nb)
+	left := size[pick] - 1
+	for _, k := range s.adj.neighbours(i) {
+		if left > 1 && label[k] == int32(pick) {
+			label[k] = int32(nb)
+			left--
+		}
+	}
+}
+
+// prune drops clusters of fewer than 3 vertices, renumbers the others
+// (and their transforms) in order, relabels if any was dropped, and
+// returns the new count.
+func (s *solver) prune(label []int32, nb int) int {
+	size := make([]int, nb)
+	for _, j := range label {
+		size[j]++
+	}
+	id := make([]int32, nb)
+	count := 0
+	for j := range nb {
+		if size[j] < 3 {
+			id[j] = -1
+			continue
+		}
+		id[j] = int32(count)
+		copy(s.m[count*s.t:(count+1)*s.t], s.m[j*s.t:(j+1)*s.t])
+		count++
+	}
+	if count == nb {
+		return nb
+	}
+	for i, j := range label {
+		label[i] = id[j]
+	}
+	s.relabel(label, count)
+	return count
+}
+
+// relabel reassigns every vertex to a bone of [0, nb) by growing each
+// cluster over the mesh from its best-fitting vertex, cheapest vertex
+// first, the cost of a vertex being its error bound to the growing bone
+// (Dem Bones' computeLabel). Vertices no cluster reaches (other connected
+// pieces) take the bone that fits them best. label[i] = -1 marks a vertex
+// without a cluster.
+func (s *solver) relabel(label []int32, nb int) {
+	own := make([]float64, s.n)
+	parallel.Chunks(s.n, 0, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if j := label[i]; j >= 0 {
+				own[i] = s.errorTo(i, int(j))
+			}
+		}
+	})
+	seed := make([]int, nb)
+	for j := range seed {
+		seed[j] = -1
+	}
+	for i, j := range label {
+		if j >= 0 && (seed[j] < 0 || own[i] < own[seed[j]]) {
+			seed[j] = i
+		}
+	}
+	var h labelHeap
+	for j, i := range seed {
+		if i >= 0 {
+			h = append(h, labelItem{own[i], int32(i), int32(j)})
+		}
+	}
+	heap.Init(&h)
+	done := make([]bool, s.n)
+	for h.Len() > 0 {
+		top := heap.Pop(&h).(labelItem)
+		i := int(top.i)
+		if done[i] {
+			continue
+		}
+		done[i] = true
+		label[i], own[i] = top.j, top.e
+		for _, k := range s.adj.neighbours(i) {
+			if done[k] {
+				continue
+			}
+			e := own[k]
+			if label[k] != top.j {
+				e = s.errorTo(int(k), int(top.j))
+			}
+			heap.Push(&h, labelItem{e, k, top.j})
+		}
+	}
+	parallel.Chunks(s.n, 0, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if done[i] {
+				continue
+			}
+			best, be := 0, math.Inf(1)
+			for j := range nb {
+				if e := s.errorTo(i, j); e < be {
+					best, be = j, e
+				}
+			}
+			label[i] = int32(best)
+		}
+	})
+}
+
+type labelItem struct {
+	e    float64
+	i, j int32
+}
+
+// labelHeap is a min-heap of labelItems by error, then vertex, then bone,
+// so that ties pop in a fixed order.
+type labelHeap []labelItem
+
+func (h labelHeap) Len() int { return len(h) }
+func (h labelHeap) Less(a, b int) bool {
+	x, y := h[a], h[b]
+	if x.e != y.e {
+		return x.e < y.e
+	}
+	if x.i != y.i {
+		return x.i < y.i
+	}
+	return x.j < y.j
+}
+func (h labelHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *labelHeap) Push(x any)   { *h = append(*h, x.(labelItem)) }
+func (h *labelHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

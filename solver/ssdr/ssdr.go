@@ -1,0 +1,450 @@
+package ssdr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/solver/parallel"
+	"gallop/solver/rotation"
+)
+
+// Options tunes Decompose. The zero value of every field but Bones means
+// Dem Bones' default, given on each field.
+type Options struct {
+	Bones         int // B, the number of bones (required, 1 ≤ B ≤ N)
+	MaxInfluences int // K, the most bones per vertex; default 8
+
+	Iterations int     // most alternation rounds; default 100
+	Tolerance  float64 // relative RMSE decrease that counts as progress; default 1e-3
+	Patience   int     // stop after this many rounds in a row without progress; default 3
+
+	TransformIterations int // transform sweeps per round; default 5
+	WeightIterations    int // weight sweeps per round; default 3
+	InitIterations      int // fit / relabel rounds per clustering split; default 10
+
+	// Smooth is μ, the weight of the smoothness term μ‖w − w̃‖² (Dem Bones'
+	// weightsSmooth); default 1e-4, a negative value means 0.
+	Smooth float64
+	// SmoothStep is s, the step of the implicit Laplacian smoothing that
+	// gives w̃ (weightsSmoothStep); default 1.
+	SmoothStep float64
+	// TransAffine is λ, the translation-affinity weight (transAffine);
+	// default 10, a negative value means 0.
+	TransAffine float64
+
+	// Progress, if not nil, is called after each round with the round
+	// (from 1) and its RMSE.
+	Progress func(iteration int, rmse float64)
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxInfluences, 8)
+	def(&o.Iterations, 100)
+	def(&o.Patience, 3)
+	def(&o.TransformIterations, 5)
+	def(&o.WeightIterations, 3)
+	def(&o.InitIterations, 10)
+	deff := func(v *float64, d float64) {
+		switch {
+		case *v == 0:
+			*v = d
+		case *v < 0:
+			*v = 0
+		}
+	}
+	deff(&o.Smooth, 1e-4)
+	deff(&o.TransAffine, 10)
+	if !(o.Tolerance > 0) {
+		o.Tolerance = 1e-3
+	}
+	if !(o.SmoothStep > 0) {
+		o.SmoothStep = 1
+	}
+	return o
+}
+
+// Influence is one bone's weight on a vertex.
+type Influence struct {
+	Bone   int
+	Weight float64
+}
+
+// Transform is the rigid motion p ↦ R·p + T of a bone at one frame, from
+// the rest pose.
+type Transform struct {
+	R mgl64.Mat3 // proper rotation
+	T mgl64.Vec3
+}
+
+// Apply returns R·p + T.
+func (x *Transform) Apply(p mgl64.Vec3) mgl64.Vec3 {
+	r := &x.R
+	return mgl64.Vec3{
+		r[0]*p[0] + r[3]*p[1] + r[6]*p[2] + x.T[0],
+		r[1]*p[0] + r[4]*p[1] + r[7]*p[2] + x.T[1],
+		r[2]*p[0] + r[5]*p[1] + r[8]*p[2] + x.T[2],
+	}
+}
+
+// Result is a decomposition: the best iterate found.
+//
+// Invariants: every weight is positive and finite, each vertex has 1 to K
+// influences with distinct bones summing to 1 (to rounding), sorted by
+// decreasing weight; every transform is finite with a proper rotation.
+type Result struct {
+	Weights    [][]Influence // #V lists of influences
+	Transforms [][]Transform // #frames, each #bones transforms
+
+	RMSE          float64   // of the iterate returned
+	Iterations    int       // rounds run
+	BestIteration int       // the round that gave the result; 0 is the initial clustering
+	History       []float64 // RMSE after the clustering (index 0) and after each round
+}
+
+// Pose writes into dst (grown as needed and returned) the rest positions
+// skinned by frame t's transforms: Σⱼ wᵢⱼ (Rⱼᵗ pᵢ + Tⱼᵗ).
+func (r *Result) Pose(dst, rest []mgl64.Vec3, t int) []mgl64.Vec3 {
+	if cap(dst) < len(rest) {
+		dst = make([]mgl64.Vec3, len(rest))
+	}
+	dst = dst[:len(rest)]
+	xf := r.Transforms[t]
+	for i, p := range rest {
+		var s mgl64.Vec3
+		for _, in := range r.Weights[i] {
+			s = s.Add(xf[in.Bone].Apply(p).Mul(in.Weight))
+		}
+		dst[i] = s
+	}
+	return dst
+}
+
+// Errors for bad input, wrapped with details.
+var (
+	ErrFrames     = errors.New("ssdr: need at least 2 frames")
+	ErrBones      = errors.New("ssdr: bad number of bones")
+	ErrVertices   = errors.New("ssdr: vertex counts differ")
+	ErrNonFinite  = errors.New("ssdr: non-finite position")
+	ErrTriangle   = errors.New("ssdr: bad triangle")
+	ErrInfluences = errors.New("ssdr: bad number of influences")
+)
+
+// Decompose runs SSDR on the rest positions and the frames (each with the
+// rest's vertex count; the rest pose need not be one of them). triangles,
+// the rest mesh's faces (vertex indices), give the adjacency that the
+// clustering and the weight smoothing use; without them every vertex is
+// its own neighbourhood. It checks the input and returns an error wrapping
+// ErrFrames, ErrBones, ErrInfluences, ErrVertices, ErrNonFinite or
+// ErrTriangle, naming
+// the frame and vertex at fault. When ctx is cancelled it returns
+// ctx.Err().
+func Decompose(ctx context.Context, rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Options) (*Result, error) {
+	if err := check(rest, triangles, frames, opts); err != nil {
+		return nil, err
+	}
+	s := newSolver(rest, triangles, frames, opts.withDefaults())
+	return s.run(ctx)
+}
+
+func check(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Options) error {
+	n := len(rest)
+	if len(frames) < 2 {
+		return fmt.Errorf("%w, have %d", ErrFrames, len(frames))
+	}
+	if opts.Bones < 1 || opts.Bones > n {
+		return fmt.Errorf("%w: %d bones for %d vertices (want 1 to %d)", ErrBones, opts.Bones, n, n)
+	}
+	if opts.MaxInfluences < 0 || opts.MaxInfluences > maxK {
+		return fmt.Errorf("%w: %d (want 1 to %d)", ErrInfluences, opts.MaxInfluences, maxK)
+	}
+	finite := func(p mgl64.Vec3) bool {
+		for _, x := range p {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return false
+			}
+		}
+		return true
+	}
+	for i, p := range rest {
+		if !finite(p) {
+			return fmt.Errorf("%w: rest pose, vertex %d: %v", ErrNonFinite, i, p)
+		}
+	}
+	for t, f := range frames {
+		if len(f) != n {
+			return fmt.Errorf("%w: frame %d has %d vertices, the rest pose %d", ErrVertices, t, len(f), n)
+		}
+		for i, p := range f {
+			if !finite(p) {
+				return fmt.Errorf("%w: frame %d, vertex %d: %v", ErrNonFinite, t, i, p)
+			}
+		}
+	}
+	for f, tri := range triangles {
+		for _, v := range tri {
+			if v < 0 || v >= n {
+				return fmt.Errorf("%w: triangle %d has vertex %d, the mesh has %d", ErrTriangle, f, v, n)
+			}
+		}
+	}
+	return nil
+}
+
+// solver holds the problem and the current iterate.
+type solver struct {
+	opts    Options
+	n, t, b int
+	k       int // min(K, B)
+
+	rest   []mgl64.Vec3
+	frames [][]mgl64.Vec3 // frame-major input
+	vt     []mgl64.Vec3   // vertex-major copy: vt[i*t+f]
+	adj    adjacency
+	smooth *smoother
+
+	// The iterate: bone-major transforms m[j*t+f]; weights in K slots per
+	// vertex, wb[i*k+s] the bone (-1 for none) and ww[i*k+s] its weight.
+	m  []Transform
+	wb []int32
+	ww []float64
+
+	vv      []float64 // vv[i] = Σₜ ‖vᵢᵗ‖²
+	vertErr []float64 // per-vertex squared error of the iterate
+}
+
+func newSolver(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Options) *solver {
+	s := &solver{opts: opts, n: len(rest), t: len(frames), b: opts.Bones, rest: rest, frames: frames}
+	s.k = min(opts.MaxInfluences, s.b)
+	s.vt = make([]mgl64.Vec3, s.n*s.t)
+	s.vv = make([]float64, s.n)
+	parallel.Chunks(s.n, 0, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for f := range s.t {
+				v := frames[f][i]
+				s.vt[i*s.t+f] = v
+				s.vv[i] += v.Dot(v)
+			}
+		}
+	})
+	s.adj = newAdjacency(s.n, triangles)
+	s.vertErr = make([]float64, s.n)
+	return s
+}
+
+func (s *solver) run(ctx context.Context) (*Result, error) {
+	if err := s.initialize(ctx); err != nil {
+		return nil, err
+	}
+	if s.b > 1 {
+		sm, err := newSmoother(s)
+		if err != nil {
+			return nil, err
+		}
+		s.smooth = sm
+	}
+	best := s.snapshot()
+	s.evaluate()
+	best.History = []float64{s.rmse()}
+	best.RMSE = best.History[0]
+	prev, wait := math.Inf(1), s.opts.Patience
+	var tr transformStep
+	var ws weightStep
+	for it := 1; it <= s.opts.Iterations; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tr.run(s)
+		if s.b > 1 {
+			ws.run(s) // sets vertErr
+		} else {
+			s.evaluate()
+		}
+		e := s.rmse()
+		best.History = append(best.History, e)
+		best.Iterations = it
+		if e < best.RMSE {
+			h, n := best.History, best.Iterations
+			best = s.snapshot()
+			best.RMSE, best.BestIteration, best.History, best.Iterations = e, it, h, n
+		}
+		if s.opts.Progress != nil {
+			s.opts.Progress(it, e)
+		}
+		// Dem Bones' rule: a round that does not raise the RMSE and lowers
+		// it by less than the tolerance uses up patience; any other resets it.
+		if e <= prev && prev-e < s.opts.Tolerance*prev {
+			if wait--; wait == 0 {
+				break
+			}
+		} else {
+			wait = s.opts.Patience
+		}
+		prev = e
+		s.reseedDeadBones()
+	}
+	return best, nil
+}
+
+// snapshot copies the iterate into a Result.
+func (s *solver) snapshot() *Result {
+	r := &Result{Weights: make([][]Influence, s.n), Transforms: make([][]Transform, s.t)}
+	for f := range s.t {
+		r.Transforms[f] = make([]Transform, s.b)
+		for j := range s.b {
+			r.Transforms[f][j] = s.m[j*s.t+f]
+		}
+	}
+	for i := range s.n {
+		var l []Influence
+		for q := range s.k {
+			if j := s.wb[i*s.k+q]; j >= 0 && s.ww[i*s.k+q] > 0 {
+				l = append(l, Influence{int(j), s.ww[i*s.k+q]})
+			}
+		}
+		// Insertion sort by decreasing weight, then bone: at most K items.
+		for a := 1; a < len(l); a++ {
+			for c := a; c > 0 && (l[c].Weight > l[c-1].Weight || l[c].Weight == l[c-1].Weight && l[c].Bone < l[c-1].Bone); c-- {
+				l[c], l[c-1] = l[c-1], l[c]
+			}
+		}
+		r.Weights[i] = l
+	}
+	return r
+}
+
+// evaluate sets vertErr to each vertex's squared error summed over the
+// frames, Σₜ ‖Σⱼ wᵢⱼ(Rⱼᵗpᵢ + Tⱼᵗ) − vᵢᵗ‖².
+func (s *solver) evaluate() {
+	parallel.Chunks(s.n, 0, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := s.rest[i]
+			e := 0.0
+			for f := range s.t {
+				var x mgl64.Vec3
+				for q := range s.k {
+					j := s.wb[i*s.k+q]
+					if j < 0 {
+						continue
+					}
+					x = x.Add(s.m[int(j)*s.t+f].Apply(p).Mul(s.ww[i*s.k+q]))
+				}
+				d := x.Sub(s.vt[i*s.t+f])
+				e += d.Dot(d)
+			}
+			s.vertErr[i] = e
+		}
+	})
+}
+
+// rmse returns √(Σᵢ vertErr[i] / (N·T)).
+func (s *solver) rmse() float64 {
+	sum := 0.0
+	for _, e := range s.vertErr {
+		sum += e
+	}
+	return math.Sqrt(sum / float64(s.n*s.t))
+}
+
+// setLabels makes the weights rigid: vertex i is bound to bone label[i].
+func (s *solver) setLabels(label []int32) {
+	s.wb = make([]int32, s.n*s.k)
+	s.ww = make([]float64, s.n*s.k)
+	for i := range s.n {
+		for q := range s.k {
+			s.wb[i*s.k+q] = -1
+		}
+		s.wb[i*s.k] = label[i]
+		s.ww[i*s.k] = 1
+	}
+}
+
+// reseedDeadBones gives every bone without weight on any vertex the
+// worst-reconstructed vertex (by vertErr) not yet taken and its
+// one-ring, with weight 1, and fits its transforms to them.
+func (s *solver) reseedDeadBones() {
+	alive := make([]bool, s.b)
+	for q, j := range s.wb {
+		if j >= 0 && s.ww[q] > 0 {
+			alive[j] = true
+		}
+	}
+	taken := make([]bool, s.n)
+	for j := range s.b {
+		if alive[j] {
+			continue
+		}
+		worst := -1
+		for i, e := range s.vertErr {
+			if !taken[i] && (worst < 0 || e > s.vertErr[worst]) {
+				worst = i
+			}
+		}
+		members := append([]int32{int32(worst)}, s.adj.neighbours(worst)...)
+		for _, i := range members {
+			taken[i] = true
+			for q := range s.k {
+				s.wb[int(i)*s.k+q], s.ww[int(i)*s.k+q] = -1, 0
+			}
+			s.wb[int(i)*s.k], s.ww[int(i)*s.k] = int32(j), 1
+		}
+		parallel.For(s.t, func(f int) {
+			var c cov4
+			for _, i := range members {
+				c.addOuter(1, s.frames[f][i], s.rest[i])
+			}
+			c.fit(&s.m[j*s.t+f])
+		})
+	}
+}
+
+// cov4 is a 4×4 matrix, row-major, of sums Σ c·[q;1][p;1]ᵀ: the
+// cross-covariance of a weighted absolute-orientation problem.
+type cov4 [16]float64
+
+// addOuter adds c·[q;1][p;1]ᵀ.
+func (a *cov4) addOuter(c float64, q, p mgl64.Vec3) {
+	for r := range 3 {
+		cq := c * q[r]
+		a[4*r] += cq * p[0]
+		a[4*r+1] += cq * p[1]
+		a[4*r+2] += cq * p[2]
+		a[4*r+3] += cq
+	}
+	a[12] += c * p[0]
+	a[13] += c * p[1]
+	a[14] += c * p[2]
+	a[15] += c
+}
+
+// fit sets x to the rigid motion minimising Σ cᵢ‖R·pᵢ + T − qᵢ‖² for the
+// sums a = Σ cᵢ[qᵢ;1][pᵢ;1]ᵀ: with centroids q̄ = a[0:3,3]/a₃₃ and
+// p̄ = a[3,0:3]/a₃₃, R is the rotation nearest the covariance
+// a[0:3,0:3]/a₃₃ − q̄p̄ᵀ (Kabsch, by the polar decomposition) and
+// T = q̄ − R·p̄. x is left unchanged when a₃₃ ≤ 0 (no weight).
+func (a *cov4) fit(x *Transform) {
+	w := a[15]
+	if !(w > 0) {
+		return
+	}
+	inv := 1 / w
+	q := mgl64.Vec3{a[3] * inv, a[7] * inv, a[11] * inv}
+	p := mgl64.Vec3{a[12] * inv, a[13] * inv, a[14] * inv}
+	var c mgl64.Mat3
+	for r := range 3 {
+		for col := range 3 {
+			c[3*col+r] = a[4*r+col]*inv - q[r]*p[col]
+		}
+	}
+	var sym mgl64.Mat3
+	rotation.PolarTo(&x.R, &sym, &c)
+	x.T = q.Sub(x.R.Mul3x1(p))
+}

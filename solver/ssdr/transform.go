@@ -1,0 +1,208 @@
+package ssdr
+
+import (
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/solver/parallel"
+)
+
+var identity3 = mgl64.Ident3()
+
+// reduceChunks is the number of vertex ranges whose partial sums are
+// added in order: fixed, so that sums do not depend on the core count.
+const reduceChunks = 16
+
+// chunkRange returns the c-th of reduceChunks consecutive ranges of [0, n).
+func chunkRange(c, n int) (lo, hi int) {
+	return c * n / reduceChunks, (c + 1) * n / reduceChunks
+}
+
+// transformStep updates the bones' transforms with the weights fixed; its
+// buffers are reused from round to round.
+type transformStep struct {
+	vu    []cov4    // vu[f*B+j] = Σᵢ αᵢⱼ[vᵢᶠ;1][pᵢ;1]ᵀ
+	uu    []cov4    // uu[j*B+k] = Σᵢ wᵢⱼwᵢₖ[pᵢ;1][pᵢ;1]ᵀ
+	part  [][]cov4  // per-chunk partial sums of uu
+	nbr   [][]int32 // nbr[j]: the bones k ≠ j sharing a vertex with j
+	alpha []float64 // αᵢⱼ per weight slot
+}
+
+// run does TransformIterations sweeps. In frame f, bone j's target is the
+// residual rᵢ = vᵢ − Σ_{k≠j} wᵢₖ(Rₖpᵢ + Tₖ) fitted with weight wᵢⱼ² by
+// R·pᵢ + T (rᵢ/wᵢⱼ), plus vᵢ fitted with weight c·wᵢⱼ⁴ (translation
+// affinity). Its sums Σ cᵢ[qᵢ;1][pᵢ;1]ᵀ are
+//
+//	Σᵢ αᵢⱼ[vᵢ;1][pᵢ;1]ᵀ − Σ_{k≠j} [Rₖ|Tₖ; 0 1]·Σᵢ wᵢⱼwᵢₖ[pᵢ;1][pᵢ;1]ᵀ
+//
+// with αᵢⱼ = wᵢⱼ + c·wᵢⱼ⁴, using Σₖ wᵢₖ = 1.
+func (st *transformStep) run(s *solver) {
+	b := s.b
+	st.prepare(s)
+	parallel.For(s.t, func(f int) {
+		for range s.opts.TransformIterations {
+			for j := range b {
+				q := st.vu[f*b+j]
+				for _, o := range st.nbr[j] {
+					u := &st.uu[int(o)*b+j]
+					x := &s.m[int(o)*s.t+f]
+					for r := range 3 {
+						r0, r1, r2, tr := x.R[r], x.R[3+r], x.R[6+r], x.T[r]
+						for c := range 4 {
+							q[4*r+c] -= r0*u[c] + r1*u[4+c] + r2*u[8+c] + tr*u[12+c]
+						}
+					}
+					for c := range 4 {
+						q[12+c] -= u[12+c]
+					}
+				}
+				q.fit(&s.m[j*s.t+f])
+			}
+		}
+	})
+}
+
+// prepare computes α, the sums vu and uu, and the bone neighbourhoods.
+func (st *transformStep) prepare(s *solver) {
+	b, k, n := s.b, s.k, s.n
+	sumW, sumW4 := make([]float64, b), make([]float64, b)
+	for q, j := range s.wb {
+		if j >= 0 {
+			w := s.ww[q]
+			sumW[j] += w
+			sumW4[j] += w * w * w * w
+		}
+	}
+	coef := make([]float64, b)
+	for j := range b {
+		if sumW4[j] > 0 {
+			coef[j] = s.opts.TransAffine * sumW[j] / sumW4[j]
+		}
+	}
+	st.alpha = grow(st.alpha, len(s.ww))
+	for q, j := range s.wb {
+		st.alpha[q] = 0
+		if j >= 0 {
+			w := s.ww[q]
+			st.alpha[q] = w + coef[j]*w*w*w*w
+		}
+	}
+
+	// uu and the frame-independent bottom rows of vu, by chunks.
+	if len(st.part) != reduceChunks {
+		st.part = make([][]cov4, reduceChunks)
+	}
+	bottoms := make([][][4]float64, reduceChunks)
+	parallel.For(reduceChunks, func(c int) {
+		part := growCov(st.part[c], b*b)
+		bot := make([][4]float64, b)
+		lo, hi := chunkRange(c, n)
+		for i := lo; i < hi; i++ {
+			p := s.rest[i]
+			pp := [4]float64{p[0], p[1], p[2], 1}
+			for a := range k {
+				ja := s.wb[i*k+a]
+				if ja < 0 {
+					continue
+				}
+				al := st.alpha[i*k+a]
+				for c := range 4 {
+					bot[ja][c] += al * pp[c]
+				}
+				wa := s.ww[i*k+a]
+				for e := range k {
+					je := s.wb[i*k+e]
+					if je < ja {
+						continue // the lower triangle is mirrored below
+					}
+					w := wa * s.ww[i*k+e]
+					u := &part[int(ja)*b+int(je)]
+					for r := range 4 {
+						wr := w * pp[r]
+						for c := range 4 {
+							u[4*r+c] += wr * pp[c]
+						}
+					}
+				}
+			}
+		}
+		st.part[c] = part
+		bottoms[c] = bot
+	})
+	st.uu = growCov(st.uu, b*b)
+	bottom := make([][4]float64, b)
+	for c := range reduceChunks {
+		for x := range st.uu {
+			for e := range 16 {
+				st.uu[x][e] += st.part[c][x][e]
+			}
+		}
+		for j := range b {
+			for e := range 4 {
+				bottom[j][e] += bottoms[c][j][e]
+			}
+		}
+	}
+	if len(st.nbr) != b {
+		st.nbr = make([][]int32, b)
+	}
+	for j := range b {
+		st.nbr[j] = st.nbr[j][:0]
+	}
+	for j := range b {
+		for o := j + 1; o < b; o++ {
+			if st.uu[j*b+o][15] != 0 {
+				st.uu[o*b+j] = st.uu[j*b+o]
+				st.nbr[j] = append(st.nbr[j], int32(o))
+				st.nbr[o] = append(st.nbr[o], int32(j))
+			}
+		}
+	}
+
+	// vu, frame by frame.
+	st.vu = growCov(st.vu, s.t*b)
+	parallel.For(s.t, func(f int) {
+		vu := st.vu[f*b : (f+1)*b]
+		for j := range vu {
+			copy(vu[j][12:], bottom[j][:])
+		}
+		v := s.frames[f]
+		for i := range n {
+			p, x := s.rest[i], v[i]
+			for a := range k {
+				j := s.wb[i*k+a]
+				if j < 0 {
+					continue
+				}
+				al := st.alpha[i*k+a]
+				o := &vu[j]
+				for r := range 3 {
+					ax := al * x[r]
+					o[4*r] += ax * p[0]
+					o[4*r+1] += ax * p[1]
+					o[4*r+2] += ax * p[2]
+					o[4*r+3] += ax
+				}
+			}
+		}
+	})
+}
+
+// grow returns s resized to n, zeroed.
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// growCov returns s resized to n, zeroed.
+func growCov(s []cov4, n int) []cov4 {
+	if cap(s) < n {
+		return make([]cov4, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
