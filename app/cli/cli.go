@@ -28,6 +28,7 @@ func commands() []command {
 		{"convert", "convert between OBJ, OBJ sequences, glTF and projects", runConvert},
 		{"pose", "pose a mesh by Mesh-Based Inverse Kinematics from example poses", runPose},
 		{"sample", "sample plausible multi-body animations that meet constraints (MCMC)", runSample},
+		{"rig", "infer a skinning rig (bones and weights) from a mesh animation (SSDR)", runRig},
 		{"bench", "measure Gallop's performance figures, as JSON lines", runBench},
 	}
 }

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/assets"
+	"gallop/solver/ssdr"
+)
+
+// rigResult is what `gallop rig --json` prints.
+type rigResult struct {
+	Vertices      int       `json:"vertices"`
+	Frames        int       `json:"frames"`
+	Bones         int       `json:"bones"`
+	MaxInfluences int       `json:"max_influences"`
+	Iterations    int       `json:"iterations"`
+	BestIteration int       `json:"best_iteration"`
+	RMSE          float64   `json:"rmse"`
+	RMSERelative  float64   `json:"rmse_relative"`
+	Diagonal      float64   `json:"bbox_diagonal"`
+	Seconds       float64   `json:"seconds"`
+	History       []float64 `json:"rmse_history"`
+}
+
+func runRig(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("rig", flag.ContinueOnError)
+	refPath := fs.String("reference", "", "the rest pose, an .obj file with the animation's vertices (default: the first frame)")
+	bones := fs.Int("bones", 0, "number of bones B (required)")
+	maxInfl := fs.Int("max-influences", 4, "most bones per vertex K (1 to 16)")
+	iters := fs.Int("iterations", 100, "most alternation rounds (it stops earlier when the error stalls)")
+	smooth := fs.Float64("smooth", 1e-4, "weight smoothness (Dem Bones' weightsSmooth); 0 for none")
+	transAffine := fs.Float64("trans-affine", 10, "translation affinity (Dem Bones' transAffine); 0 for none")
+	out := fs.String("out", "", "write the rig and its animation as a skinned glTF (.glb or .gltf)")
+	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: gallop rig IN [--reference REF.obj] --bones B [--max-influences 4]
+                 [--iterations N] [--smooth S] [--out OUT.glb] [--json]
+
+Infers a linear-blend-skinning rig from a mesh animation (IN: a folder of OBJ
+frames, or a .gltf / .glb file whose first animated object is used) by Smooth
+Skinning Decomposition with Rigid Bones (Le and Deng 2012), as Dem Bones
+does: B bones with a rigid transform per frame and at most K weights per
+vertex. Without --reference the first frame is the rest pose.`)
+		fs.PrintDefaults()
+	}
+	var in string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		in, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if in == "" && fs.NArg() == 1 {
+		in = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
+	}
+	if in == "" || *bones == 0 {
+		fs.Usage()
+		return errUsage
+	}
+	if *maxInfl < 1 || *maxInfl > 16 {
+		return fmt.Errorf("--max-influences %d: want 1 to 16", *maxInfl)
+	}
+	if *iters < 1 {
+		return fmt.Errorf("--iterations %d: want at least 1", *iters)
+	}
+	if *smooth < 0 || *transAffine < 0 {
+		return errors.New("--smooth and --trans-affine must not be negative")
+	}
+	mesh, clip, err := loadAnimation(in)
+	if err != nil {
+		return err
+	}
+	rest := clip.Frames[0]
+	if *refPath != "" {
+		ref, err := assets.LoadOBJ(*refPath)
+		if err != nil {
+			return err
+		}
+		if ref.NumVertices() != mesh.NumVertices() {
+			return fmt.Errorf("%s: %d vertices, the animation %s has %d", *refPath, ref.NumVertices(), in, mesh.NumVertices())
+		}
+		mesh, rest = ref, ref.Positions
+	}
+	opts := ssdr.Options{Bones: *bones, MaxInfluences: *maxInfl, Iterations: *iters, Smooth: *smooth, TransAffine: *transAffine}
+	if *smooth == 0 {
+		opts.Smooth = -1 // none (0 would mean the default)
+	}
+	if *transAffine == 0 {
+		opts.TransAffine = -1
+	}
+	start := time.Now()
+	res, err := ssdr.Decompose(context.Background(), rest, mesh.Triangles, clip.Frames, opts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	seconds := time.Since(start).Seconds()
+	if *out != "" {
+		if err := assets.SaveGLTF(*out, rigObject(mesh, rest, clip, res), assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+			return err
+		}
+	}
+	lo, hi := assets.Bounds(rest)
+	diag := hi.Sub(lo).Len()
+	r := rigResult{
+		Vertices: len(rest), Frames: len(clip.Frames), Bones: *bones, MaxInfluences: *maxInfl,
+		Iterations: res.Iterations, BestIteration: res.BestIteration, RMSE: res.RMSE, Diagonal: diag,
+		Seconds: seconds, History: res.History,
+	}
+	if diag > 0 {
+		r.RMSERelative = res.RMSE / diag
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(r)
+	}
+	fmt.Fprintf(stdout, "%d bones, at most %d influences: RMSE %.6g (%.4g of the bounding-box diagonal) after %d iterations (best %d), %.2f s\n",
+		r.Bones, r.MaxInfluences, r.RMSE, r.RMSERelative, r.Iterations, r.BestIteration, r.Seconds)
+	return nil
+}
+
+// loadAnimation reads a folder of OBJ frames, or the first object of a glTF
+// file that has an animation of at least two frames.
+func loadAnimation(in string) (*assets.Mesh, *assets.Clip, error) {
+	st, err := os.Stat(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.IsDir() {
+		files, err := assets.ListOBJSequence(in)
+		if err != nil {
+			return nil, nil, err
+		}
+		return assets.LoadOBJSequence(context.Background(), files, nil)
+	}
+	if assets.DetectFormat(in) != assets.FormatGLTF {
+		return nil, nil, fmt.Errorf("%s: want a folder of OBJ frames or a .gltf / .glb file", in)
+	}
+	objs, err := assets.LoadGLTF(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, o := range objs {
+		if o.Clip != nil && len(o.Clip.Frames) >= 2 {
+			return o.Mesh, o.Clip, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%s: no animated mesh (need an object with at least 2 frames)", filepath.Base(in))
+}
+
+// rigObject builds the skinned object: one root joint per bone, bound at
+// the rest pose with the identity (so a joint's transform at a frame is
+// the bone's rigid motion from the rest pose), and the joint animation.
+func rigObject(mesh *assets.Mesh, rest []assets.Vec3, clip *assets.Clip, res *ssdr.Result) *assets.Object {
+	m := mesh.Clone()
+	m.Positions = append([]assets.Vec3(nil), rest...)
+	bones := len(res.Transforms[0])
+	rig := &assets.Rig{Joints: make([]assets.Joint, bones), Weights: make([][]assets.Influence, len(res.Weights))}
+	for j := range rig.Joints {
+		rig.Joints[j] = assets.Joint{Name: fmt.Sprintf("bone%d", j), Parent: -1, Rest: assets.IdentityTransform(), InverseBind: mgl64.Ident4()}
+	}
+	for i, l := range res.Weights {
+		rig.Weights[i] = make([]assets.Influence, len(l))
+		for a, in := range l {
+			rig.Weights[i][a] = assets.Influence{Joint: in.Bone, Weight: in.Weight}
+		}
+	}
+	anim := &assets.SkinAnimation{Name: clip.Name, FPS: clip.FPS, Frames: make([][]assets.Transform, len(res.Transforms))}
+	for f, xf := range res.Transforms {
+		anim.Frames[f] = make([]assets.Transform, bones)
+		for j, x := range xf {
+			anim.Frames[f][j] = assets.Transform{Translation: x.T, Rotation: mgl64.Mat4ToQuat(x.R.Mat4()), Scale: assets.Vec3{1, 1, 1}}
+		}
+	}
+	return &assets.Object{Name: clip.Name, Mesh: m, Rig: rig, Skin: anim}
+}
