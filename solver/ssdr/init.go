@@ -107,14 +107,34 @@ func (s *solver) initialize(ctx context.Context) error {
 // their clusters in every frame; a bone without vertices gets the
 // identity.
 func (s *solver) fitClusters(label []int32, nb int) {
+	// The bottom rows Σ[pᵢ;1]ᵀ do not depend on the frame.
+	bottom := make([][4]float64, nb)
+	for i, j := range label {
+		if j >= 0 {
+			p := s.rest[i]
+			bottom[j][0] += p[0]
+			bottom[j][1] += p[1]
+			bottom[j][2] += p[2]
+			bottom[j][3]++
+		}
+	}
 	parallel.For(s.t, func(f int) {
 		acc := make([]cov4, nb)
+		v := s.frames[f]
 		for i, j := range label {
-			if j >= 0 {
-				acc[j].addOuter(1, s.frames[f][i], s.rest[i])
+			if j < 0 {
+				continue
+			}
+			a, p, q := &acc[j], s.rest[i], v[i]
+			for r := range 3 {
+				a[4*r] += q[r] * p[0]
+				a[4*r+1] += q[r] * p[1]
+				a[4*r+2] += q[r] * p[2]
+				a[4*r+3] += q[r]
 			}
 		}
 		for j := range nb {
+			copy(acc[j][12:], bottom[j][:])
 			x := &s.m[j*s.t+f]
 			*x = Transform{R: identity3}
 			acc[j].fit(x)
