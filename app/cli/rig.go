@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/go-gl/mathgl/mgl64"
-
 	"gallop/assets"
 	"gallop/solver/ssdr"
 )
@@ -108,7 +106,7 @@ vertex. Without --reference the first frame is the rest pose.`)
 	}
 	seconds := time.Since(start).Seconds()
 	if *out != "" {
-		if err := assets.SaveGLTF(*out, rigObject(mesh, rest, clip, res), assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+		if err := assets.SaveGLTF(*out, res.Object(clip.Name, clip.FPS, mesh, rest), assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
 			return err
 		}
 	}
@@ -157,31 +155,4 @@ func loadAnimation(in string) (*assets.Mesh, *assets.Clip, error) {
 		}
 	}
 	return nil, nil, fmt.Errorf("%s: no animated mesh (need an object with at least 2 frames)", filepath.Base(in))
-}
-
-// rigObject builds the skinned object: one root joint per bone, bound at
-// the rest pose with the identity (so a joint's transform at a frame is
-// the bone's rigid motion from the rest pose), and the joint animation.
-func rigObject(mesh *assets.Mesh, rest []assets.Vec3, clip *assets.Clip, res *ssdr.Result) *assets.Object {
-	m := mesh.Clone()
-	m.Positions = append([]assets.Vec3(nil), rest...)
-	bones := len(res.Transforms[0])
-	rig := &assets.Rig{Joints: make([]assets.Joint, bones), Weights: make([][]assets.Influence, len(res.Weights))}
-	for j := range rig.Joints {
-		rig.Joints[j] = assets.Joint{Name: fmt.Sprintf("bone%d", j), Parent: -1, Rest: assets.IdentityTransform(), InverseBind: mgl64.Ident4()}
-	}
-	for i, l := range res.Weights {
-		rig.Weights[i] = make([]assets.Influence, len(l))
-		for a, in := range l {
-			rig.Weights[i][a] = assets.Influence{Joint: in.Bone, Weight: in.Weight}
-		}
-	}
-	anim := &assets.SkinAnimation{Name: clip.Name, FPS: clip.FPS, Frames: make([][]assets.Transform, len(res.Transforms))}
-	for f, xf := range res.Transforms {
-		anim.Frames[f] = make([]assets.Transform, bones)
-		for j, x := range xf {
-			anim.Frames[f][j] = assets.Transform{Translation: x.T, Rotation: mgl64.Mat4ToQuat(x.R.Mat4()), Scale: assets.Vec3{1, 1, 1}}
-		}
-	}
-	return &assets.Object{Name: clip.Name, Mesh: m, Rig: rig, Skin: anim}
 }
