@@ -8,6 +8,7 @@ import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"gallop/assets"
+	"gallop/tools"
 	"gallop/viewport"
 )
 
@@ -137,6 +138,9 @@ func (a *App) drawItems() []viewport.Item {
 		}
 		items = append(items, it)
 	}
+	if x, ok := a.tools[a.tool].(tools.Extras); ok {
+		items = append(items, x.ExtraItems(a)...)
+	}
 	return items
 }
 
@@ -175,7 +179,13 @@ func (a *App) viewportOverlays(dl *imgui.DrawList, pos, size imgui.Vec2) {
 			o.Name, o.Mesh.NumVertices(), o.Mesh.NumTriangles(), a.doc.Frame+1, a.doc.NumFrames()))
 	}
 	if o := a.doc.Object(); o != nil {
-		if hm := a.heatMap(o); hm != nil {
+		hm := a.heatMap(o)
+		if l, ok := a.tools[a.tool].(tools.Legend); ok {
+			if title, lo, hi, ok := l.Legend(a); ok {
+				hm = &heatMap{title: title, lo: lo, hi: hi}
+			}
+		}
+		if hm != nil {
 			a.colourBar(dl, imgui.Vec2{X: pos.X + size.X - 70, Y: pos.Y + 44}, 18, size.Y*0.5, hm)
 		}
 	}

@@ -99,3 +99,21 @@ type Tool interface {
 	// Restore sets the tool's state from a project file.
 	Restore(h Host, state json.RawMessage) error
 }
+
+// Extras is implemented by a tool that draws meshes of its own beside the
+// document's objects, such as a result to compare with the original. The
+// meshes are not in the document: they cannot be picked or saved.
+type Extras interface {
+	// ExtraItems returns the meshes to draw this frame (nil: none). Keys
+	// must differ from the document's objects.
+	ExtraItems(h Host) []viewport.Item
+}
+
+// Legend is implemented by a tool whose Display colours are a heat map of
+// viewport.Turbo: the application draws its colour bar, from lo (bottom)
+// to hi (top), in place of the View menu's.
+type Legend interface {
+	// Legend returns the heat map's title and range, and ok false when
+	// the tool shows no heat map now.
+	Legend(h Host) (title string, lo, hi float64, ok bool)
+}

@@ -17,11 +17,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sort"
 	"time"
-
-	"github.com/AllenDang/cimgui-go/imgui"
-	"github.com/AllenDang/giu"
 
 	"gallop/assets"
 	"gallop/tools"
@@ -54,7 +50,7 @@ type Gallery struct {
 	favourites []favourite
 	thumbs     thumbnails
 	traceAt    time.Time
-	where      map[string][2]int // with trace: screen centres of the widgets marked with mark
+	marks      tools.Marks // with trace: where the GUI tests click
 }
 
 // favourite is a sample the artist starred: enough to replay it in any
@@ -74,9 +70,10 @@ func (f *favourite) label() string {
 	return fmt.Sprintf("%s: chain %d, iteration %d", f.Scenario, f.Chain+1, f.Iteration)
 }
 
-// trace is set by GALLOP_TRACE=1: the tool then prints its progress and
-// what it plays to stderr (for the GUI tests).
-var trace = os.Getenv("GALLOP_TRACE") != ""
+// trace is set by GALLOP_TRACE=1: the tool then prints its progress,
+// what it plays and where its marked widgets are to stderr (for the GUI
+// tests).
+var trace = tools.Trace
 
 // Name implements tools.Tool.
 func (t *Gallery) Name() string { return "Gallery" }
@@ -261,31 +258,8 @@ func (t *Gallery) Update(h tools.Host) {
 		if t.snap != nil {
 			fmt.Fprintf(os.Stderr, "gallery: %d of %d iterations, %d samples, %d thumbnails\n", t.snap.done, t.snap.total, len(t.snap.samples), t.thumbs.ready)
 		}
-		names := make([]string, 0, len(t.where))
-		for n := range t.where {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintf(os.Stderr, "gallery: widget %s at %d %d\n", n, t.where[n][0], t.where[n][1])
-		}
+		t.marks.Print(os.Stderr, "gallery")
 	}
-}
-
-// mark returns a widget that, with trace on, records the screen centre of
-// the widget laid out just before it under name, for the GUI tests to
-// click.
-func (t *Gallery) mark(name string) giu.Widget {
-	return giu.Custom(func() {
-		if !trace {
-			return
-		}
-		lo, hi := imgui.ItemRectMin(), imgui.ItemRectMax()
-		if t.where == nil {
-			t.where = map[string][2]int{}
-		}
-		t.where[name] = [2]int{int((lo.X + hi.X) / 2), int((lo.Y + hi.Y) / 2)}
-	})
 }
 
 // play shows sample s in the viewport and plays it on the timeline.

@@ -36,7 +36,7 @@ func (t *Gallery) scenarioPanel(h tools.Host) giu.Widget {
 	var row []giu.Widget
 	for i, sc := range scenarios {
 		radio := giu.RadioButton(sc.Name, i == t.scenario).OnChange(func() { t.setScenario(h, i) })
-		mark := t.mark("scenario " + sc.Name)
+		mark := t.marks.Mark("scenario " + sc.Name)
 		row = append(row, giu.Custom(func() { radio.Build(); mark.Build() }))
 		if len(row) == 4 || i == len(scenarios)-1 {
 			pick = append(pick, giu.Row(row...))
@@ -77,9 +77,9 @@ func (t *Gallery) chainPanel(h tools.Host) giu.Widget {
 		}
 	}
 	if t.running() {
-		l = append(l, giu.Button("Stop").OnClick(t.stop), t.mark("start"))
+		l = append(l, giu.Button("Stop").OnClick(t.stop), t.marks.Mark("start"))
 	} else {
-		l = append(l, giu.Button("Start").OnClick(func() { t.start(h) }), t.mark("start"))
+		l = append(l, giu.Button("Start").OnClick(func() { t.start(h) }), t.marks.Mark("start"))
 	}
 	return l
 }
@@ -157,7 +157,7 @@ func (t *Gallery) galleryPanel(h tools.Host) giu.Widget {
 	head := giu.Row(
 		giu.Labelf("Gallery (%d)", len(samples)),
 		giu.Button("Export glTF...").Disabled(t.chosen == nil).OnClick(func() { t.export(h) }),
-		t.mark("export"),
+		t.marks.Mark("export"),
 	)
 	back := giu.Button("Back to scene").OnClick(func() { t.show(h, nil, false) })
 	if t.want == nil {
@@ -192,7 +192,7 @@ func (t *Gallery) grid(h tools.Host, samples []*sample) {
 			clicked = imgui.ButtonV("..."+id, imgui.Vec2{X: thumbW + 8, Y: thumbH + 8})
 		}
 		if i == 0 {
-			t.mark("thumbnail 1").Build()
+			t.marks.Mark("thumbnail 1").Build()
 		}
 		if imgui.IsItemHovered() {
 			t.thumbs.hover(s)
