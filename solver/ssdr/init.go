@@ -1,7 +1,6 @@
 package ssdr
 
 import (
-	"container/heap"
 	"context"
 	"math"
 	"slices"
@@ -103,10 +102,36 @@ func (s *solver) initialize(ctx context.Context) error {
 	return nil
 }
 
+// clusterSums caches, per frame f and cluster j, the top rows
+// Σ_{i∈Cⱼ} vᵢᶠ[pᵢ;1]ᵀ of the clusters' absolute-orientation sums, and the
+// labels they were summed for: between two fits only the vertices whose
+// label changed are moved from one sum to another, and relabelling
+// changes few labels once a round has settled.
+type clusterSums struct {
+	label []int32       // the labels summed; nil when the sums are stale
+	top   [][12]float64 // top[f*B+j]
+}
+
 // fitClusters sets the transforms of bones [0, nb) to the rigid fits of
 // their clusters in every frame; a bone without vertices gets the
 // identity.
 func (s *solver) fitClusters(label []int32, nb int) {
+	cs := &s.sums
+	var moved []int32
+	if cs.label != nil {
+		for i, j := range label {
+			if j != cs.label[i] {
+				moved = append(moved, int32(i))
+			}
+		}
+	}
+	full := cs.label == nil || len(moved) > s.n/4
+	if full {
+		if cs.top == nil {
+			cs.top = make([][12]float64, s.t*s.b)
+		}
+		clear(cs.top)
+	}
 	// The bottom rows Σ[pᵢ;1]ᵀ do not depend on the frame.
 	bottom := make([][4]float64, nb)
 	for i, j := range label {
@@ -119,27 +144,41 @@ func (s *solver) fitClusters(label []int32, nb int) {
 		}
 	}
 	parallel.For(s.t, func(f int) {
-		acc := make([]cov4, nb)
+		top := cs.top[f*s.b : (f+1)*s.b]
 		v := s.frames[f]
-		for i, j := range label {
+		add := func(i int, j int32, sign float64) {
 			if j < 0 {
-				continue
+				return
 			}
-			a, p, q := &acc[j], s.rest[i], v[i]
+			a, p, q := &top[j], s.rest[i], v[i]
 			for r := range 3 {
-				a[4*r] += q[r] * p[0]
-				a[4*r+1] += q[r] * p[1]
-				a[4*r+2] += q[r] * p[2]
-				a[4*r+3] += q[r]
+				x := sign * q[r]
+				a[4*r] += x * p[0]
+				a[4*r+1] += x * p[1]
+				a[4*r+2] += x * p[2]
+				a[4*r+3] += x
+			}
+		}
+		if full {
+			for i, j := range label {
+				add(i, j, 1)
+			}
+		} else {
+			for _, i := range moved {
+				add(int(i), cs.label[i], -1)
+				add(int(i), label[i], 1)
 			}
 		}
 		for j := range nb {
-			copy(acc[j][12:], bottom[j][:])
+			var a cov4
+			copy(a[:12], top[j][:])
+			copy(a[12:], bottom[j][:])
 			x := &s.m[j*s.t+f]
 			*x = Transform{R: identity3}
-			acc[j].fit(x)
+			a.fit(x)
 		}
 	})
+	cs.label = append(cs.label[:0], label...)
 }
 
 // clusterStats returns, per cluster of [0, nb): its size, its error (the
@@ -268,6 +307,7 @@ func (s *solver) prune(label []int32, nb int) int {
 	for i, j := range label {
 		label[i] = id[j]
 	}
+	s.sums.label = nil // the clusters were renumbered
 	s.relabel(label, count)
 	return count
 }
@@ -275,52 +315,93 @@ func (s *solver) prune(label []int32, nb int) int {
 // relabel reassigns every vertex to a bone of [0, nb) by growing each
 // cluster over the mesh from its best-fitting vertex, cheapest vertex
 // first, the cost of a vertex being its error bound to the growing bone
-// (Dem Bones' computeLabel). Vertices no cluster reaches (other connected
-// pieces) take the bone that fits them best. label[i] = -1 marks a vertex
-// without a cluster.
+// (Dem Bones' computeLabel: a vertex is queued again only with a lower
+// cost). Vertices no cluster reaches (other connected pieces) take the
+// bone that fits them best. label[i] = -1 marks a vertex without a
+// cluster.
+//
+// The errors the growth needs, of each vertex bound to its own bone and
+// to the bones of its neighbours, are computed beforehand on every core;
+// the growth itself, a priority queue, runs on one.
 func (s *solver) relabel(label []int32, nb int) {
+	old := slices.Clone(label)
 	own := make([]float64, s.n)
+	// cross[q], for the adjacency slot q of vertex i and neighbour k: the
+	// error of i bound to old[k], NaN when that is i's own bone or none.
+	cross := make([]float64, len(s.adj.nbr))
 	parallel.Chunks(s.n, 0, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if j := label[i]; j >= 0 {
+			j := old[i]
+			if j >= 0 {
 				own[i] = s.errorTo(i, int(j))
+			}
+			first := s.adj.start[i]
+		slots:
+			for q := first; q < s.adj.start[i+1]; q++ {
+				cross[q] = math.NaN()
+				lk := old[s.adj.nbr[q]]
+				if lk < 0 || lk == j {
+					continue
+				}
+				for r := first; r < q; r++ {
+					if old[s.adj.nbr[r]] == lk {
+						cross[q] = cross[r]
+						continue slots
+					}
+				}
+				cross[q] = s.errorTo(i, int(lk))
 			}
 		}
 	})
+	// errorOf returns vertex k's error bound to bone j.
+	errorOf := func(k int, j int32) float64 {
+		if old[k] == j {
+			return own[k]
+		}
+		for q := s.adj.start[k]; q < s.adj.start[k+1]; q++ {
+			if old[s.adj.nbr[q]] == j {
+				return cross[q]
+			}
+		}
+		return s.errorTo(k, int(j))
+	}
 	seed := make([]int, nb)
 	for j := range seed {
 		seed[j] = -1
 	}
-	for i, j := range label {
+	for i, j := range old {
 		if j >= 0 && (seed[j] < 0 || own[i] < own[seed[j]]) {
 			seed[j] = i
 		}
 	}
 	var h labelHeap
+	minE := make([]float64, s.n)
+	for i := range minE {
+		minE[i] = math.Inf(1)
+	}
 	for j, i := range seed {
 		if i >= 0 {
-			h = append(h, labelItem{own[i], int32(i), int32(j)})
+			h.push(labelItem{own[i], int32(i), int32(j)})
+			minE[i] = own[i]
 		}
 	}
-	heap.Init(&h)
 	done := make([]bool, s.n)
-	for h.Len() > 0 {
-		top := heap.Pop(&h).(labelItem)
+	for len(h) > 0 {
+		top := h.pop()
 		i := int(top.i)
 		if done[i] {
 			continue
 		}
 		done[i] = true
-		label[i], own[i] = top.j, top.e
+		label[i] = top.j
 		for _, k := range s.adj.neighbours(i) {
 			if done[k] {
 				continue
 			}
-			e := own[k]
-			if label[k] != top.j {
-				e = s.errorTo(int(k), int(top.j))
+			if e := errorOf(int(k), top.j); e < minE[k] {
+				minE[k] = e
+				h.push(labelItem{e, k, top.j})
 			}
-			heap.Push(&h, labelItem{e, k, top.j})
 		}
 	}
 	parallel.Chunks(s.n, 0, func(lo, hi int) {
@@ -344,13 +425,7 @@ type labelItem struct {
 	i, j int32
 }
 
-// labelHeap is a min-heap of labelItems by error, then vertex, then bone,
-// so that ties pop in a fixed order.
-type labelHeap []labelItem
-
-func (h labelHeap) Len() int { return len(h) }
-func (h labelHeap) Less(a, b int) bool {
-	x, y := h[a], h[b]
+func (x labelItem) less(y labelItem) bool {
 	if x.e != y.e {
 		return x.e < y.e
 	}
@@ -359,11 +434,45 @@ func (h labelHeap) Less(a, b int) bool {
 	}
 	return x.j < y.j
 }
-func (h labelHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *labelHeap) Push(x any)   { *h = append(*h, x.(labelItem)) }
-func (h *labelHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+// labelHeap is a binary min-heap of labelItems by error, then vertex, then
+// bone, so that ties pop in a fixed order.
+type labelHeap []labelItem
+
+func (h *labelHeap) push(x labelItem) {
+	*h = append(*h, x)
+	a := *h
+	c := len(a) - 1
+	for c > 0 {
+		p := (c - 1) / 2
+		if !a[c].less(a[p]) {
+			break
+		}
+		a[c], a[p] = a[p], a[c]
+		c = p
+	}
+}
+
+func (h *labelHeap) pop() labelItem {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for p := 0; ; {
+		c := 2*p + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && a[c+1].less(a[c]) {
+			c++
+		}
+		if !a[c].less(a[p]) {
+			break
+		}
+		a[c], a[p] = a[p], a[c]
+		p = c
+	}
+	*h = a
+	return top
 }

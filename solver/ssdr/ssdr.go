@@ -210,6 +210,7 @@ type solver struct {
 	vt     []mgl64.Vec3   // vertex-major copy: vt[i*t+f]
 	adj    adjacency
 	smooth *smoother
+	sums   clusterSums // the clustering's cached sums
 
 	// The iterate: bone-major transforms m[j*t+f]; weights in K slots per
 	// vertex, wb[i*k+s] the bone (-1 for none) and ww[i*k+s] its weight.
