@@ -24,6 +24,7 @@ import (
 	"gallop/tools"
 	"gallop/tools/gallery"
 	"gallop/tools/pose"
+	"gallop/tools/rig"
 	"gallop/viewport"
 )
 
@@ -130,7 +131,7 @@ func Run(opts Options) error {
 
 // newTools returns the tools, in the order the tool panel lists them.
 func newTools() []tools.Tool {
-	return []tools.Tool{&tools.Select{}, &pose.Pose{}, &gallery.Gallery{}}
+	return []tools.Tool{&tools.Select{}, &pose.Pose{}, &gallery.Gallery{}, &rig.Rig{}}
 }
 
 // quitNow closes the window without asking.

@@ -1,0 +1,124 @@
+package rig
+
+import (
+	"math"
+
+	"gallop/assets"
+	"gallop/solver/ssdr"
+	"gallop/viewport"
+)
+
+// result is a finished decomposition of one object's clip and what the
+// tool shows of it, computed once on the job's goroutine and immutable
+// afterwards (the colour caches aside, which only the UI thread touches).
+type result struct {
+	obj      *assets.Object
+	settings Settings
+	res      *ssdr.Result
+	rest     []assets.Vec3   // the rest pose the rig was fitted to
+	skinned  [][]assets.Vec3 // per frame: the rig's positions
+	// vertexErr is each vertex's error, the RMS over the frames of its
+	// distance to the clip; errHi its largest value.
+	vertexErr []float64
+	errHi     float64
+	segments  []ssdr.Segment // per bone, in the rest pose
+	diag      float64        // the rest pose's bounding-box diagonal
+	offset    assets.Vec3    // where the side-by-side copy goes: 1.2 × the clip's width along x
+
+	weightBone   int // the bone weightColours was made for (-1: none yet)
+	weightColors [][3]float32
+	errorColors  [][3]float32
+	shiftFrame   int // the frame shifted was made for (-1: none yet)
+	shifted      []assets.Vec3
+}
+
+// newResult evaluates res on the object's rest pose and clip.
+func newResult(o *assets.Object, s Settings, rest []assets.Vec3, res *ssdr.Result) *result {
+	frames := o.Clip.Frames
+	r := &result{obj: o, settings: s, res: res, rest: rest, weightBone: -1, shiftFrame: -1,
+		skinned: make([][]assets.Vec3, len(frames)), vertexErr: make([]float64, len(rest))}
+	for f, want := range frames {
+		got := res.Pose(nil, rest, f)
+		r.skinned[f] = got
+		for i := range got {
+			d := got[i].Sub(want[i])
+			r.vertexErr[i] += d.Dot(d)
+		}
+	}
+	for i, e := range r.vertexErr {
+		r.vertexErr[i] = math.Sqrt(e / float64(len(frames)))
+		r.errHi = max(r.errHi, r.vertexErr[i])
+	}
+	r.segments = ssdr.Segments(rest, res.Weights, len(res.Transforms[0]))
+	lo, hi := assets.Bounds(rest)
+	r.diag = hi.Sub(lo).Len()
+	clo, chi := o.Clip.Bounds()
+	r.offset = assets.Vec3{1.2 * (chi[0] - clo[0]), 0, 0}
+	return r
+}
+
+// bones returns the number of bones.
+func (r *result) bones() int { return len(r.res.Transforms[0]) }
+
+// frame clamps a timeline frame to the clip.
+func (r *result) frame(f int) int { return max(0, min(f, len(r.skinned)-1)) }
+
+// dominantBone returns the bone of largest weight on vertex v.
+func (r *result) dominantBone(v int) int { return r.res.Weights[v][0].Bone }
+
+// weightColours returns each vertex's weight of bone j as viewport.Turbo
+// colours over [0, 1].
+func (r *result) weightColours(j int) [][3]float32 {
+	if r.weightBone == j {
+		return r.weightColors
+	}
+	cols := make([][3]float32, len(r.rest))
+	for i, l := range r.res.Weights {
+		w := 0.0
+		for _, in := range l {
+			if in.Bone == j {
+				w = in.Weight
+			}
+		}
+		cols[i] = viewport.Turbo.At(w)
+	}
+	r.weightBone, r.weightColors = j, cols
+	return cols
+}
+
+// errorColours returns the per-vertex error as viewport.Turbo colours
+// over [0, errHi].
+func (r *result) errorColours() [][3]float32 {
+	if r.errorColors == nil {
+		r.errorColors = make([][3]float32, len(r.vertexErr))
+		for i, e := range r.vertexErr {
+			r.errorColors[i] = viewport.Turbo.At(viewport.Scale(e, 0, r.errHi))
+		}
+	}
+	return r.errorColors
+}
+
+// shiftedAt returns the skinned positions at frame f moved by offset, for
+// the side-by-side copy: the same slice while f stays the same, a new one
+// when it changes (the renderer uploads a slice once, by identity).
+func (r *result) shiftedAt(f int) []assets.Vec3 {
+	f = r.frame(f)
+	if r.shiftFrame != f {
+		src := r.skinned[f]
+		out := make([]assets.Vec3, len(src))
+		for i, p := range src {
+			out[i] = p.Add(r.offset)
+		}
+		r.shifted, r.shiftFrame = out, f
+	}
+	return r.shifted
+}
+
+// bone returns bone j's segment end points and centre at frame f, moved by
+// its transform.
+func (r *result) bone(j, f int) (a, b, c assets.Vec3) {
+	x := &r.res.Transforms[r.frame(f)][j]
+	s := r.segments[j]
+	a, b = s.Ends()
+	return x.Apply(a), x.Apply(b), x.Apply(s.Centre)
+}

@@ -1,0 +1,67 @@
+package rig
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"gallop/tools"
+)
+
+// stateJSON is the tool's state in a project file: the settings and how
+// the result is shown (the result itself is not saved; Start recomputes
+// it).
+type stateJSON struct {
+	Settings Settings `json:"settings"`
+	Show     string   `json:"show"`
+	Heat     string   `json:"heat"`
+	Bone     int32    `json:"bone"`
+	NoBones  bool     `json:"hide_bones,omitempty"`
+}
+
+var (
+	showNames = []string{ShowOriginal: "original", ShowSkinned: "skinned", ShowBoth: "side-by-side"}
+	heatNames = []string{HeatNone: "none", HeatWeights: "weights", HeatError: "error"}
+)
+
+// index returns the position of name in names, or -1.
+func index(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// State implements tools.Tool.
+func (t *Rig) State() (json.RawMessage, error) {
+	t.defaults()
+	return json.Marshal(stateJSON{Settings: t.settings, Show: showNames[t.show], Heat: heatNames[t.heat], Bone: t.bone, NoBones: t.noBones})
+}
+
+// Restore implements tools.Tool: settings out of range or unknown names
+// are errors that say which.
+func (t *Rig) Restore(h tools.Host, raw json.RawMessage) error {
+	s := stateJSON{Settings: DefaultSettings()}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("rig tool state: %w", err)
+	}
+	show, heat := index(showNames, s.Show), index(heatNames, s.Heat)
+	switch {
+	case show < 0:
+		return fmt.Errorf("rig tool state: unknown display %q", s.Show)
+	case heat < 0:
+		return fmt.Errorf("rig tool state: unknown heat map %q", s.Heat)
+	case s.Bone < 0 || s.Bone >= max(1, s.Settings.Bones):
+		return fmt.Errorf("rig tool state: bone %d out of range (%d bones)", s.Bone, s.Settings.Bones)
+	}
+	// The bones are checked against the mesh's vertices at Start.
+	if err := s.Settings.check(math.MaxInt32); err != nil {
+		return fmt.Errorf("rig tool state: %w", err)
+	}
+	t.Close()
+	*t = Rig{settings: s.Settings, show: Show(show), heat: Heat(heat), bone: s.Bone, noBones: s.NoBones}
+	t.sync(h)
+	return nil
+}
