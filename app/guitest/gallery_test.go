@@ -29,10 +29,15 @@ func redPixels(img *image.RGBA, r image.Rectangle) int {
 
 // galleryWidget returns where the Gallery tool (run with GALLOP_TRACE=1)
 // last reported the centre of its widget name, and whether it did.
-func galleryWidget(out, name string) (image.Point, bool) {
+func galleryWidget(out, name string) (image.Point, bool) { return toolWidget(out, "gallery", name) }
+
+// toolWidget returns where the tool whose trace lines start with tool
+// (run with GALLOP_TRACE=1) last reported the centre of its widget name,
+// and whether it did.
+func toolWidget(out, tool, name string) (image.Point, bool) {
 	var p image.Point
 	found := false
-	prefix := "gallery: widget " + name + " at "
+	prefix := tool + ": widget " + name + " at "
 	for _, l := range strings.Split(out, "\n") {
 		if rest, ok := strings.CutPrefix(l, prefix); ok {
 			if _, err := fmt.Sscanf(rest, "%d %d", &p.X, &p.Y); err == nil {

@@ -106,7 +106,8 @@ func (t *Rig) resultPanel(h tools.Host) giu.Widget {
 	}
 	bones := !t.noBones
 	l := giu.Layout{
-		giu.Labelf("%d bones, ≤ %d influences: RMSE %.4g (%.3g of the diagonal)", r.bones(), r.settings.MaxInfluences, rr.RMSE, rr.RMSE/r.diag),
+		giu.Labelf("%d bones, ≤ %d influences", r.bones(), r.settings.MaxInfluences),
+		giu.Labelf("RMSE %.4g (%.3g of the diagonal)", rr.RMSE, rr.RMSE/r.diag),
 		giu.Labelf("%d iterations, best %d", rr.Iterations, rr.BestIteration),
 		giu.Label("Show"),
 		giu.Row(radio("Original", ShowOriginal), radio("Skinned", ShowSkinned), radio("Side by side", ShowBoth)),

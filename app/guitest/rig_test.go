@@ -1,0 +1,148 @@
+package guitest
+
+import (
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gallop/assets"
+	"gallop/assets/gltftest"
+)
+
+// rigToolButton is the Rig tool's entry in the tool panel of a 1280x800
+// window.
+var rigToolButton = image.Pt(40, 120)
+
+// colourfulPixels counts the pixels of the viewport whose channels differ
+// by more than 80: heat-map colours, not the grey mesh or background.
+func colourfulPixels(img *image.RGBA) int {
+	n := 0
+	for y := viewportArea.Min.Y; y < viewportArea.Max.Y; y++ {
+		for x := viewportArea.Min.X; x < viewportArea.Max.X; x++ {
+			c := img.RGBAAt(x, y)
+			hi := max(c.R, c.G, c.B)
+			lo := min(c.R, c.G, c.B)
+			if int(hi)-int(lo) > 80 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestRigHorseSession (acceptance 4 of issue 5): the real binary opens
+// horse-gallop's frames, the Rig tool rigs them with 20 bones (typed into
+// the field), the weight heat map is shown, and the rig is exported
+// through the native Save dialog; the file passes the glTF validator and
+// holds a 20-joint rig.
+func TestRigHorseSession(t *testing.T) {
+	s := newSession(t)
+	frames := filepath.Join(s.root, "..", "shared", "data", "horse-gallop", "frames")
+	cmd := s.startEnv([]string{"GALLOP_TRACE=1"}, frames)
+	s.waitFor("horse-gallop to load", 60*time.Second, func() bool {
+		return strings.Contains(s.windowName(), "horse-gallop")
+	})
+	s.waitScreen("rig-1-loaded", 10*time.Second, "the horse in the viewport", func(img *image.RGBA) bool {
+		return meshPixels(img) > 5000
+	})
+	click := func(p image.Point) {
+		s.xdo("mousemove", fmt.Sprint(p.X), fmt.Sprint(p.Y), "sleep", "0.2", "click", "1")
+	}
+	widget := func(name string) image.Point {
+		var p image.Point
+		s.waitFor("the Rig tool's "+name, 10*time.Second, func() bool {
+			var ok bool
+			p, ok = toolWidget(cmd.output(), "rig", name)
+			return ok
+		})
+		return p
+	}
+	clicked := time.Time{}
+	s.waitFor("the Rig tool", 20*time.Second, func() bool {
+		if _, ok := toolWidget(cmd.output(), "rig", "start"); ok {
+			return true
+		}
+		if time.Since(clicked) > 3*time.Second {
+			click(rigToolButton)
+			clicked = time.Now()
+		}
+		return false
+	})
+	defer func() {
+		if t.Failed() {
+			s.screenshot("rig-failed")
+		}
+	}()
+
+	// 20 bones, typed into the field.
+	bones := widget("bones")
+	s.xdo("mousemove", fmt.Sprint(bones.X-20), fmt.Sprint(bones.Y), "sleep", "0.2", "click", "1")
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "ctrl+a")
+	s.xdo("type", "--delay", "30", "20")
+	s.xdo("key", "Return")
+	time.Sleep(500 * time.Millisecond)
+	click(widget("start"))
+	began := time.Now()
+	s.waitFor("the rig", 150*time.Second, func() bool { return strings.Contains(cmd.output(), "rig: finished") })
+	out := cmd.output()
+	if !strings.Contains(out, "rig: finished, 20 bones") {
+		t.Fatalf("the rig did not use 20 bones:\n%s", lastLines(out, 10))
+	}
+	t.Logf("rigged in %.0f s: %s", time.Since(began).Seconds(), lastLines(out[strings.Index(out, "rig: finished"):], 1))
+
+	// The weight heat map: the viewport turns colourful.
+	s.xdo("mousemove", "600", "300")
+	before := s.waitStill("rig-2-rigged", 20*time.Second)
+	var heat image.Point
+	s.waitFor("the heat map buttons in view", 20*time.Second, func() bool {
+		var ok bool
+		heat, ok = toolWidget(cmd.output(), "rig", "heat Weights")
+		if ok && heat.Y > 60 && heat.Y < 740 {
+			return true
+		}
+		s.xdo("mousemove", "1100", "400", "click", "5")
+		time.Sleep(1200 * time.Millisecond)
+		return false
+	})
+	click(heat)
+	s.xdo("mousemove", "600", "300")
+	s.waitScreen("rig-3-weights", 10*time.Second, "the weight heat map", func(img *image.RGBA) bool {
+		return changedPixels(before, img) > 3000 && colourfulPixels(img) > colourfulPixels(before)+3000
+	})
+
+	// Export through the Save dialog.
+	var export image.Point
+	s.waitFor("the Export button in view", 20*time.Second, func() bool {
+		var ok bool
+		export, ok = toolWidget(cmd.output(), "rig", "export")
+		if ok && export.Y > 60 && export.Y < 740 {
+			return true
+		}
+		s.xdo("mousemove", "1100", "400", "click", "5")
+		time.Sleep(1200 * time.Millisecond)
+		return false
+	})
+	glb := filepath.Join(t.TempDir(), "horse-rig.glb")
+	click(export)
+	s.enterInDialog("^(Save|Export)", glb)
+	s.waitFor("the exported file", 60*time.Second, func() bool {
+		st, err := os.Stat(glb)
+		return err == nil && st.Size() > 0
+	})
+	time.Sleep(1500 * time.Millisecond) // the morph-size measurement, then the report
+	s.screenshot("rig-4-exported")
+	s.quit(cmd)
+	gltftest.Validate(t, glb)
+	objs, err := assets.LoadGLTF(glb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := objs[0]; o.Rig == nil || len(o.Rig.Joints) != 20 || o.Clip == nil || len(o.Clip.Frames) != 48 {
+		t.Errorf("the export holds rig %v, clip %v; want 20 joints and 48 frames", o.Rig != nil, o.Clip != nil)
+	}
+}
