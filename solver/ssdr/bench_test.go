@@ -70,7 +70,7 @@ func BenchmarkRound(b *testing.B) {
 	var ws weightStep
 	b.ResetTimer()
 	for range b.N {
-		tr.run(s)
+		tr.run(s, s.opts.TransAffine)
 		ws.run(s)
 	}
 }

@@ -21,6 +21,8 @@
 // orientation, gallop/solver/rotation's polar decomposition) with a
 // relabelling that grows every cluster over the mesh from its best-fitting
 // vertex, best fit first, and drops clusters of fewer than 3 vertices.
+// The per-frame sums of the cluster fits are kept between fits and only
+// the vertices whose label changed are moved between them.
 // Rounds stop at B clusters; when splitting stalls, the cluster of largest
 // error is split at its worst vertex until there are exactly B, so a
 // cluster that died is re-seeded, never left empty.
@@ -53,6 +55,19 @@
 //     always fall). Iteration stops early, as Dem Bones' command line
 //     does, when the RMSE has fallen by less than Tolerance (relative) in
 //     Patience consecutive iterations.
+//
+// Deviation from Dem Bones: the alternation then runs PolishIterations
+// (5) more rounds with λ = 0. The affinity term pulls each bone's
+// translation toward the rigid fit of the vertices it weighs most (their
+// centroid's motion), which steadies the early rounds but biases the
+// optimum: on exact linear-blend-skinning input (the cylinder-rig set) the
+// fit stalls at 1.4e-2 of the bounding-box diagonal for the worst vertex
+// instead of recovering the ground truth. Five rounds without it lower the
+// RMSE on every set measured (horse-gallop and pcow with 10, 20 and 30
+// bones, at most 8 or 4 influences) by 21 to 39%, and recover the
+// cylinder's poses to 5e-4 of the diagonal; dropping the term altogether
+// lowers the error further but takes 39 to 90 rounds to converge.
+// PolishIterations < 0 gives Dem Bones' behaviour.
 //
 // A bone that loses every vertex during the alternation is re-seeded at
 // the worst-reconstructed vertex and its one-ring.

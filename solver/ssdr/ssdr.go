@@ -35,6 +35,12 @@ type Options struct {
 	// TransAffine is λ, the translation-affinity weight (transAffine);
 	// default 10, a negative value means 0.
 	TransAffine float64
+	// PolishIterations is the number of rounds run without the
+	// translation affinity (λ = 0) after the alternation stops, a
+	// deviation from Dem Bones (see the package comment); default 5, a
+	// negative value means none, as in Dem Bones. At most Iterations +
+	// PolishIterations rounds run in all.
+	PolishIterations int
 
 	// Progress, if not nil, is called after each round with the round
 	// (from 1) and its RMSE.
@@ -53,6 +59,12 @@ func (o Options) withDefaults() Options {
 	def(&o.TransformIterations, 5)
 	def(&o.WeightIterations, 3)
 	def(&o.InitIterations, 10)
+	switch {
+	case o.PolishIterations == 0:
+		o.PolishIterations = 5
+	case o.PolishIterations < 0:
+		o.PolishIterations = 0
+	}
 	deff := func(v *float64, d float64) {
 		switch {
 		case *v == 0:
@@ -256,14 +268,13 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 	s.evaluate()
 	best.History = []float64{s.rmse()}
 	best.RMSE = best.History[0]
-	prev, wait := math.Inf(1), s.opts.Patience
+	prev := math.Inf(1)
 	var tr transformStep
 	var ws weightStep
-	for it := 1; it <= s.opts.Iterations; it++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		tr.run(s)
+	// round runs alternation round it with translation affinity λ and
+	// returns its RMSE, keeping the best iterate.
+	round := func(it int, affine float64) float64 {
+		tr.run(s, affine)
 		if s.b > 1 {
 			ws.run(s) // sets vertErr
 		} else {
@@ -280,16 +291,37 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		if s.opts.Progress != nil {
 			s.opts.Progress(it, e)
 		}
+		return e
+	}
+	it := 0
+	for wait := s.opts.Patience; wait > 0 && it < s.opts.Iterations; {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		it++
+		e := round(it, s.opts.TransAffine)
 		// Dem Bones' rule: a round that does not raise the RMSE and lowers
 		// it by less than the tolerance uses up patience; any other resets it.
 		if e <= prev && prev-e < s.opts.Tolerance*prev {
-			if wait--; wait == 0 {
-				break
-			}
+			wait--
 		} else {
 			wait = s.opts.Patience
 		}
 		prev = e
+		s.reseedDeadBones()
+	}
+	if s.opts.TransAffine == 0 {
+		return best, nil
+	}
+	// Polish: a few rounds without the affinity, which holds each bone's
+	// translation toward the rigid fit of its vertices and so keeps the
+	// error well above what the rig can reach.
+	for range s.opts.PolishIterations {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		it++
+		round(it, 0)
 		s.reseedDeadBones()
 	}
 	return best, nil

@@ -34,10 +34,11 @@ type transformStep struct {
 //
 //	Σᵢ αᵢⱼ[vᵢ;1][pᵢ;1]ᵀ − Σ_{k≠j} [Rₖ|Tₖ; 0 1]·Σᵢ wᵢⱼwᵢₖ[pᵢ;1][pᵢ;1]ᵀ
 //
-// with αᵢⱼ = wᵢⱼ + c·wᵢⱼ⁴, using Σₖ wᵢₖ = 1.
-func (st *transformStep) run(s *solver) {
+// with αᵢⱼ = wᵢⱼ + c·wᵢⱼ⁴, using Σₖ wᵢₖ = 1, and c = λ·Σᵢwᵢⱼ / Σᵢwᵢⱼ⁴
+// for the translation-affinity weight λ = affine.
+func (st *transformStep) run(s *solver, affine float64) {
 	b := s.b
-	st.prepare(s)
+	st.prepare(s, affine)
 	parallel.For(s.t, func(f int) {
 		for range s.opts.TransformIterations {
 			for j := range b {
@@ -62,7 +63,7 @@ func (st *transformStep) run(s *solver) {
 }
 
 // prepare computes α, the sums vu and uu, and the bone neighbourhoods.
-func (st *transformStep) prepare(s *solver) {
+func (st *transformStep) prepare(s *solver, affine float64) {
 	b, k, n := s.b, s.k, s.n
 	sumW, sumW4 := make([]float64, b), make([]float64, b)
 	for q, j := range s.wb {
@@ -75,7 +76,7 @@ func (st *transformStep) prepare(s *solver) {
 	coef := make([]float64, b)
 	for j := range b {
 		if sumW4[j] > 0 {
-			coef[j] = s.opts.TransAffine * sumW[j] / sumW4[j]
+			coef[j] = affine * sumW[j] / sumW4[j]
 		}
 	}
 	st.alpha = grow(st.alpha, len(s.ww))
