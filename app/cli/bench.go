@@ -38,6 +38,7 @@ func runBench(args []string, stdout io.Writer) error {
 	gui := fs.Bool("viewport", true, "also measure the viewport (needs a display: $DISPLAY, e.g. Xvfb)")
 	pose := fs.Bool("pose", true, "also measure the Pose tool's solver (lion-poses, horse-poses)")
 	sampling := fs.Bool("sample", true, "also measure the Gallery's samplers (2D ball, \"HI\")")
+	rigging := fs.Bool("rig", true, "also measure rigging from animation (SSDR on horse-gallop and pcow)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop bench [options]
 
@@ -71,6 +72,15 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 iterations and seconds to the first strike,
                                 and to the first die at rest on the target
                                 with face 6 up (median of seeds 1-3)
+  rig_<set>_<B>_seconds, rig_<set>_<B>_rmse, rig_<set>_<B>_rmse_relative,
+  rig_<set>_<B>_iterations      SSDR with Dem Bones' defaults, at most 8
+                                influences, set horse_gallop or pcow (rest:
+                                reference.obj), B = 10, 20, 30 bones: the
+                                decomposition's wall time (median of --runs,
+                                at least 3), RMSE, RMSE over the bounding-box
+                                diagonal, rounds run
+  rig_<set>_<B>_k4_rmse, rig_<set>_<B>_k4_rmse_relative
+                                the same with at most 4 influences
   viewport_fps_idle, viewport_fps_busy, viewport_longest_frame_idle,
   viewport_longest_frame_busy   the window showing horse-gallop at 1280x800
                                 (playing, camera turning), alone and while a
@@ -128,6 +138,12 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
 
 	if *sampling {
 		if err := benchSample(stdout, *runs); err != nil {
+			return err
+		}
+	}
+
+	if *rigging {
+		if err := benchRig(stdout, *data, *runs); err != nil {
 			return err
 		}
 	}

@@ -2,28 +2,35 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
+
 	"gallop/assets"
 	"gallop/assets/gltftest"
+	"gallop/solver/rotation"
+	"gallop/solver/ssdr"
 )
 
 // TestRigCylinder rigs the cylinder's posed meshes with 4 bones, writes a
 // skinned glTF, re-imports it and checks that it plays the animation the
 // rig reproduces (its RMSE against the input matches the reported one),
-// then validates the file.
+// then validates the file. It also checks the sizes reported for the
+// export and the morph-target export of the same clip (acceptance 3).
 func TestRigCylinder(t *testing.T) {
 	dir := sharedSet(t, "cylinder-rig")
 	out := filepath.Join(t.TempDir(), "cylinder.glb")
 	frames := filepath.Join(dir, "poses-1")
 	var stdout bytes.Buffer
 	err := runRig([]string{frames, "--reference", filepath.Join(dir, "cylinder.obj"), "--bones", "4",
-		"--trans-affine", "0", "--out", out, "--json"}, &stdout)
+		"--out", out, "--json"}, &stdout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +44,14 @@ func TestRigCylinder(t *testing.T) {
 	}
 	if r.RMSERelative > 1e-3 {
 		t.Errorf("rmse_relative %.3g, want ≤ 1e-3", r.RMSERelative)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("skinned %d bytes, morph targets %d bytes", r.GLBBytes, r.MorphGLBBytes)
+	if r.GLBBytes != st.Size() || !(r.MorphGLBBytes > 0) {
+		t.Errorf("glb_bytes %d (the file has %d), morph_glb_bytes %d", r.GLBBytes, st.Size(), r.MorphGLBBytes)
 	}
 
 	objs, err := assets.LoadGLTF(out)
@@ -98,5 +113,113 @@ func TestRigBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("gallop rig %v: error %v, want one mentioning %q", c.args, err, c.want)
 		}
+	}
+}
+
+// TestRigExportEightInfluences exports a rig whose every vertex has 6 of
+// 8 bones (so JOINTS_1 / WEIGHTS_1 carry the last two), validates the file
+// and checks that it re-imports with the same influences and plays back
+// the rig's poses.
+func TestRigExportEightInfluences(t *testing.T) {
+	dir := sharedSet(t, "cylinder-rig")
+	mesh, err := assets.LoadOBJ(filepath.Join(dir, "cylinder.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bones, frames = 8, 3
+	res := &ssdr.Result{Weights: make([][]ssdr.Influence, mesh.NumVertices()), Transforms: make([][]ssdr.Transform, frames)}
+	for i := range res.Weights {
+		sum := 0.0
+		for a := range 6 {
+			w := float64(6 - a + i%3)
+			res.Weights[i] = append(res.Weights[i], ssdr.Influence{Bone: (i + a) % bones, Weight: w})
+			sum += w
+		}
+		for a := range res.Weights[i] {
+			res.Weights[i][a].Weight /= sum
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	rnd := func(s float64) mgl64.Vec3 {
+		return mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Mul(s)
+	}
+	for f := range res.Transforms {
+		res.Transforms[f] = make([]ssdr.Transform, bones)
+		for j := range bones {
+			res.Transforms[f][j] = ssdr.Transform{R: rotation.Exp(rnd(0.4)), T: rnd(0.2)}
+		}
+	}
+	out := filepath.Join(t.TempDir(), "eight.glb")
+	if err := assets.SaveGLTF(out, res.Object("eight", 24, mesh, mesh.Positions), assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := assets.LoadGLTF(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := objs[0]
+	if o.Rig == nil || len(o.Rig.Joints) != bones || o.Clip == nil || len(o.Clip.Frames) != frames {
+		t.Fatalf("re-imported object: rig %v, clip %v", o.Rig != nil, o.Clip != nil)
+	}
+	for i, l := range o.Rig.Weights {
+		if len(l) != 6 {
+			t.Fatalf("vertex %d re-imported with %d influences, want 6", i, len(l))
+		}
+	}
+	lo, hi := assets.Bounds(mesh.Positions)
+	diag := hi.Sub(lo).Len()
+	worst := 0.0
+	var pose []mgl64.Vec3
+	for f := range frames {
+		pose = res.Pose(pose, mesh.Positions, f)
+		for i, p := range pose {
+			worst = max(worst, o.Clip.Frames[f][i].Sub(p).Len())
+		}
+	}
+	t.Logf("largest playback difference %.3g of the diagonal", worst/diag)
+	if worst > 1e-5*diag {
+		t.Errorf("the glTF plays back %.3g of the diagonal away from the rig's poses, want ≤ 1e-5", worst/diag)
+	}
+	gltftest.Validate(t, out)
+}
+
+// TestRigFromGLTF rigs an animated glTF (the cylinder's poses-1 written
+// as morph targets, the rest pose from cylinder.obj) and checks that it
+// gives the figures of the same frames read from their OBJ folder.
+func TestRigFromGLTF(t *testing.T) {
+	set := sharedSet(t, "cylinder-rig")
+	dir := filepath.Join(set, "poses-1")
+	files, err := assets.ListOBJSequence(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh, clip, err := assets.LoadOBJSequence(context.Background(), files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(t.TempDir(), "poses.glb")
+	if err := assets.SaveGLTF(in, &assets.Object{Name: "poses", Mesh: mesh, Clip: clip}, assets.ExportOptions{Mode: assets.ExportMorph}); err != nil {
+		t.Fatal(err)
+	}
+	rig := func(in string) rigResult {
+		t.Helper()
+		var stdout bytes.Buffer
+		if err := runRig([]string{in, "--reference", filepath.Join(set, "cylinder.obj"), "--bones", "4", "--json"}, &stdout); err != nil {
+			t.Fatal(err)
+		}
+		var r rigResult
+		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+			t.Fatalf("%v: %s", err, stdout.Bytes())
+		}
+		return r
+	}
+	fromGLTF, fromOBJ := rig(in), rig(dir)
+	t.Logf("glTF: RMSE %.4g of the diagonal after %d iterations; OBJ: %.4g after %d",
+		fromGLTF.RMSERelative, fromGLTF.Iterations, fromOBJ.RMSERelative, fromOBJ.Iterations)
+	if fromGLTF.Vertices != 420 || fromGLTF.Frames != 4 || fromGLTF.Bones != 4 {
+		t.Errorf("unexpected figures %+v", fromGLTF)
+	}
+	if fromGLTF.RMSERelative > 1e-3 || math.Abs(fromGLTF.RMSERelative-fromOBJ.RMSERelative) > 1e-4 {
+		t.Errorf("rmse_relative %.4g from the glTF, %.4g from the OBJ frames", fromGLTF.RMSERelative, fromOBJ.RMSERelative)
 	}
 }

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"gallop/assets"
+	"gallop/solver/ssdr"
+)
+
+// rigBenchSets are the animations of the rig figures (issue 5, acceptance
+// 2), each rigged from its reference.obj.
+var rigBenchSets = []string{"horse-gallop", "pcow"}
+
+// rigBenchBones are the bone counts of the rig figures, Dem Bones' table's.
+var rigBenchBones = []int{10, 20, 30}
+
+// benchRig prints the rig figures: for each set and bone count, SSDR with
+// Dem Bones' defaults (at most 8 influences): the median wall time of the
+// decomposition over max(runs, 3) runs (file I/O excluded), its RMSE, the
+// RMSE over the rest mesh's bounding-box diagonal and the rounds run; then
+// the RMSE with at most 4 influences.
+func benchRig(stdout io.Writer, data string, runs int) error {
+	runs = max(runs, 3)
+	for _, set := range rigBenchSets {
+		dir := filepath.Join(data, set)
+		ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
+		if err != nil {
+			return err
+		}
+		files, err := assets.ListOBJSequence(filepath.Join(dir, "frames"))
+		if err != nil {
+			return err
+		}
+		_, clip, err := assets.LoadOBJSequence(context.Background(), files, nil)
+		if err != nil {
+			return err
+		}
+		lo, hi := assets.Bounds(ref.Positions)
+		diag := hi.Sub(lo).Len()
+		name := strings.ReplaceAll(set, "-", "_")
+		for _, bones := range rigBenchBones {
+			prefix := fmt.Sprintf("rig_%s_%d", name, bones)
+			decompose := func(k int) (*ssdr.Result, error) {
+				res, err := ssdr.Decompose(context.Background(), ref.Positions, ref.Triangles, clip.Frames, ssdr.Options{Bones: bones, MaxInfluences: k})
+				if err != nil {
+					return nil, fmt.Errorf("%s, %d bones: %w", set, bones, err)
+				}
+				return res, nil
+			}
+			var res *ssdr.Result
+			t, err := median(runs, func() (e error) {
+				res, e = decompose(8)
+				return e
+			})
+			if err != nil {
+				return err
+			}
+			emit(stdout, prefix+"_seconds", t.Seconds(), "s")
+			emit(stdout, prefix+"_rmse", res.RMSE, "model units")
+			emit(stdout, prefix+"_rmse_relative", res.RMSE/diag, "of the diagonal")
+			emit(stdout, prefix+"_iterations", float64(res.Iterations), "iterations")
+			if res, err = decompose(4); err != nil {
+				return err
+			}
+			emit(stdout, prefix+"_k4_rmse", res.RMSE, "model units")
+			emit(stdout, prefix+"_k4_rmse_relative", res.RMSE/diag, "of the diagonal")
+		}
+	}
+	return nil
+}
