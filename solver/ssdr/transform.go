@@ -1,6 +1,8 @@
 package ssdr
 
 import (
+	"slices"
+
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/solver/parallel"
@@ -25,6 +27,11 @@ type transformStep struct {
 	part  [][]cov4  // per-chunk partial sums of uu
 	nbr   [][]int32 // nbr[j]: the bones k ≠ j sharing a vertex with j
 	alpha []float64 // αᵢⱼ per weight slot
+
+	// The bones' members (see members).
+	memStart []int32
+	memVert  []int32
+	memG     [][4]float64
 }
 
 // run does TransformIterations sweeps. In frame f, bone j's target is the
@@ -159,33 +166,70 @@ func (st *transformStep) prepare(s *solver, affine float64) {
 		}
 	}
 
-	// vu, frame by frame.
+	// vu, frame by frame, from each bone's members in vertex order: the
+	// twelve sums of a bone stay in registers.
+	st.members(s)
 	st.vu = growCov(st.vu, s.t*b)
 	parallel.For(s.t, func(f int) {
-		vu := st.vu[f*b : (f+1)*b]
-		for j := range vu {
-			copy(vu[j][12:], bottom[j][:])
-		}
 		v := s.frames[f]
-		for i := range n {
-			p, x := s.rest[i], v[i]
-			for a := range k {
-				j := s.wb[i*k+a]
-				if j < 0 {
-					continue
-				}
-				al := st.alpha[i*k+a]
-				o := &vu[j]
-				for r := range 3 {
-					ax := al * x[r]
-					o[4*r] += ax * p[0]
-					o[4*r+1] += ax * p[1]
-					o[4*r+2] += ax * p[2]
-					o[4*r+3] += ax
-				}
+		for j := range b {
+			var a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23 float64
+			for q := st.memStart[j]; q < st.memStart[j+1]; q++ {
+				x, g := &v[st.memVert[q]], &st.memG[q]
+				x0, x1, x2 := x[0], x[1], x[2]
+				a00 += x0 * g[0]
+				a01 += x0 * g[1]
+				a02 += x0 * g[2]
+				a03 += x0 * g[3]
+				a10 += x1 * g[0]
+				a11 += x1 * g[1]
+				a12 += x1 * g[2]
+				a13 += x1 * g[3]
+				a20 += x2 * g[0]
+				a21 += x2 * g[1]
+				a22 += x2 * g[2]
+				a23 += x2 * g[3]
 			}
+			st.vu[f*b+j] = cov4{a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23,
+				bottom[j][0], bottom[j][1], bottom[j][2], bottom[j][3]}
 		}
 	})
+}
+
+// members lists, bone by bone in vertex order, the vertices each bone
+// weighs and αᵢⱼ[pᵢ;1]: bone j's are memVert and memG over
+// [memStart[j], memStart[j+1]).
+func (st *transformStep) members(s *solver) {
+	b, k := s.b, s.k
+	st.memStart = append(st.memStart[:0], make([]int32, b+1)...)
+	for _, j := range s.wb {
+		if j >= 0 {
+			st.memStart[j+1]++
+		}
+	}
+	for j := range b {
+		st.memStart[j+1] += st.memStart[j]
+	}
+	m := int(st.memStart[b])
+	if cap(st.memVert) < m {
+		st.memVert, st.memG = make([]int32, m), make([][4]float64, m)
+	}
+	st.memVert, st.memG = st.memVert[:m], st.memG[:m]
+	fill := slices.Clone(st.memStart[:b])
+	for i := range s.n {
+		p := s.rest[i]
+		for a := range k {
+			j := s.wb[i*k+a]
+			if j < 0 {
+				continue
+			}
+			al := st.alpha[i*k+a]
+			q := fill[j]
+			fill[j]++
+			st.memVert[q] = int32(i)
+			st.memG[q] = [4]float64{al * p[0], al * p[1], al * p[2], al}
+		}
+	}
 }
 
 // grow returns s resized to n, zeroed.

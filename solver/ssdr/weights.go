@@ -274,6 +274,7 @@ func (ws *weightStep) aTb(s *solver, i, j int) float64 {
 	// Σₜ vᵗ·(Rᵗp + Tᵗ) = Σₐ pₐ·Σₜ vᵗ·Rᵗeₐ + Σₜ vᵗ·Tᵗ: 12 products per frame.
 	v := s.vt[i*s.t : (i+1)*s.t]
 	x := s.m[j*s.t : (j+1)*s.t]
+	x = x[:len(v)] // one bounds check for the loop
 	var c0, c1, c2, c3 float64
 	for f := range v {
 		y, m := &v[f], &x[f]
