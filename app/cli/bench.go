@@ -73,9 +73,11 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 and to the first die at rest on the target
                                 with face 6 up (median of seeds 1-3)
   rig_<set>_<B>_seconds, rig_<set>_<B>_rmse, rig_<set>_<B>_rmse_relative,
-  rig_<set>_<B>_iterations      SSDR with Dem Bones' defaults, at most 8
-                                influences, set horse_gallop or pcow (rest:
-                                reference.obj), B = 10, 20, 30 bones: the
+  rig_<set>_<B>_iterations      SSDR with the default options (Dem Bones',
+                                then 5 rounds without translation affinity),
+                                at most 8 influences, set horse_gallop or
+                                pcow (rest: reference.obj), B = 10, 20, 30
+                                bones: the
                                 decomposition's wall time (median of --runs,
                                 at least 3), RMSE, RMSE over the bounding-box
                                 diagonal, rounds run

@@ -19,7 +19,8 @@ var rigBenchSets = []string{"horse-gallop", "pcow"}
 var rigBenchBones = []int{10, 20, 30}
 
 // benchRig prints the rig figures: for each set and bone count, SSDR with
-// Dem Bones' defaults (at most 8 influences): the median wall time of the
+// the default options (Dem Bones', then its polish rounds; at most 8
+// influences): the median wall time of the
 // decomposition over max(runs, 3) runs (file I/O excluded), its RMSE, the
 // RMSE over the rest mesh's bounding-box diagonal and the rounds run; then
 // the RMSE with at most 4 influences.
