@@ -18,7 +18,7 @@ type Options struct {
 	Bones         int // B, the number of bones (required, 1 ≤ B ≤ N)
 	MaxInfluences int // K, the most bones per vertex; default 8
 
-	Iterations int     // most alternation rounds; default 100
+	Iterations int     // most alternation rounds before the polish; default 100
 	Tolerance  float64 // relative RMSE decrease that counts as progress; default 1e-3
 	Patience   int     // stop after this many rounds in a row without progress; default 3
 
