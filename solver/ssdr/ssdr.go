@@ -47,6 +47,14 @@ type Options struct {
 	Progress func(iteration int, rmse float64)
 }
 
+// MaxRounds returns the most alternation rounds Decompose runs with
+// these options (defaults applied): Iterations, then the polish rounds.
+// Progress reports round numbers up to it.
+func (o Options) MaxRounds() int {
+	d := o.withDefaults()
+	return d.Iterations + d.PolishIterations
+}
+
 func (o Options) withDefaults() Options {
 	def := func(v *int, d int) {
 		if *v <= 0 {

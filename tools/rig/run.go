@@ -47,10 +47,11 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 	rest := o.Mesh.Positions
 	opts := r.settings.options()
 	var history []float64
+	total := opts.MaxRounds()
 	opts.Progress = func(it int, rmse float64) {
 		history = append(history, rmse)
-		r.latest.Publish(&progress{iteration: it, total: opts.Iterations, history: slices.Clone(history)})
-		rep.Report(float64(it)/float64(opts.Iterations), fmt.Sprintf("iteration %d of %d, RMSE %.4g", it, opts.Iterations, rmse))
+		r.latest.Publish(&progress{iteration: it, total: total, history: slices.Clone(history)})
+		rep.Report(float64(it)/float64(total), fmt.Sprintf("iteration %d of at most %d, RMSE %.4g", it, total, rmse))
 	}
 	rep.Report(0, "clustering")
 	res, err := ssdr.Decompose(ctx, rest, o.Mesh.Triangles, o.Clip.Frames, opts)
