@@ -48,6 +48,29 @@ func toolWidget(out, tool, name string) (image.Point, bool) {
 	return p, found
 }
 
+// widgetInView scrolls the right-hand panel (mouse wheel over it) until
+// the widget name of tool, as its trace reports it, is inside the window,
+// and returns its centre.
+func (s *session) widgetInView(cmd *proc, tool, name string) image.Point {
+	s.t.Helper()
+	var p image.Point
+	s.waitFor(tool+"'s "+name+" in view", 20*time.Second, func() bool {
+		var ok bool
+		p, ok = toolWidget(cmd.output(), tool, name)
+		switch {
+		case ok && p.Y > 60 && p.Y < 725: // the panel ends above the timeline
+			return true
+		case ok && p.Y <= 60:
+			s.xdo("mousemove", "1100", "400", "click", "4") // wheel up
+		default:
+			s.xdo("mousemove", "1100", "400", "click", "5") // wheel down
+		}
+		time.Sleep(1200 * time.Millisecond) // the next trace of positions
+		return false
+	})
+	return p
+}
+
 // galleryThumbnails returns the number of thumbnails the last progress
 // line reported.
 func galleryThumbnails(out string) int {
@@ -115,17 +138,7 @@ func TestGallerySession(t *testing.T) {
 	s.waitFor("the chains to stop", 20*time.Second, func() bool { return strings.Contains(cmd.output(), "gallery: finished") })
 
 	// Scroll the panel until the first thumbnail is in the window.
-	var thumb image.Point
-	s.waitFor("the first thumbnail in view", 20*time.Second, func() bool {
-		var ok bool
-		thumb, ok = galleryWidget(cmd.output(), "thumbnail 1")
-		if ok && thumb.Y > 60 && thumb.Y < 700 {
-			return true
-		}
-		s.xdo("mousemove", "1100", "400", "click", "5")
-		time.Sleep(1200 * time.Millisecond) // the next trace of positions
-		return false
-	})
+	thumb := s.widgetInView(cmd, "gallery", "thumbnail 1")
 	click(thumb)
 	s.xdo("mousemove", "600", "300")
 	s.waitFor("the sample to play", 10*time.Second, func() bool { return strings.Contains(cmd.output(), "gallery: playing chain") })
@@ -143,19 +156,7 @@ func TestGallerySession(t *testing.T) {
 	}
 
 	// Export the sample played and validate the file.
-	export, ok := galleryWidget(cmd.output(), "export")
-	if !ok {
-		t.Fatal("no Export button reported")
-	}
-	s.waitFor("the Export button in view", 20*time.Second, func() bool {
-		export, _ = galleryWidget(cmd.output(), "export")
-		if export.Y > 60 && export.Y < 700 {
-			return true
-		}
-		s.xdo("mousemove", "1100", "400", "click", "4")
-		time.Sleep(1200 * time.Millisecond)
-		return false
-	})
+	export := s.widgetInView(cmd, "gallery", "export")
 	out := filepath.Join(t.TempDir(), "hi.glb")
 	click(export)
 	defer func() {

@@ -98,17 +98,7 @@ func TestRigHorseSession(t *testing.T) {
 	// The weight heat map: the viewport turns colourful.
 	s.xdo("mousemove", "600", "300")
 	before := s.waitStill("rig-2-rigged", 20*time.Second)
-	var heat image.Point
-	s.waitFor("the heat map buttons in view", 20*time.Second, func() bool {
-		var ok bool
-		heat, ok = toolWidget(cmd.output(), "rig", "heat Weights")
-		if ok && heat.Y > 60 && heat.Y < 740 {
-			return true
-		}
-		s.xdo("mousemove", "1100", "400", "click", "5")
-		time.Sleep(1200 * time.Millisecond)
-		return false
-	})
+	heat := s.widgetInView(cmd, "rig", "heat Weights")
 	click(heat)
 	s.xdo("mousemove", "600", "300")
 	s.waitScreen("rig-3-weights", 10*time.Second, "the weight heat map", func(img *image.RGBA) bool {
@@ -116,17 +106,7 @@ func TestRigHorseSession(t *testing.T) {
 	})
 
 	// Export through the Save dialog.
-	var export image.Point
-	s.waitFor("the Export button in view", 20*time.Second, func() bool {
-		var ok bool
-		export, ok = toolWidget(cmd.output(), "rig", "export")
-		if ok && export.Y > 60 && export.Y < 740 {
-			return true
-		}
-		s.xdo("mousemove", "1100", "400", "click", "5")
-		time.Sleep(1200 * time.Millisecond)
-		return false
-	})
+	export := s.widgetInView(cmd, "rig", "export")
 	glb := filepath.Join(t.TempDir(), "horse-rig.glb")
 	click(export)
 	s.enterInDialog("^(Save|Export)", glb)
