@@ -37,7 +37,7 @@ func byteSize(n int64) string {
 // both sizes.
 func writeSkinned(path string, r *result) (sizes, error) {
 	o := r.obj
-	skinned := r.res.Object(o.Clip.Name, o.Clip.FPS, o.Mesh, r.rest)
+	skinned := r.res.Object(r.clip.Name, r.clip.FPS, o.Mesh, r.rest)
 	if err := assets.SaveGLTF(path, skinned, assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
 		return sizes{}, err
 	}
@@ -51,7 +51,7 @@ func writeSkinned(path string, r *result) (sizes, error) {
 	}
 	defer os.RemoveAll(tmp)
 	morphPath := filepath.Join(tmp, "morph"+filepath.Ext(path))
-	morph := &assets.Object{Name: o.Name, Mesh: o.Mesh, Clip: o.Clip}
+	morph := &assets.Object{Name: o.Name, Mesh: o.Mesh, Clip: r.clip}
 	if err := assets.SaveGLTF(morphPath, morph, assets.ExportOptions{Mode: assets.ExportMorph}); err != nil {
 		return sizes{}, fmt.Errorf("measuring the morph-target export: %w", err)
 	}

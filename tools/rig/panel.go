@@ -116,6 +116,8 @@ func (t *Rig) resultPanel(h tools.Host) giu.Widget {
 		giu.SliderInt(&t.bone, 0, int32(r.bones()-1)).Label("bone (or click a vertex)").Size(140).OnChange(func() { t.heat = HeatWeights }),
 		giu.Checkbox("Bones", &bones).OnChange(func() { t.noBones = !bones }),
 		giu.Button("Export skinned glTF...").OnClick(func() { t.export(h, r) }), t.marks.Mark("export"),
+		giu.Button("Apply rig to the object").Disabled(r.applied()).OnClick(func() { h.Do(newApply(r)) }),
+		giu.Tooltip("The object gets the rig, its joint animation and the skinned clip (undoable); saving and File > Export glTF then keep the rig"),
 	}
 	if t.exported != "" {
 		l = append(l, giu.Label(t.exported))
@@ -127,7 +129,7 @@ func (t *Rig) resultPanel(h tools.Host) giu.Widget {
 func (t *Rig) setShow(h tools.Host, v Show) {
 	t.show = v
 	if r := t.shown(h); r != nil && v == ShowBoth {
-		lo, hi := r.obj.Clip.Bounds()
+		lo, hi := r.clip.Bounds()
 		h.View().FrameBox(lo, hi.Add(r.offset))
 	}
 }

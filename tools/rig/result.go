@@ -13,6 +13,7 @@ import (
 // afterwards (the colour caches aside, which only the UI thread touches).
 type result struct {
 	obj      *assets.Object
+	clip     *assets.Clip // the clip the rig was fitted to (the object's may change: Apply)
 	settings Settings
 	res      *ssdr.Result
 	rest     []assets.Vec3   // the rest pose the rig was fitted to
@@ -35,7 +36,7 @@ type result struct {
 // newResult evaluates res on the object's rest pose and clip.
 func newResult(o *assets.Object, s Settings, rest []assets.Vec3, res *ssdr.Result) *result {
 	frames := o.Clip.Frames
-	r := &result{obj: o, settings: s, res: res, rest: rest, weightBone: -1, shiftFrame: -1,
+	r := &result{obj: o, clip: o.Clip, settings: s, res: res, rest: rest, weightBone: -1, shiftFrame: -1,
 		skinned: make([][]assets.Vec3, len(frames)), vertexErr: make([]float64, len(rest))}
 	for f, want := range frames {
 		got := res.Pose(nil, rest, f)

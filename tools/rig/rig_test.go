@@ -305,3 +305,47 @@ func TestRigState(t *testing.T) {
 		}
 	}
 }
+
+// TestRigApply applies a rig to the demo bar: the object gets the rig, its
+// joint animation and the skinned clip, saves and exports as a skinned
+// object, and Undo / Redo switch back and forth.
+func TestRigApply(t *testing.T) {
+	h := demoHost()
+	tool := &Rig{}
+	tool.Update(h)
+	tool.settings.Bones = 4
+	tool.settings.Iterations = 30
+	tool.start(h)
+	finish(t, tool, h)
+	r := tool.shown(h)
+	if r == nil {
+		t.Fatalf("no result; errors %v", h.errs)
+	}
+	orig := h.obj.Clip
+	h.Do(newApply(r))
+	if !r.applied() || h.obj.Rig == nil || h.obj.Skin == nil || h.obj.Source != nil {
+		t.Fatalf("after Apply: applied %v, rig %v, skin %v, source %v", r.applied(), h.obj.Rig != nil, h.obj.Skin != nil, h.obj.Source)
+	}
+	if len(h.obj.Rig.Joints) != 4 || len(h.obj.Skin.Frames) != len(orig.Frames) || len(h.obj.Clip.Frames) != len(orig.Frames) {
+		t.Fatalf("after Apply: %d joints, %d skin frames, %d clip frames; want 4, %d, %d",
+			len(h.obj.Rig.Joints), len(h.obj.Skin.Frames), len(h.obj.Clip.Frames), len(orig.Frames), len(orig.Frames))
+	}
+	if tool.shown(h) != r {
+		t.Error("the result is no longer shown after Apply")
+	}
+	// The applied object saves as a skinned glTF that validates and plays
+	// the skinned clip.
+	path := filepath.Join(t.TempDir(), "applied.glb")
+	if err := assets.SaveGLTF(path, h.obj, assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+		t.Fatal(err)
+	}
+	gltftest.Validate(t, path)
+	h.stack.Undo()
+	if h.obj.Clip != orig || h.obj.Rig != nil || h.obj.Skin != nil || r.applied() {
+		t.Fatal("Undo did not restore the original clip without a rig")
+	}
+	h.stack.Redo()
+	if !r.applied() {
+		t.Fatal("Redo did not apply the rig again")
+	}
+}
