@@ -153,6 +153,25 @@ func NewRenderer() (*Renderer, error) {
 	return r, nil
 }
 
+// Release frees the renderer's OpenGL objects: framebuffer, textures,
+// programs, buffers and uploaded meshes. The renderer must not be used
+// afterwards. Call it on the thread whose context is current.
+func (r *Renderer) Release() {
+	for k, m := range r.meshes {
+		m.release()
+		delete(r.meshes, k)
+	}
+	gl.DeleteFramebuffers(1, &r.fbo)
+	DeleteTexture(r.colorTex)
+	gl.DeleteRenderbuffers(1, &r.depthRB)
+	gl.DeleteBuffers(1, &r.lineVBO)
+	gl.DeleteVertexArrays(1, &r.lineVAO)
+	for _, p := range []uint32{r.meshProg, r.lineProg, r.pointProg} {
+		gl.DeleteProgram(p)
+	}
+	*r = Renderer{}
+}
+
 // Texture returns the colour texture the last Render drew into.
 func (r *Renderer) Texture() uint32 { return r.colorTex }
 

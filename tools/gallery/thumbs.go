@@ -128,4 +128,8 @@ func (th *thumbnails) release() {
 		delete(th.tex, s)
 	}
 	th.ready = 0
+	if th.r != nil {
+		th.r.Release()
+		th.r = nil
+	}
 }
