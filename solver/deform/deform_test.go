@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
-	"gonum.org/v1/gonum/mat"
 
 	"gallop/assets"
+	"gallop/solver/deform/deformtest"
 	"gallop/solver/rotation"
 )
 
@@ -363,7 +363,7 @@ func TestReconstruction(t *testing.T) {
 				}
 			}
 			want := g.Unknowns(nil, c.pose)
-			got := solveDense(t, g, f, c.fixed, want)
+			got := deformtest.SolveDense(t, g, f, c.fixed, want)
 			maxErr := 0.0
 			for i := range want {
 				maxErr = math.Max(maxErr, got[i].Sub(want[i]).Len())
@@ -373,58 +373,6 @@ func TestReconstruction(t *testing.T) {
 			}
 		}
 	}
-}
-
-// solveDense solves min ‖G·x − f‖ over the unknowns not in fixed (those
-// keep their values from x0), per coordinate, by dense QR.
-func solveDense(t *testing.T, g *Gradients, f []mgl64.Mat3, fixed []int, x0 []mgl64.Vec3) []mgl64.Vec3 {
-	t.Helper()
-	isFixed := make([]bool, g.NumUnknowns())
-	for _, i := range fixed {
-		isFixed[i] = true
-	}
-	col := make([]int, g.NumUnknowns()) // free unknown → column, or −1
-	nfree := 0
-	for i := range col {
-		col[i] = -1
-		if !isFixed[i] {
-			col[i] = nfree
-			nfree++
-		}
-	}
-	a := mat.NewDense(g.NumRows(), nfree, nil)
-	b := mat.NewDense(g.NumRows(), 3, nil)
-	for j := 0; j < g.NumTriangles(); j++ {
-		for c := 0; c < 3; c++ {
-			row := 3*j + c
-			cols, coef := g.Row(j, c)
-			for r := 0; r < 3; r++ {
-				b.Set(row, r, f[j][3*c+r])
-			}
-			for k, u := range cols {
-				if col[u] >= 0 {
-					a.Set(row, col[u], coef[k])
-				} else {
-					for r := 0; r < 3; r++ {
-						b.Set(row, r, b.At(row, r)-coef[k]*x0[u][r])
-					}
-				}
-			}
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(a)
-	var sol mat.Dense
-	if err := qr.SolveTo(&sol, false, b); err != nil {
-		t.Fatal(err)
-	}
-	x := append([]mgl64.Vec3(nil), x0...)
-	for i := range x {
-		if col[i] >= 0 {
-			x[i] = mgl64.Vec3{sol.At(col[i], 0), sol.At(col[i], 1), sol.At(col[i], 2)}
-		}
-	}
-	return x
 }
 
 func scaled(p []mgl64.Vec3, s float64) []mgl64.Vec3 {

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
-	"gonum.org/v1/gonum/mat"
 
 	"gallop/assets"
 	"gallop/solver/deform"
+	"gallop/solver/deform/deformtest"
 	"gallop/solver/rotation"
 )
 
@@ -291,8 +291,8 @@ func TestBarHalfBend(t *testing.T) {
 
 	// Reconstruction with the left cap fixed in place.
 	cap0 := groupVertices(p.ref, "cap0")
-	xn := solveDense(t, p.g, fn, cap0, p.g.Unknowns(nil, p.ref.Positions))[:len(halfPose)]
-	xl := solveDense(t, p.g, fl, cap0, p.g.Unknowns(nil, p.ref.Positions))[:len(halfPose)]
+	xn := deformtest.SolveDense(t, p.g, fn, cap0, p.g.Unknowns(nil, p.ref.Positions))[:len(halfPose)]
+	xl := deformtest.SolveDense(t, p.g, fl, cap0, p.g.Unknowns(nil, p.ref.Positions))[:len(halfPose)]
 	errN := 0.0
 	for i := range halfPose {
 		errN = math.Max(errN, xn[i].Sub(halfPose[i]).Len())
@@ -353,57 +353,6 @@ func centreLength(p []mgl64.Vec3) float64 {
 		prev = c
 	}
 	return total
-}
-
-// solveDense solves Eq. 3, min ‖G·x − f‖ over the unknowns not in fixed
-// (which keep their values from x0), by dense QR per coordinate.
-func solveDense(t *testing.T, g *deform.Gradients, f []mgl64.Mat3, fixed []int, x0 []mgl64.Vec3) []mgl64.Vec3 {
-	t.Helper()
-	isFixed := make([]bool, g.NumUnknowns())
-	for _, i := range fixed {
-		isFixed[i] = true
-	}
-	col := make([]int, g.NumUnknowns()) // free unknown → column, or −1
-	nfree := 0
-	for i := range col {
-		col[i] = -1
-		if !isFixed[i] {
-			col[i] = nfree
-			nfree++
-		}
-	}
-	a := mat.NewDense(g.NumRows(), nfree, nil)
-	b := mat.NewDense(g.NumRows(), 3, nil)
-	for j := 0; j < g.NumTriangles(); j++ {
-		for c := 0; c < 3; c++ {
-			row := 3*j + c
-			cols, coef := g.Row(j, c)
-			rhs := f[j].Col(c)
-			for k, u := range cols {
-				if col[u] >= 0 {
-					a.Set(row, col[u], coef[k])
-				} else {
-					rhs = rhs.Sub(x0[u].Mul(coef[k]))
-				}
-			}
-			for r := 0; r < 3; r++ {
-				b.Set(row, r, rhs[r])
-			}
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(a)
-	var sol mat.Dense
-	if err := qr.SolveTo(&sol, false, b); err != nil {
-		t.Fatal(err)
-	}
-	x := append([]mgl64.Vec3(nil), x0...)
-	for i := range x {
-		if col[i] >= 0 {
-			x[i] = mgl64.Vec3{sol.At(col[i], 0), sol.At(col[i], 1), sol.At(col[i], 2)}
-		}
-	}
-	return x
 }
 
 // jacobianError compares s.Jacobian at w with central differences of
