@@ -150,14 +150,7 @@ func (s *solver) fitClusters(label []int32, nb int) {
 			if j < 0 {
 				return
 			}
-			a, p, q := &top[j], s.rest[i], v[i]
-			for r := range 3 {
-				x := sign * q[r]
-				a[4*r] += x * p[0]
-				a[4*r+1] += x * p[1]
-				a[4*r+2] += x * p[2]
-				a[4*r+3] += x
-			}
+			addOuterTop(&top[j], sign, v[i], s.rest[i])
 		}
 		if full {
 			for i, j := range label {

@@ -447,12 +447,8 @@ func (s *solver) reseedDeadBones() {
 	}
 }
 
-// cov4 is a 4×4 matrix, row-major, of sums Σ c·[q;1][p;1]ᵀ: the
-// cross-covariance of a weighted absolute-orientation problem.
-type cov4 [16]float64
-
-// addOuter adds c·[q;1][p;1]ᵀ.
-func (a *cov4) addOuter(c float64, q, p mgl64.Vec3) {
+// addOuterTop adds c·q[p;1]ᵀ to the top three rows a of a cov4.
+func addOuterTop(a *[12]float64, c float64, q, p mgl64.Vec3) {
 	for r := range 3 {
 		cq := c * q[r]
 		a[4*r] += cq * p[0]
@@ -460,6 +456,15 @@ func (a *cov4) addOuter(c float64, q, p mgl64.Vec3) {
 		a[4*r+2] += cq * p[2]
 		a[4*r+3] += cq
 	}
+}
+
+// cov4 is a 4×4 matrix, row-major, of sums Σ c·[q;1][p;1]ᵀ: the
+// cross-covariance of a weighted absolute-orientation problem.
+type cov4 [16]float64
+
+// addOuter adds c·[q;1][p;1]ᵀ.
+func (a *cov4) addOuter(c float64, q, p mgl64.Vec3) {
+	addOuterTop((*[12]float64)(a[:12]), c, q, p)
 	a[12] += c * p[0]
 	a[13] += c * p[1]
 	a[14] += c * p[2]

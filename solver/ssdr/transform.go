@@ -101,7 +101,7 @@ func (st *transformStep) prepare(s *solver, affine float64) {
 	}
 	bottoms := make([][][4]float64, reduceChunks)
 	parallel.For(reduceChunks, func(c int) {
-		part := growCov(st.part[c], b*b)
+		part := grow(st.part[c], b*b)
 		bot := make([][4]float64, b)
 		lo, hi := chunkRange(c, n)
 		for i := lo; i < hi; i++ {
@@ -136,7 +136,7 @@ func (st *transformStep) prepare(s *solver, affine float64) {
 		st.part[c] = part
 		bottoms[c] = bot
 	})
-	st.uu = growCov(st.uu, b*b)
+	st.uu = grow(st.uu, b*b)
 	bottom := make([][4]float64, b)
 	for c := range reduceChunks {
 		for x := range st.uu {
@@ -169,7 +169,7 @@ func (st *transformStep) prepare(s *solver, affine float64) {
 	// vu, frame by frame, from each bone's members in vertex order: the
 	// twelve sums of a bone stay in registers.
 	st.members(s)
-	st.vu = growCov(st.vu, s.t*b)
+	st.vu = grow(st.vu, s.t*b)
 	parallel.For(s.t, func(f int) {
 		v := s.frames[f]
 		for j := range b {
@@ -232,20 +232,10 @@ func (st *transformStep) members(s *solver) {
 	}
 }
 
-// grow returns s resized to n, zeroed.
-func grow(s []float64, n int) []float64 {
+// grow returns s resized to n, zeroed, reusing its memory when it can.
+func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]float64, n)
-	}
-	s = s[:n]
-	clear(s)
-	return s
-}
-
-// growCov returns s resized to n, zeroed.
-func growCov(s []cov4, n int) []cov4 {
-	if cap(s) < n {
-		return make([]cov4, n)
+		return make([]T, n)
 	}
 	s = s[:n]
 	clear(s)

@@ -224,7 +224,7 @@ func (ws *weightStep) run(s *solver) {
 // prepare computes the sums Mⱼₖ and resets the Aᵀb cache.
 func (ws *weightStep) prepare(s *solver) {
 	b := s.b
-	ws.mtm = growCov(ws.mtm, b*b)
+	ws.mtm = grow(ws.mtm, b*b)
 	parallel.For(b*(b+1)/2, func(pair int) {
 		// Unrank pair into j ≤ k.
 		j := 0
