@@ -69,23 +69,10 @@ func finish(t *testing.T, tool *Rig, h *host) {
 	t.Fatal("the rig did not finish in 60 s")
 }
 
-// finite reports whether every colour component is finite and in [0, 1].
-func finite(cols [][3]float32) bool {
-	for _, c := range cols {
-		for _, x := range c {
-			if !(x >= 0 && x <= 1) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// TestRigBar rigs the demo bar's bend, checks what the tool shows (the
-// skinned clip, weight and error heat maps, the bones' segments), exports
-// it through the Save dialog, validates the file and checks that it plays
-// back the tool's skinned positions.
-func TestRigBar(t *testing.T) {
+// rigBar runs the tool with 4 bones and 30 iterations on the demo bar's
+// bend and returns it, its host and the result shown.
+func rigBar(t *testing.T) (*Rig, *host, *result) {
+	t.Helper()
 	h := demoHost()
 	tool := &Rig{}
 	tool.Update(h)
@@ -103,6 +90,27 @@ func TestRigBar(t *testing.T) {
 	if r == nil {
 		t.Fatal("no result after the run")
 	}
+	return tool, h, r
+}
+
+// finite reports whether every colour component is finite and in [0, 1].
+func finite(cols [][3]float32) bool {
+	for _, c := range cols {
+		for _, x := range c {
+			if !(x >= 0 && x <= 1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// TestRigBar rigs the demo bar's bend, checks what the tool shows (the
+// skinned clip, weight and error heat maps, the bones' segments), exports
+// it through the Save dialog, validates the file and checks that it plays
+// back the tool's skinned positions.
+func TestRigBar(t *testing.T) {
+	tool, h, r := rigBar(t)
 	if tool.prog == nil || len(tool.prog.history) == 0 || tool.prog.history[len(tool.prog.history)-1] <= 0 {
 		t.Errorf("no RMSE history published: %+v", tool.prog)
 	}
@@ -310,17 +318,7 @@ func TestRigState(t *testing.T) {
 // joint animation and the skinned clip, saves and exports as a skinned
 // object, and Undo / Redo switch back and forth.
 func TestRigApply(t *testing.T) {
-	h := demoHost()
-	tool := &Rig{}
-	tool.Update(h)
-	tool.settings.Bones = 4
-	tool.settings.Iterations = 30
-	tool.start(h)
-	finish(t, tool, h)
-	r := tool.shown(h)
-	if r == nil {
-		t.Fatalf("no result; errors %v", h.errs)
-	}
+	tool, h, r := rigBar(t)
 	orig := h.obj.Clip
 	h.Do(newApply(r))
 	if !r.applied() || h.obj.Rig == nil || h.obj.Skin == nil || h.obj.Source != nil {
