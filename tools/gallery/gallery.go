@@ -12,6 +12,7 @@
 package gallery
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"runtime"
 	"time"
 
+	"gallop/app/jobs"
 	"gallop/assets"
 	"gallop/tools"
 	"gallop/viewport"
@@ -43,9 +45,14 @@ type Gallery struct {
 	// want is what the tool shows in the viewport: the scenario's setup
 	// or a sample (nil: the document's scene). Update shows it again when
 	// the application went back to the document by itself.
-	want   *assets.RigidAnimation
-	setup  *assets.RigidAnimation
-	chosen *sample // the sample played, which Export writes
+	want  *assets.RigidAnimation
+	setup *assets.RigidAnimation
+	// The setup is recorded (a simulation) on a job: setupAsked is set
+	// once one was asked for, setupBusy while a job records it, and
+	// setupStale when the settings changed since that job started.
+	setupAsked, setupBusy, setupStale bool
+	closed                            bool    // Close was called: a setup job's end changes nothing
+	chosen                            *sample // the sample played, which Export writes
 
 	favourites []favourite
 	thumbs     thumbnails
@@ -107,6 +114,7 @@ func (t *Gallery) Close() {
 		t.run.job.Cancel()
 	}
 	t.thumbs.release()
+	t.closed = true
 }
 
 // running reports whether a run is going on.
@@ -122,19 +130,44 @@ func (t *Gallery) setScenario(h tools.Host, i int) {
 }
 
 // edited records an edit of the constraints: the viewport shows the
-// scenario's setup with them.
+// scenario's setup with them once it is recorded.
 func (t *Gallery) edited(h tools.Host) {
+	t.setupAsked, t.setupStale = true, true
+	t.recordSetup(h)
+}
+
+// recordSetup records the setup of the current settings on a job, unless
+// one is already at work: edits that come meanwhile (a target dragged,
+// bins painted) are coalesced into one more recording of the latest
+// settings when it ends, so the window never waits for a simulation.
+func (t *Gallery) recordSetup(h tools.Host) {
+	if t.setupBusy || !t.setupStale {
+		return
+	}
+	t.setupStale = false
 	m, err := t.current().Model()
 	if err != nil {
 		return // shown in the panel, and refused by Start
 	}
-	setup, err := m.Setup(fps)
-	if err != nil {
-		h.Error(err)
-		return
-	}
-	t.setup, t.chosen = setup, nil
-	t.show(h, setup, false)
+	t.setupBusy = true
+	var setup *assets.RigidAnimation
+	h.Jobs().Start("Gallery: "+scenarios[t.scenario].Name+" setup", func(context.Context, jobs.Reporter) error {
+		var err error
+		setup, err = m.Setup(fps)
+		return err
+	}, func(err error) {
+		t.setupBusy = false
+		switch {
+		case t.closed:
+		case t.setupStale:
+			t.recordSetup(h)
+		case err != nil:
+			h.Error(err)
+		default:
+			t.setup, t.chosen = setup, nil
+			t.show(h, setup, false)
+		}
+	})
 }
 
 // show puts anim in the viewport (nil: the document's scene).
@@ -246,7 +279,7 @@ func (t *Gallery) take() {
 // the tool's animation in the viewport.
 func (t *Gallery) Update(h tools.Host) {
 	t.defaults()
-	if t.setup == nil {
+	if !t.setupAsked {
 		t.edited(h)
 	}
 	if t.want != nil && h.ShownAnimation() != t.want {

@@ -76,7 +76,12 @@ func started(t *testing.T) (*Gallery, *host) {
 	t.Helper()
 	h := &host{}
 	g := &Gallery{}
-	g.Update(h)
+	// The setup is recorded on a job: run UI frames until it shows.
+	deadline := time.Now().Add(10 * time.Second)
+	for g.Update(h); h.shown == nil && time.Now().Before(deadline); g.Update(h) {
+		time.Sleep(5 * time.Millisecond)
+		h.runner.Poll()
+	}
 	if h.shown == nil || h.playing {
 		t.Fatalf("the tool shows %v (playing %v), want the 2D ball's setup, still", h.shown, h.playing)
 	}
