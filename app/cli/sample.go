@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 
 	"gallop/assets"
-	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
 )
 
@@ -131,31 +130,29 @@ type sampleRun struct {
 	lambda                       float64 // --lambda, 0 for the scenario's default
 }
 
-// sample runs the chains of one scenario and prints a report per chain.
+// sample runs the chains of one scenario (a plausible.Gallery, as the
+// Gallery tool does) and prints a report per chain.
 func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sampleRun) error {
 	seeds := make([]uint64, r.chains)
-	keepers := make([]*mcmc.Keeper[S, O], r.chains)
-	all := &mcmc.Keeper[S, O]{Distance: sc.Distance, Same: sc.Same()}
 	for c := range seeds {
 		seeds[c] = r.seed + uint64(c)
-		keepers[c] = &mcmc.Keeper[S, O]{Distance: sc.Distance, Same: sc.Same()}
 	}
-	stats, err := mcmc.Chains(ctx, sc, sc.Kernels(), seeds, r.iterations, func(c int, s mcmc.Sample[S, O]) bool {
-		keepers[c].Offer(c, s)
-		all.Offer(c, s)
-		return true
-	})
+	g, err := plausible.NewGallery(sc, seeds, r.iterations)
+	if err != nil {
+		return err
+	}
+	stats, err := g.Run(ctx)
 	if err != nil {
 		return err
 	}
 	if r.dir != "" {
-		for _, k := range all.Distinct(r.distinct) {
-			a, err := sc.Record(k.State, r.fps)
+		for _, e := range g.Distinct(r.distinct) {
+			a, err := g.Record(e, r.fps)
 			if err != nil {
-				return fmt.Errorf("chain %d, iteration %d: %w", k.Chain, k.Iteration, err)
+				return fmt.Errorf("chain %d, iteration %d: %w", e.Chain, e.Iteration, err)
 			}
-			a.Name = fmt.Sprintf("%s chain %d iteration %d", r.name, k.Chain, k.Iteration)
-			path := filepath.Join(r.dir, fmt.Sprintf("%s-chain%d-%06d.glb", r.name, k.Chain, k.Iteration))
+			a.Name = fmt.Sprintf("%s chain %d iteration %d", r.name, e.Chain, e.Iteration)
+			path := filepath.Join(r.dir, fmt.Sprintf("%s-chain%d-%06d.glb", r.name, e.Chain, e.Iteration))
 			if err := assets.SaveRigidGLTF(path, a); err != nil {
 				return err
 			}
@@ -165,7 +162,7 @@ func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sample
 		rep := chainReport{
 			Chain: c, Seed: seeds[c], Iterations: st.Iterations, AcceptanceRate: st.AcceptanceRate,
 			FirstSatisfied: st.FirstSatisfied, SatisfiedFraction: st.SatisfiedAfter,
-			Satisfying: keepers[c].Len(), Distinct: len(keepers[c].Distinct(r.distinct)), WallSeconds: st.Wall.Seconds(),
+			Satisfying: g.Kept(c), Distinct: g.DistinctIn(c, r.distinct), WallSeconds: st.Wall.Seconds(),
 			BestMet: st.BestMet, Constraints: st.Of,
 		}
 		if r.json {

@@ -93,6 +93,7 @@ type Gallery struct {
 	run                func(ctx context.Context, each func(chain int, p Point)) ([]mcmc.Stats, error)
 	distinct           func(n int) []Entry
 	kept               func(chain int) int
+	distinctIn         func(chain, n int) int
 	record             func(e Entry, fps float64) (*assets.RigidAnimation, error)
 	state              func(e Entry) (json.RawMessage, error)
 
@@ -157,6 +158,7 @@ func NewGallery[S, O any](sc Scenario[S, O], seeds []uint64, iterations int) (*G
 		return out
 	}
 	g.kept = func(c int) int { return per[c].Len() }
+	g.distinctIn = func(c, n int) int { return len(per[c].Distinct(n)) }
 	kept := func(e Entry) (mcmc.Kept[S, O], error) {
 		k, ok := e.kept.(mcmc.Kept[S, O])
 		if !ok {
@@ -234,6 +236,10 @@ func (g *Gallery) Distinct(n int) []Entry { return g.distinct(n) }
 
 // Kept returns how many satisfying samples chain c has kept so far.
 func (g *Gallery) Kept(c int) int { return g.kept(c) }
+
+// DistinctIn returns how many of chain c's kept samples are distinct
+// animations, looking for at most n (as Distinct does over all chains).
+func (g *Gallery) DistinctIn(c, n int) int { return g.distinctIn(c, n) }
 
 // Stats returns, once Run has returned (done), the chains' statistics and
 // Run's error; before, done is false.
