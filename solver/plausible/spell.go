@@ -311,16 +311,12 @@ func (s *Spell) inBox(p [2]float64) bool {
 // LogPrior implements mcmc.Model: −½ Σ (offset/σ)², −∞ for a drop point
 // outside the box; drop points and active flags are otherwise uniform.
 func (s *Spell) LogPrior(st SpellState) float64 {
-	lp := 0.0
-	for _, o := range st.Offsets {
-		lp -= 0.5 * (o / SpellVertexSigma) * (o / SpellVertexSigma)
-	}
 	for b, p := range st.Drops {
 		if st.Active[b] && !s.inBox(p) {
 			return math.Inf(-1)
 		}
 	}
-	return lp
+	return s.offsetLogPrior(st.Offsets)
 }
 
 // height returns the top of the partitions at grid corner (i, j).
