@@ -195,16 +195,26 @@ func (m *Mesh) Translate(d Vec3) *Mesh {
 }
 
 // MergeMeshes returns one mesh holding the vertices and triangles of all
-// of ms, in order (triangle indices shifted accordingly). Only positions
-// and triangles are merged; texture coordinates, normals and groups are
-// dropped.
+// of ms, in order (indices shifted accordingly). Normals are kept when
+// every mesh has them; texture coordinates and groups are dropped.
 func MergeMeshes(ms ...*Mesh) *Mesh {
 	out := &Mesh{}
+	normals := true
 	for _, m := range ms {
-		base := len(out.Positions)
+		normals = normals && len(m.NormalTriangles) == len(m.Triangles)
+	}
+	shifted := func(dst [][3]int, ts [][3]int, base int) [][3]int {
+		for _, t := range ts {
+			dst = append(dst, [3]int{t[0] + base, t[1] + base, t[2] + base})
+		}
+		return dst
+	}
+	for _, m := range ms {
+		out.Triangles = shifted(out.Triangles, m.Triangles, len(out.Positions))
 		out.Positions = append(out.Positions, m.Positions...)
-		for _, t := range m.Triangles {
-			out.Triangles = append(out.Triangles, [3]int{t[0] + base, t[1] + base, t[2] + base})
+		if normals {
+			out.NormalTriangles = shifted(out.NormalTriangles, m.NormalTriangles, len(out.Normals))
+			out.Normals = append(out.Normals, m.Normals...)
 		}
 	}
 	return out

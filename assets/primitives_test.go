@@ -135,3 +135,24 @@ func TestPrimitivesPanic(t *testing.T) {
 		}()
 	}
 }
+
+// TestMergeMeshes merges two boxes: indices shifted, normals kept when
+// every mesh has them and dropped otherwise.
+func TestMergeMeshes(t *testing.T) {
+	a, b := BoxMesh(Vec3{1, 1, 1}), BoxMesh(Vec3{2, 2, 2}).Translate(Vec3{5, 0, 0})
+	m := MergeMeshes(a, b)
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if m.NumVertices() != 2*a.NumVertices() || m.NumTriangles() != 2*a.NumTriangles() || len(m.Normals) != 2*len(a.Normals) {
+		t.Fatalf("%d vertices, %d triangles, %d normals", m.NumVertices(), m.NumTriangles(), len(m.Normals))
+	}
+	last := m.Triangles[len(m.Triangles)-1]
+	if p := m.Positions[last[0]]; p[0] < 4 {
+		t.Errorf("the second box's last triangle uses vertex %v of the first", p)
+	}
+	bare := &Mesh{Positions: a.Positions, Triangles: a.Triangles}
+	if m := MergeMeshes(a, bare); len(m.Normals) != 0 || len(m.NormalTriangles) != 0 {
+		t.Errorf("normals kept though one mesh has none")
+	}
+}

@@ -971,7 +971,7 @@ func (b *Bowling) Record(s BowlingState, fps float64) (*assets.RigidAnimation, e
 // turned and placed as in bowlPinParts and moved by the compound's model
 // offset (the body origin is the centre of mass).
 func bowlPinMesh(offset mgl64.Vec3) *assets.Mesh {
-	out := &assets.Mesh{Name: "pin"}
+	var parts []*assets.Mesh
 	for _, p := range bowlPinParts() {
 		var m *assets.Mesh
 		switch sh := p.Shape.(type) {
@@ -984,21 +984,16 @@ func bowlPinMesh(offset mgl64.Vec3) *assets.Mesh {
 		default:
 			panic(fmt.Sprintf("plausible: bowling pin part of shape %T", p.Shape))
 		}
-		rot := p.Rot
-		base, nbase := len(out.Positions), len(out.Normals)
-		for _, v := range m.Positions {
-			out.Positions = append(out.Positions, rot.Rotate(v).Add(p.Pos).Add(offset))
+		for k, v := range m.Positions {
+			m.Positions[k] = p.Rot.Rotate(v).Add(p.Pos).Add(offset)
 		}
-		for _, n := range m.Normals {
-			out.Normals = append(out.Normals, rot.Rotate(n))
+		for k, n := range m.Normals {
+			m.Normals[k] = p.Rot.Rotate(n)
 		}
-		for _, t := range m.Triangles {
-			out.Triangles = append(out.Triangles, [3]int{t[0] + base, t[1] + base, t[2] + base})
-		}
-		for _, t := range m.NormalTriangles {
-			out.NormalTriangles = append(out.NormalTriangles, [3]int{t[0] + nbase, t[1] + nbase, t[2] + nbase})
-		}
+		parts = append(parts, m)
 	}
+	out := assets.MergeMeshes(parts...)
+	out.Name = "pin"
 	return out
 }
 

@@ -714,7 +714,7 @@ func dicePipMesh() *assets.Mesh {
 		5: {{-1, -1}, {-1, 1}, {1, -1}, {1, 1}, {0, 0}},
 		6: {{-1, -1}, {-1, 1}, {1, -1}, {1, 1}, {-1, 0}, {1, 0}},
 	}
-	out := &assets.Mesh{Name: "pips"}
+	var tiles []*assets.Mesh
 	pip := DiceSide * 0.16
 	for face := 1; face <= 6; face++ {
 		axis, sign := DiceFaceAxis(face)
@@ -723,23 +723,12 @@ func dicePipMesh() *assets.Mesh {
 			var size, c mgl64.Vec3
 			size[axis], size[u], size[v] = 0.0008, pip, pip
 			c[axis], c[u], c[v] = sign*DiceSide/2, uv[0]*a, uv[1]*a
-			appendMesh(out, assets.BoxMesh(size).Translate(c))
+			tiles = append(tiles, assets.BoxMesh(size).Translate(c))
 		}
 	}
+	out := assets.MergeMeshes(tiles...)
+	out.Name = "pips"
 	return out
-}
-
-// appendMesh adds m's triangles (and normals) to dst.
-func appendMesh(dst, m *assets.Mesh) {
-	nv, nn := len(dst.Positions), len(dst.Normals)
-	dst.Positions = append(dst.Positions, m.Positions...)
-	dst.Normals = append(dst.Normals, m.Normals...)
-	for _, t := range m.Triangles {
-		dst.Triangles = append(dst.Triangles, [3]int{t[0] + nv, t[1] + nv, t[2] + nv})
-	}
-	for _, t := range m.NormalTriangles {
-		dst.NormalTriangles = append(dst.NormalTriangles, [3]int{t[0] + nn, t[1] + nn, t[2] + nn})
-	}
 }
 
 // diceTableMesh returns the table as a closed slab: the spline surface of
