@@ -304,20 +304,27 @@ func (t *Gallery) play(h tools.Host, s *sample) {
 	}
 }
 
-// playFavourite replays favourite i and plays it.
+// playFavourite replays favourite i (a simulation, on a job) and plays it.
 func (t *Gallery) playFavourite(h tools.Host, i int) {
-	s, err := t.favouriteSample(i)
-	if err != nil {
-		h.Error(err)
-		return
-	}
-	t.play(h, s)
+	f := t.favourites[i]
+	var s *sample
+	h.Jobs().Start("Gallery: replaying "+f.label(), func(context.Context, jobs.Reporter) error {
+		var err error
+		s, err = f.replay()
+		return err
+	}, func(err error) {
+		switch {
+		case t.closed:
+		case err != nil:
+			h.Error(err)
+		default:
+			t.play(h, s)
+		}
+	})
 }
 
-// favouriteSample records favourite i with the settings it was sampled
-// with.
-func (t *Gallery) favouriteSample(i int) (*sample, error) {
-	f := &t.favourites[i]
+// replay records the favourite with the settings it was sampled with.
+func (f *favourite) replay() (*sample, error) {
 	k := scenarioIndex(f.Scenario)
 	if k < 0 {
 		return nil, fmt.Errorf("favourite %s: unknown scenario %q", f.label(), f.Scenario)

@@ -183,6 +183,7 @@ func TestFavouritesRoundTrip(t *testing.T) {
 		t.Errorf("state changed in a round trip:\n%s\n%s", raw, raw2)
 	}
 	q.playFavourite(h, 1)
+	h.runner.Wait() // the replay's job
 	if len(h.errs) > 0 || h.shown == nil {
 		t.Fatalf("replaying a favourite: %v", h.errs)
 	}
