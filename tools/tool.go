@@ -9,6 +9,7 @@ package tools
 
 import (
 	"encoding/json"
+	"image/color"
 
 	"github.com/AllenDang/giu"
 
@@ -116,4 +117,13 @@ type Legend interface {
 	// Legend returns the heat map's title and range, and ok false when
 	// the tool shows no heat map now.
 	Legend(h Host) (title string, lo, hi float64, ok bool)
+}
+
+// errorColor is the colour of problems shown in a tool's panel.
+var errorColor = color.RGBA{R: 255, G: 110, B: 100, A: 255}
+
+// ErrorLabel is a line of text naming a problem in a tool's panel (bad
+// settings, a run that failed), in the error colour.
+func ErrorLabel(text string) giu.Widget {
+	return giu.Style().SetColor(giu.StyleColorText, errorColor).To(giu.Label(text))
 }

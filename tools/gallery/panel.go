@@ -2,7 +2,6 @@ package gallery
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 
 	"github.com/AllenDang/cimgui-go/imgui"
@@ -28,7 +27,6 @@ func (t *Gallery) Panel(h tools.Host) giu.Layout {
 	}
 }
 
-var red = color.RGBA{R: 255, G: 110, B: 100, A: 255}
 
 func (t *Gallery) scenarioPanel(h tools.Host) giu.Widget {
 	// The scenarios as radio buttons, two to a row: one click picks one.
@@ -50,7 +48,7 @@ func (t *Gallery) scenarioPanel(h tools.Host) giu.Widget {
 		s.Panel(func() { t.edited(h) }),
 	}
 	if _, err := s.Model(); err != nil {
-		l = append(l, giu.Style().SetColor(giu.StyleColorText, red).To(giu.Label(err.Error())))
+		l = append(l, tools.ErrorLabel(err.Error()))
 	}
 	return l
 }
@@ -101,7 +99,7 @@ func (t *Gallery) progressPanel() giu.Widget {
 	}
 	l = append(l, giu.Labelf("%d satisfying samples kept, %d distinct shown", kept, len(t.snap.samples)))
 	for _, u := range t.unsatisfied {
-		l = append(l, giu.Style().SetColor(giu.StyleColorText, red).To(giu.Label(u)))
+		l = append(l, tools.ErrorLabel(u))
 	}
 	return l
 }

@@ -2,14 +2,12 @@ package rig
 
 import (
 	"fmt"
-	"image/color"
 
 	"github.com/AllenDang/giu"
 
 	"gallop/tools"
 )
 
-var red = color.RGBA{R: 255, G: 110, B: 100, A: 255}
 
 // Panel implements tools.Tool: the clip, the settings, Start / Stop with
 // the progress and the error plot, then the result's display and export.
@@ -29,7 +27,7 @@ func (t *Rig) Panel(h tools.Host) giu.Layout {
 func (t *Rig) clipPanel(h tools.Host) giu.Widget {
 	o := h.Object()
 	if err := clipError(o); err != nil {
-		return giu.Style().SetColor(giu.StyleColorText, red).To(giu.Label(err.Error()))
+		return tools.ErrorLabel(err.Error())
 	}
 	return giu.Labelf("Clip: %s, %d frames, %d vertices", o.Clip.Name, len(o.Clip.Frames), o.Mesh.NumVertices())
 }
@@ -45,7 +43,7 @@ func (t *Rig) settingsPanel(h tools.Host) giu.Widget {
 	}
 	if o := h.Object(); clipError(o) == nil {
 		if err := s.check(o.Mesh.NumVertices()); err != nil {
-			l = append(l, giu.Style().SetColor(giu.StyleColorText, red).To(giu.Label(err.Error())))
+			l = append(l, tools.ErrorLabel(err.Error()))
 		}
 	}
 	if t.running() {
@@ -64,7 +62,7 @@ func (t *Rig) progressPanel() giu.Widget {
 		case t.running():
 			return giu.Label("Clustering...")
 		case t.run != nil && t.run.err != nil:
-			return giu.Style().SetColor(giu.StyleColorText, red).To(giu.Label(t.run.err.Error()))
+			return tools.ErrorLabel(t.run.err.Error())
 		}
 		return giu.Label("Not started.")
 	}
