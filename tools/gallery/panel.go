@@ -27,7 +27,6 @@ func (t *Gallery) Panel(h tools.Host) giu.Layout {
 	}
 }
 
-
 func (t *Gallery) scenarioPanel(h tools.Host) giu.Widget {
 	// The scenarios as radio buttons, two to a row: one click picks one.
 	var pick giu.Layout

@@ -8,7 +8,6 @@ import (
 	"gallop/tools"
 )
 
-
 // Panel implements tools.Tool: the clip, the settings, Start / Stop with
 // the progress and the error plot, then the result's display and export.
 func (t *Rig) Panel(h tools.Host) giu.Layout {
