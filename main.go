@@ -1,15 +1,21 @@
 // Command gallop is an authoring tool for artists who animate deformable
 // meshes. With no arguments it opens its window on a built-in demo scene;
 // `gallop FILE` opens a project or mesh; `gallop COMMAND ...` runs a
-// headless command (info, convert, bench). See `gallop help`.
+// headless command (info, convert, pose, sample, rig, bench). See
+// `gallop help`.
 package main
 
 import (
 	"os"
 
-	"gallop/app/cli"
+	"gallop/app"
+	"gallop/cli"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:]))
+	args := os.Args[1:]
+	if len(args) > 0 && cli.Handles(args[0]) {
+		os.Exit(cli.Main(args))
+	}
+	os.Exit(app.Main(args))
 }

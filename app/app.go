@@ -16,16 +16,17 @@ import (
 	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
-	_ "gallop/app/glibc" // link fix for cimgui-go, see package doc
-	"gallop/app/jobs"
-	"gallop/app/undo"
 	"gallop/assets"
-	"gallop/solver/parallel"
-	"gallop/tools"
+	_ "gallop/internal/cimguilink" // link fix for cimgui-go, see package doc
+	"gallop/internal/jobs"
+	"gallop/internal/parallel"
+	"gallop/internal/undo"
+	"gallop/panels"
 	"gallop/tools/gallery"
 	"gallop/tools/pose"
 	"gallop/tools/rig"
 	"gallop/viewport"
+	"gallop/viewport/render"
 )
 
 // Options are the command-line choices for the window.
@@ -52,10 +53,10 @@ type App struct {
 	jobs    jobs.Runner
 
 	view     *viewport.View
-	renderer *viewport.Renderer
+	renderer *render.Renderer
 	glErr    error
 
-	tools []tools.Tool
+	tools []panels.Tool
 	tool  int // index of the active tool
 
 	preview *preview // shown instead of the document's scene, or nil
@@ -130,8 +131,8 @@ func Run(opts Options) error {
 }
 
 // newTools returns the tools, in the order the tool panel lists them.
-func newTools() []tools.Tool {
-	return []tools.Tool{&tools.Select{}, &pose.Pose{}, &gallery.Gallery{}, &rig.Rig{}}
+func newTools() []panels.Tool {
+	return []panels.Tool{&panels.Select{}, &pose.Pose{}, &gallery.Gallery{}, &rig.Rig{}}
 }
 
 // quitNow closes the window without asking.

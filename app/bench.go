@@ -6,8 +6,8 @@ import (
 	"syscall"
 	"time"
 
-	"gallop/app/jobs"
 	"gallop/assets"
+	"gallop/internal/jobs"
 )
 
 // BenchResult receives the viewport benchmark's figures (gallop bench).

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"gallop/app/undo"
 	"gallop/assets"
+	"gallop/internal/undo"
 )
 
 // Document is what the artist is working on: a scene, the object being

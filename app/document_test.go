@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"gallop/app/undo"
 	"gallop/assets"
+	"gallop/internal/undo"
 )
 
 func TestDocumentCommandsUndo(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gallop/app/jobs"
 	"gallop/assets"
+	"gallop/internal/jobs"
 )
 
 // File dialog filters.

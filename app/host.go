@@ -3,9 +3,9 @@ package app
 import (
 	"slices"
 
-	"gallop/app/jobs"
-	"gallop/app/undo"
 	"gallop/assets"
+	"gallop/internal/jobs"
+	"gallop/internal/undo"
 	"gallop/viewport"
 )
 

@@ -4,7 +4,7 @@ import (
 	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
-	"gallop/tools"
+	"gallop/panels"
 )
 
 // keyEvent is one key press as GLFW reported it, with the modifiers held
@@ -53,7 +53,7 @@ func (a *App) shortcut(e keyEvent) {
 	if e.repeat && !(is(giu.KeyLeft, none) || is(giu.KeyRight, none)) {
 		return // only frame stepping repeats while held
 	}
-	if !a.modal.anyOpen() && a.tools[a.tool].Shortcut(a, tools.Key{Key: e.key, Mods: e.mods}) {
+	if !a.modal.anyOpen() && a.tools[a.tool].Shortcut(a, panels.Key{Key: e.key, Mods: e.mods}) {
 		return
 	}
 	if a.modal.errorOpen && (is(giu.KeyEnter, none) || is(giu.KeyEscape, none) || is(giu.KeyNumPadEnter, none)) {

@@ -8,8 +8,9 @@ import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"gallop/assets"
-	"gallop/tools"
+	"gallop/panels"
 	"gallop/viewport"
+	"gallop/viewport/render"
 )
 
 // initGL loads OpenGL's functions and builds the renderer, once, from
@@ -20,7 +21,7 @@ func (a *App) initGL() {
 		a.fail(a.glErr)
 		return
 	}
-	r, err := viewport.NewRenderer()
+	r, err := render.New()
 	if err != nil {
 		a.glErr = err
 		a.fail(err)
@@ -138,7 +139,7 @@ func (a *App) drawItems() []viewport.Item {
 		}
 		items = append(items, it)
 	}
-	if x, ok := a.tools[a.tool].(tools.Extras); ok {
+	if x, ok := a.tools[a.tool].(panels.Extras); ok {
 		items = append(items, x.ExtraItems(a)...)
 	}
 	return items
@@ -180,7 +181,7 @@ func (a *App) viewportOverlays(dl *imgui.DrawList, pos, size imgui.Vec2) {
 	}
 	if o := a.doc.Object(); o != nil {
 		hm := a.heatMap(o)
-		if l, ok := a.tools[a.tool].(tools.Legend); ok {
+		if l, ok := a.tools[a.tool].(panels.Legend); ok {
 			if title, lo, hi, ok := l.Legend(a); ok {
 				hm = &heatMap{title: title, lo: lo, hi: hi}
 			}

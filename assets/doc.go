@@ -18,4 +18,27 @@
 //
 // Geometry is float64 throughout (mgl64 vectors); conversion to float32
 // happens only at the GPU and glTF boundaries.
+//
+// # Published slices are never changed in place
+//
+// A geometry slice (a Mesh's Positions or Triangles, a Clip frame, a
+// solver's snapshot of positions, per-vertex colours) is immutable once it
+// has been published: stored in a Mesh, Clip or Object that the document
+// holds, handed to the viewport, or sent from a job to the UI. An edit
+// makes a new slice and replaces the old one (an undoable command keeps
+// the old slice to put back). Everyone relies on this: a save job encodes
+// the document on another goroutine without copying it, a pose session
+// reads the rest pose while the UI shows it, the renderer and the picking
+// tree re-upload or rebuild only when a slice is a different slice (Same),
+// not when its contents change. Code that needs to change positions copies
+// first (slices.Clone).
 package assets
+
+import "unsafe"
+
+// Same reports whether a and b are the same slice: the same length and the
+// same first element in memory. By the rule above, the same published
+// slice has the same contents, so Same is how caches notice a change.
+func Same[T any](a, b []T) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
+}

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 // ListOBJSequence returns the frame files of an OBJ sequence. Each path is a

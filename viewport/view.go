@@ -54,10 +54,10 @@ func (v *View) ensureTree() *bvh.Tree {
 	if len(v.triangles) == 0 || len(v.positions) == 0 {
 		return nil
 	}
-	if v.tree == nil || !same(v.triangles, v.treeTris) {
+	if v.tree == nil || !assets.Same(v.triangles, v.treeTris) {
 		v.tree = bvh.Build(v.positions, v.triangles)
 		v.treeTris, v.treePos = v.triangles, v.positions
-	} else if !same(v.positions, v.treePos) {
+	} else if !assets.Same(v.positions, v.treePos) {
 		v.tree.Refit(v.positions)
 		v.treePos = v.positions
 	}

@@ -22,7 +22,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 const (

@@ -50,7 +50,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 // DegenerateTol is the relative area below which New rejects a reference

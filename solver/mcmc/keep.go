@@ -3,7 +3,7 @@ package mcmc
 import (
 	"sync"
 
-	"gallop/solver/sampling"
+	"gallop/solver/farthest"
 )
 
 // Kept is a satisfying sample kept for the gallery.
@@ -65,7 +65,7 @@ func (k *Keeper[S, O]) Distinct(n int) []Kept[S, O] {
 	k.mu.Lock()
 	all := k.kept[:len(k.kept):len(k.kept)]
 	k.mu.Unlock()
-	idx := sampling.Distinct(len(all), n, 0, k.Same, func(i, j int) float64 {
+	idx := farthest.Distinct(len(all), n, 0, k.Same, func(i, j int) float64 {
 		return k.Distance(all[i].Outcome, all[j].Outcome)
 	})
 	out := make([]Kept[S, O], len(idx))

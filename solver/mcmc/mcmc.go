@@ -34,7 +34,7 @@ import (
 	"sync"
 	"time"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 // Model is a world model with random variables S and outcomes O.

@@ -7,7 +7,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
-	"gallop/solver/sampling"
+	"gallop/solver/farthest"
 )
 
 // allPoses loads a pose set with all its frames: the lion's 9, the
@@ -26,7 +26,7 @@ func allPoses(t testing.TB, set string) (*poseSet, float64) {
 // spreadHandles is the acceptance tests' handle set: 10 vertices by
 // farthest-point sampling from vertex 0 of the reference.
 func spreadHandles(ref *assets.Mesh) []int {
-	return sampling.FarthestPoints(ref.Positions, 10, 0)
+	return farthest.Points(ref.Positions, 10, 0)
 }
 
 // poseTo starts from the reference with the space's neutral weights,

@@ -8,7 +8,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 // sums are the per-triangle sums of one linearisation, gathered in one

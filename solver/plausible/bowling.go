@@ -11,7 +11,7 @@ import (
 
 	"gallop/assets"
 	"gallop/solver/mcmc"
-	"gallop/solver/ode"
+	"gallop/solver/rigidbody"
 )
 
 // Bowling is the ten-pin bowling world of Section 5.2: a ball rolled down a
@@ -36,7 +36,7 @@ import (
 // starting in line with the front pin"), by kickbacks 0.52 m high, flush
 // with the capping. Behind the pit edge the pit: a floor 0.25 m below the lane
 // and a back cushion 0.75 m behind the pit edge. The lane's friction is a
-// field (ode.SurfaceField): oiled over the first 40 ft (12.19 m) from the
+// field (rigidbody.SurfaceField): oiled over the first 40 ft (12.19 m) from the
 // foul line, dry behind (a common "house" oil pattern), with a 0.3 m
 // linear transition.
 //
@@ -657,12 +657,12 @@ func bowlFold(x, lo, hi float64) float64 {
 // pin restitution 0.4 (against everything), kickbacks 0.4, the ball
 // itself inelastic on the lane.
 var (
-	bowlBallSurface   = ode.Surface{Friction: 0.16, Bounce: 0, BounceVel: 0.3}
-	bowlPinSurface    = ode.Surface{Friction: 0.25, Bounce: 0.4, BounceVel: 0.3, Rolling: bowlRolling}
-	bowlLaneSurface   = ode.Surface{Friction: 0.25, BounceVel: 0.3, Rolling: bowlRolling} // friction from bowlLaneField
-	bowlGutterSurface = ode.Surface{Friction: 0.25, BounceVel: 0.3, Rolling: bowlRolling}
-	bowlWallSurface   = ode.Surface{Friction: 0.25, Bounce: 0.4, BounceVel: 0.3}
-	bowlPitSurface    = ode.Surface{Friction: 0.6, BounceVel: 0.3, Rolling: bowlRolling}
+	bowlBallSurface   = rigidbody.Surface{Friction: 0.16, Bounce: 0, BounceVel: 0.3}
+	bowlPinSurface    = rigidbody.Surface{Friction: 0.25, Bounce: 0.4, BounceVel: 0.3, Rolling: bowlRolling}
+	bowlLaneSurface   = rigidbody.Surface{Friction: 0.25, BounceVel: 0.3, Rolling: bowlRolling} // friction from bowlLaneField
+	bowlGutterSurface = rigidbody.Surface{Friction: 0.25, BounceVel: 0.3, Rolling: bowlRolling}
+	bowlWallSurface   = rigidbody.Surface{Friction: 0.25, Bounce: 0.4, BounceVel: 0.3}
+	bowlPitSurface    = rigidbody.Surface{Friction: 0.6, BounceVel: 0.3, Rolling: bowlRolling}
 
 	bowlOilFriction = 0.01 // with the ball's 0.16: 0.04
 	// bowlRolling is the rolling friction (m) of pins on the deck, the
@@ -674,14 +674,14 @@ var (
 
 // bowlLaneField is the lane's friction: oiled from the foul line to
 // bowlOilZ, dry behind, a 0.3 m ramp between.
-func bowlLaneField() *ode.SurfaceField {
+func bowlLaneField() *rigidbody.SurfaceField {
 	zs := []float64{bowlPitZ - 1, bowlOilZ - 0.15, bowlOilZ + 0.15, bowlFoulZ + 1}
 	mu := []float64{bowlDryFriction, bowlDryFriction, bowlOilFriction, bowlOilFriction}
 	// A grid must be regular: sample the piecewise-linear profile every
 	// 0.15 m along z (2 × n samples).
 	dz := 0.15
 	n := int(math.Ceil((zs[3]-zs[0])/dz)) + 1
-	f := &ode.SurfaceField{Nx: 2, Nz: n, X0: -2, Z0: zs[0], DX: 4, DZ: dz,
+	f := &rigidbody.SurfaceField{Nx: 2, Nz: n, X0: -2, Z0: zs[0], DX: 4, DZ: dz,
 		Friction: make([]float64, 2*n), Bounce: make([]float64, 2*n)}
 	for j := 0; j < n; j++ {
 		z := zs[0] + float64(j)*dz
@@ -701,7 +701,7 @@ func bowlLaneField() *ode.SurfaceField {
 type bowlBox struct {
 	name     string
 	lo, hi   mgl64.Vec3
-	surface  ode.Surface
+	surface  rigidbody.Surface
 	color    [3]float32
 	laneLike bool // gets the lane's friction field
 }
@@ -732,22 +732,22 @@ func bowlAlley() []bowlBox {
 
 // bowlPinParts is a pin in its model frame: the base centre at the
 // origin, +y up (capsules and cylinders turned from ODE's z to y).
-func bowlPinParts() []ode.Part {
+func bowlPinParts() []rigidbody.Part {
 	up := mgl64.QuatRotate(-math.Pi/2, mgl64.Vec3{1, 0, 0}) // z → y
 	const heavy = 1.35                                      // neck and head density, relative
-	return []ode.Part{
-		{Shape: ode.Cylinder{Radius: 0.032, Length: 0.05}, Pos: mgl64.Vec3{0, 0.025, 0}, Rot: up, Density: 1},
-		{Shape: ode.Capsule{Radius: 0.0605, Length: 0.045}, Pos: mgl64.Vec3{0, 4.5 * inch, 0}, Rot: up, Density: 1},
-		{Shape: ode.Capsule{Radius: 0.0235, Length: 0.10}, Pos: mgl64.Vec3{0, 0.25, 0}, Rot: up, Density: heavy},
-		{Shape: ode.Sphere{Radius: 0.0323}, Pos: mgl64.Vec3{0, BowlingPinHeight - 0.0323, 0}, Rot: up, Density: heavy},
+	return []rigidbody.Part{
+		{Shape: rigidbody.Cylinder{Radius: 0.032, Length: 0.05}, Pos: mgl64.Vec3{0, 0.025, 0}, Rot: up, Density: 1},
+		{Shape: rigidbody.Capsule{Radius: 0.0605, Length: 0.045}, Pos: mgl64.Vec3{0, 4.5 * inch, 0}, Rot: up, Density: 1},
+		{Shape: rigidbody.Capsule{Radius: 0.0235, Length: 0.10}, Pos: mgl64.Vec3{0, 0.25, 0}, Rot: up, Density: heavy},
+		{Shape: rigidbody.Sphere{Radius: 0.0323}, Pos: mgl64.Vec3{0, BowlingPinHeight - 0.0323, 0}, Rot: up, Density: heavy},
 	}
 }
 
 // bowlWorld is a built world.
 type bowlWorld struct {
-	w    *ode.World
-	ball *ode.Body
-	pins [BowlingPins]*ode.Body // nil for pins not on the deck
+	w    *rigidbody.World
+	ball *rigidbody.Body
+	pins [BowlingPins]*rigidbody.Body // nil for pins not on the deck
 	spot [BowlingPins]mgl64.Vec3
 }
 
@@ -766,16 +766,16 @@ func (b *Bowling) build(s *BowlingState) (*bowlWorld, error) {
 			return nil, fmt.Errorf("bowling: pin %d offset %v: more than 0.1 m from its spot", i+1, d)
 		}
 	}
-	w := ode.NewWorld(mgl64.Vec3{0, -9.81, 0})
+	w := rigidbody.NewWorld(mgl64.Vec3{0, -9.81, 0})
 	bw := &bowlWorld{w: w}
 	w.SetTimeStep(BowlingDT)
-	w.SetStepper(ode.StepQuick, 8)
+	w.SetStepper(rigidbody.StepQuick, 8)
 	w.SetMaxContacts(4)
 	w.SetContactSurfaceLayer(0.0005)
 	w.SetRestThresholds(0.05, 0.5, 10)
 	w.SetAutoDisable(0.03, 0.3, 10)
 	for _, bx := range bowlAlley() {
-		g := w.NewStatic(ode.Box{Size: bx.hi.Sub(bx.lo)}, bx.lo.Add(bx.hi).Mul(0.5), mgl64.Quat{}, bx.surface)
+		g := w.NewStatic(rigidbody.Box{Size: bx.hi.Sub(bx.lo)}, bx.lo.Add(bx.hi).Mul(0.5), mgl64.Quat{}, bx.surface)
 		if bx.laneLike {
 			if err := g.SetSurfaceField(bowlLaneField()); err != nil {
 				w.Close()
@@ -787,8 +787,8 @@ func (b *Bowling) build(s *BowlingState) (*bowlWorld, error) {
 	// the pit floor's height.
 	w.NewPlane(mgl64.Vec3{0, 1, 0}, bowlPitY, bowlPitSurface)
 	ball := w.NewBody()
-	ball.SetMass(ode.Sphere{Radius: s.Radius}.Mass(s.Density))
-	ball.AddGeom(ode.Sphere{Radius: s.Radius}, mgl64.Vec3{}, mgl64.Quat{}, bowlBallSurface)
+	ball.SetMass(rigidbody.Sphere{Radius: s.Radius}.Mass(s.Density))
+	ball.AddGeom(rigidbody.Sphere{Radius: s.Radius}, mgl64.Vec3{}, mgl64.Quat{}, bowlBallSurface)
 	ball.SetPosition(mgl64.Vec3{s.X, s.Radius, BowlingStart})
 	sin, cos := math.Sincos(s.Angle * math.Pi / 180)
 	ball.SetLinearVel(mgl64.Vec3{s.Speed * sin, 0, -s.Speed * cos})
@@ -920,7 +920,7 @@ func (b *Bowling) Record(s BowlingState, fps float64) (*assets.RigidAnimation, e
 	if !(fps > 0) || math.IsInf(fps, 0) {
 		return nil, fmt.Errorf("bowling: frame rate %v, want a positive number", fps)
 	}
-	var poses []ode.Pose
+	var poses []rigidbody.Pose
 	frames := 0
 	nextFrame := 0.0
 	var pinOffset mgl64.Vec3
@@ -975,11 +975,11 @@ func bowlPinMesh(offset mgl64.Vec3) *assets.Mesh {
 	for _, p := range bowlPinParts() {
 		var m *assets.Mesh
 		switch sh := p.Shape.(type) {
-		case ode.Cylinder:
+		case rigidbody.Cylinder:
 			m = assets.CylinderMesh(sh.Radius, sh.Length, 20)
-		case ode.Capsule:
+		case rigidbody.Capsule:
 			m = assets.CapsuleMesh(sh.Radius, sh.Length, 20)
-		case ode.Sphere:
+		case rigidbody.Sphere:
 			m = assets.SphereMesh(sh.Radius, 16)
 		default:
 			panic(fmt.Sprintf("plausible: bowling pin part of shape %T", p.Shape))

@@ -13,7 +13,7 @@ import (
 
 	"gallop/assets"
 	"gallop/solver/mcmc"
-	"gallop/solver/ode"
+	"gallop/solver/rigidbody"
 )
 
 // bowlPocket is a straight, fast ball into the pocket (between pins 1 and
@@ -26,7 +26,7 @@ func bowlPocket() BowlingState {
 // mass, height, widest diameter, centre of mass 5 11/16 – 5 15/16 in
 // above the base.
 func TestBowlingPin(t *testing.T) {
-	w := ode.NewWorld(mgl64.Vec3{0, -9.81, 0})
+	w := rigidbody.NewWorld(mgl64.Vec3{0, -9.81, 0})
 	defer w.Close()
 	p, err := w.NewCompound(bowlPinParts(), BowlingPinMass, bowlPinSurface)
 	if err != nil {

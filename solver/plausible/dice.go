@@ -11,7 +11,7 @@ import (
 
 	"gallop/assets"
 	"gallop/solver/mcmc"
-	"gallop/solver/ode"
+	"gallop/solver/rigidbody"
 )
 
 // Dice is the example of Section 5.4, "Random Tables with Dice": one die
@@ -54,7 +54,7 @@ import (
 //
 // # Simulator
 //
-// ODE (package ode): the table is an ode.Heightfield sampled from the
+// ODE (package ode): the table is an rigidbody.Heightfield sampled from the
 // spline every DiceControlSpacing/DiceSamplesPerSpan (5 mm, 161 × 161
 // samples: 8 per span of the spline, 3 across the die's 16 mm face; at
 // the prior's typical curvature, about 5 m⁻¹, the triangulated surface is
@@ -62,7 +62,7 @@ import (
 // slope; evaluating the three fields takes about 0.6 ms of the 3.5 ms a
 // typical throw takes in all, and halving the spacing would quadruple
 // that part), with the friction and restitution fields
-// passed to ode.Geom.SetSurfaceField at the same samples (ODE interpolates
+// passed to rigidbody.Geom.SetSurfaceField at the same samples (ODE interpolates
 // them bilinearly between samples). The die's own friction is 1 and its
 // restitution 0; ODE combines friction by the geometric mean and
 // restitution by the maximum, so the field holds μ² and the pair's
@@ -432,7 +432,7 @@ func (d *Dice) Simulate(s DiceState) (DiceOutcome, error) {
 
 // simulateDice runs the simulation of s; step, if not nil, is called with
 // the die's pose at t = 0 and after every step.
-func simulateDice(s DiceState, step func(p ode.Pose)) (DiceOutcome, error) {
+func simulateDice(s DiceState, step func(p rigidbody.Pose)) (DiceOutcome, error) {
 	const n = DiceHeightSamples
 	if len(s.Heights) != DiceControlPoints*DiceControlPoints || len(s.Friction) != len(s.Heights) || len(s.Bounce) != len(s.Heights) {
 		return DiceOutcome{}, fmt.Errorf("dice: state has %d, %d and %d control values, want %d each",
@@ -443,25 +443,25 @@ func simulateDice(s DiceState, step func(p ode.Pose)) (DiceOutcome, error) {
 	for k, m := range mu {
 		mu[k] = m * m // the geometric mean with the die's μ = 1 gives m
 	}
-	w := ode.NewWorld(mgl64.Vec3{0, -9.81, 0})
+	w := rigidbody.NewWorld(mgl64.Vec3{0, -9.81, 0})
 	defer w.Close()
 	w.SetTimeStep(DiceTimeStep)
 	w.SetContactSurfaceLayer(0.0002)
 	w.SetRestThresholds(0.005, 0.1, 20)
-	hf := &ode.Heightfield{Nx: n, Nz: n, SizeX: DiceTableSize, SizeZ: DiceTableSize, Heights: heights, Thickness: 0.05}
-	g, err := w.NewHeightfield(hf, ode.Surface{Friction: 1, BounceVel: 0.05})
+	hf := &rigidbody.Heightfield{Nx: n, Nz: n, SizeX: DiceTableSize, SizeZ: DiceTableSize, Heights: heights, Thickness: 0.05}
+	g, err := w.NewHeightfield(hf, rigidbody.Surface{Friction: 1, BounceVel: 0.05})
 	if err != nil {
 		return DiceOutcome{}, fmt.Errorf("dice: %w", err)
 	}
 	dx := DiceTableSize / float64(n-1)
-	if err := g.SetSurfaceField(&ode.SurfaceField{Nx: n, Nz: n, X0: -DiceTableSize / 2, Z0: -DiceTableSize / 2, DX: dx, DZ: dx,
+	if err := g.SetSurfaceField(&rigidbody.SurfaceField{Nx: n, Nz: n, X0: -DiceTableSize / 2, Z0: -DiceTableSize / 2, DX: dx, DZ: dx,
 		Friction: mu, Bounce: bounce}); err != nil {
 		return DiceOutcome{}, fmt.Errorf("dice: %w", err)
 	}
-	box := ode.Box{Size: mgl64.Vec3{DiceSide, DiceSide, DiceSide}}
+	box := rigidbody.Box{Size: mgl64.Vec3{DiceSide, DiceSide, DiceSide}}
 	die := w.NewBody()
 	die.SetMass(box.Mass(DiceDensity))
-	die.AddGeom(box, mgl64.Vec3{}, mgl64.Quat{}, ode.Surface{Friction: 1, BounceVel: 0.05})
+	die.AddGeom(box, mgl64.Vec3{}, mgl64.Quat{}, rigidbody.Surface{Friction: 1, BounceVel: 0.05})
 	th := s.Throw()
 	die.SetPosition(th.Pos)
 	die.SetRotation(th.Rot)
@@ -640,8 +640,8 @@ func (d *Dice) Record(s DiceState, fps float64) (*assets.RigidAnimation, error) 
 	if !(fps > 0) || math.IsInf(fps, 0) {
 		return nil, fmt.Errorf("dice: frame rate %v, want a positive number", fps)
 	}
-	var poses []ode.Pose
-	if _, err := simulateDice(s, func(p ode.Pose) { poses = append(poses, p) }); err != nil {
+	var poses []rigidbody.Pose
+	if _, err := simulateDice(s, func(p rigidbody.Pose) { poses = append(poses, p) }); err != nil {
 		return nil, err
 	}
 	die := assets.RigidBody{Name: "die", Mesh: assets.BoxMesh(mgl64.Vec3{DiceSide, DiceSide, DiceSide}), Color: [3]float32{0.75, 0.07, 0.07}}

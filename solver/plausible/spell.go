@@ -11,7 +11,7 @@ import (
 
 	"gallop/assets"
 	"gallop/solver/mcmc"
-	"gallop/solver/ode"
+	"gallop/solver/rigidbody"
 )
 
 // Spell is the "balls that spell" world of Section 5.3: a stream of balls
@@ -392,8 +392,8 @@ func (s *Spell) rim() [4][2]mgl64.Vec3 {
 }
 
 var (
-	spellBallSurface = ode.Surface{Friction: 0.4, Bounce: 0.35, BounceVel: 0.05, Rolling: 0.002}
-	spellWallSurface = ode.Surface{Friction: 0.4, Bounce: 0.35, BounceVel: 0.05, Rolling: 0.002}
+	spellBallSurface = rigidbody.Surface{Friction: 0.4, Bounce: 0.35, BounceVel: 0.05, Rolling: 0.002}
+	spellWallSurface = rigidbody.Surface{Friction: 0.4, Bounce: 0.35, BounceVel: 0.05, Rolling: 0.002}
 )
 
 // Simulate implements mcmc.Model.
@@ -409,16 +409,16 @@ func (s *Spell) simulate(st SpellState, fps float64) (SpellOutcome, error) {
 			s.Word, len(st.Offsets), len(st.Drops), len(st.Active), len(s.vertices), s.nballs, s.nballs)
 	}
 	o := SpellOutcome{Bins: make([]int, s.nballs), Drops: make([][2]float64, s.nballs), Final: make([]mgl64.Vec3, s.nballs)}
-	w := ode.NewWorld(mgl64.Vec3{0, -9.81, 0})
+	w := rigidbody.NewWorld(mgl64.Vec3{0, -9.81, 0})
 	defer w.Close()
 	w.SetTimeStep(spellDT)
-	w.SetStepper(ode.StepQuick, 8)
+	w.SetStepper(rigidbody.StepQuick, 8)
 	w.SetMaxContacts(4)
 	w.SetContactSurfaceLayer(0.0005)
 	w.SetRestThresholds(spellSettleSpeed, spellSettleSpin, spellSettleSteps)
 	w.NewPlane(mgl64.Vec3{0, 1, 0}, 0, spellWallSurface)
 	for _, r := range s.rim() {
-		w.NewStatic(ode.Box{Size: r[1]}, r[0], mgl64.Quat{}, spellWallSurface)
+		w.NewStatic(rigidbody.Box{Size: r[1]}, r[0], mgl64.Quat{}, spellWallSurface)
 	}
 	if s.Cols > 1 || s.Rows > 1 {
 		v, t := s.partitions(st)
@@ -439,8 +439,8 @@ func (s *Spell) simulate(st SpellState, fps float64) (SpellOutcome, error) {
 			o.Drops[b] = st.Drops[b]
 		}
 	}
-	bodies := make([]*ode.Body, s.nballs)
-	mass := ode.Sphere{Radius: SpellBallRadius}.Mass(spellBallDensity)
+	bodies := make([]*rigidbody.Body, s.nballs)
+	mass := rigidbody.Sphere{Radius: SpellBallRadius}.Mass(spellBallDensity)
 	last := 0
 	if len(queue) > 0 {
 		last = queue[len(queue)-1].at
@@ -471,7 +471,7 @@ func (s *Spell) simulate(st SpellState, fps float64) (SpellOutcome, error) {
 			queue = queue[1:]
 			body := w.NewBody()
 			body.SetMass(mass)
-			body.AddGeom(ode.Sphere{Radius: SpellBallRadius}, mgl64.Vec3{}, mgl64.Quat{}, spellBallSurface)
+			body.AddGeom(rigidbody.Sphere{Radius: SpellBallRadius}, mgl64.Vec3{}, mgl64.Quat{}, spellBallSurface)
 			body.SetPosition(mgl64.Vec3{st.Drops[b][0], SpellDropHeight, st.Drops[b][1]})
 			bodies[b] = body
 		}

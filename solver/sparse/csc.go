@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 // CSC is a sparse matrix in compressed sparse column form: the entries of

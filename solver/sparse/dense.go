@@ -3,7 +3,7 @@ package sparse
 import (
 	"math"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 // Dense kernels on column-major blocks: element (i, j) of a matrix with

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 // NotPositiveDefiniteError reports that the matrix is not (numerically)

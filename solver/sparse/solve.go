@@ -3,7 +3,7 @@ package sparse
 import (
 	"fmt"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 	"gonum.org/v1/gonum/mat"
 )
 

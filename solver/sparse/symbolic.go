@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 // Ordering names a fill-reducing ordering for Analyze.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 // adjacency is the rest mesh's vertex graph in compressed rows: the

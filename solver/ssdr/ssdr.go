@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 	"gallop/solver/rotation"
 )
 

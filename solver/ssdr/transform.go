@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 var identity3 = mgl64.Ident3()

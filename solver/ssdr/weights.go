@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 	"gallop/solver/sparse"
 )
 

@@ -20,8 +20,9 @@ import (
 	"runtime"
 	"time"
 
-	"gallop/app/jobs"
 	"gallop/assets"
+	"gallop/internal/jobs"
+	"gallop/panels"
 	"gallop/tools"
 	"gallop/viewport"
 )
@@ -57,7 +58,7 @@ type Gallery struct {
 	favourites []favourite
 	thumbs     thumbnails
 	traceAt    time.Time
-	marks      tools.Marks // with trace: where the GUI tests click
+	marks      panels.Marks // with trace: where the GUI tests click
 }
 
 // favourite is a sample the artist starred: enough to replay it in any
@@ -80,12 +81,12 @@ func (f *favourite) label() string {
 // trace is set by GALLOP_TRACE=1: the tool then prints its progress,
 // what it plays and where its marked widgets are to stderr (for the GUI
 // tests).
-var trace = tools.Trace
+var trace = panels.Trace
 
-// Name implements tools.Tool.
+// Name implements panels.Tool.
 func (t *Gallery) Name() string { return "Gallery" }
 
-// Help implements tools.Tool.
+// Help implements panels.Tool.
 func (t *Gallery) Help() string {
 	return "Plausible animations by MCMC: set the constraints (drag the target), Start, then click a thumbnail to play it."
 }
@@ -275,7 +276,7 @@ func (t *Gallery) take() {
 	}
 }
 
-// Update implements tools.Tool: take the run's latest snapshot and keep
+// Update implements panels.Tool: take the run's latest snapshot and keep
 // the tool's animation in the viewport.
 func (t *Gallery) Update(h tools.Host) {
 	t.defaults()
@@ -402,7 +403,7 @@ func (t *Gallery) export(h tools.Host) {
 	})
 }
 
-// Viewport implements tools.Tool: while the viewport shows the tool's
+// Viewport implements panels.Tool: while the viewport shows the tool's
 // scenario, its settings take the mouse (the 2D ball's target drag).
 func (t *Gallery) Viewport(h tools.Host, in *viewport.Input) {
 	if t.want == nil || h.ShownAnimation() != t.want {
@@ -413,13 +414,13 @@ func (t *Gallery) Viewport(h tools.Host, in *viewport.Input) {
 	}
 }
 
-// Markers implements tools.Tool: none.
+// Markers implements panels.Tool: none.
 func (t *Gallery) Markers(tools.Host) []viewport.PointSet { return nil }
 
-// Display implements tools.Tool: the document's objects as they are.
+// Display implements panels.Tool: the document's objects as they are.
 func (t *Gallery) Display(tools.Host) ([]assets.Vec3, [][3]float32) { return nil, nil }
 
-// Shortcut implements tools.Tool: the tool has no keys of its own.
-func (t *Gallery) Shortcut(tools.Host, tools.Key) bool { return false }
+// Shortcut implements panels.Tool: the tool has no keys of its own.
+func (t *Gallery) Shortcut(tools.Host, panels.Key) bool { return false }
 
-var _ tools.Tool = (*Gallery)(nil)
+var _ panels.Tool = (*Gallery)(nil)

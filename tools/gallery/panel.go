@@ -7,10 +7,11 @@ import (
 	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
+	"gallop/panels"
 	"gallop/tools"
 )
 
-// Panel implements tools.Tool: scenario and constraints, chain settings,
+// Panel implements panels.Tool: scenario and constraints, chain settings,
 // Start / Stop and progress, the gallery, the plots and the favourites.
 func (t *Gallery) Panel(h tools.Host) giu.Layout {
 	t.defaults()
@@ -47,7 +48,7 @@ func (t *Gallery) scenarioPanel(h tools.Host) giu.Widget {
 		s.Panel(func() { t.edited(h) }),
 	}
 	if _, err := s.Model(); err != nil {
-		l = append(l, tools.ErrorLabel(err.Error()))
+		l = append(l, panels.ErrorLabel(err.Error()))
 	}
 	return l
 }
@@ -98,7 +99,7 @@ func (t *Gallery) progressPanel() giu.Widget {
 	}
 	l = append(l, giu.Labelf("%d satisfying samples kept, %d distinct shown", kept, len(t.snap.samples)))
 	for _, u := range t.unsatisfied {
-		l = append(l, tools.ErrorLabel(u))
+		l = append(l, panels.ErrorLabel(u))
 	}
 	return l
 }

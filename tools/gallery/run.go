@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"gallop/app/jobs"
 	"gallop/assets"
+	"gallop/internal/jobs"
 	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
 	"gallop/viewport"

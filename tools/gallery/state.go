@@ -19,7 +19,7 @@ type stateJSON struct {
 	Favourites []favourite                `json:"favourites,omitempty"`
 }
 
-// State implements tools.Tool: the scenario, its settings, the chain
+// State implements panels.Tool: the scenario, its settings, the chain
 // settings and the favourites (the samples themselves are not saved).
 func (t *Gallery) State() (json.RawMessage, error) {
 	t.defaults()
@@ -39,7 +39,7 @@ func (t *Gallery) State() (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
-// Restore implements tools.Tool. A scenario it does not know, settings
+// Restore implements panels.Tool. A scenario it does not know, settings
 // that do not parse or a favourite of an unknown scenario are errors that
 // say which.
 func (t *Gallery) Restore(_ tools.Host, raw json.RawMessage) error {

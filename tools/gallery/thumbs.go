@@ -6,6 +6,7 @@ import (
 	"github.com/AllenDang/giu"
 
 	"gallop/viewport"
+	"gallop/viewport/render"
 )
 
 // thumbnails renders the gallery's samples offscreen with one shared
@@ -15,7 +16,7 @@ import (
 // methods run on the UI thread, inside the layout (the OpenGL context is
 // current).
 type thumbnails struct {
-	r   *viewport.Renderer
+	r   *render.Renderer
 	err error // the renderer could not be made: no pictures
 
 	tex     map[*sample]*thumb
@@ -74,7 +75,7 @@ func (th *thumbnails) texture(s *sample, animate bool) uint32 {
 		return 0
 	}
 	if th.r == nil {
-		if th.r, th.err = viewport.NewRenderer(); th.err != nil {
+		if th.r, th.err = render.New(); th.err != nil {
 			return 0
 		}
 	}
@@ -114,7 +115,7 @@ func (th *thumbnails) end() {
 	}
 	for s, t := range th.tex {
 		if !th.used[s] {
-			viewport.DeleteTexture(t.tex)
+			render.DeleteTexture(t.tex)
 			delete(th.tex, s)
 			th.ready--
 		}
@@ -124,7 +125,7 @@ func (th *thumbnails) end() {
 // release frees every picture (the tool is closing).
 func (th *thumbnails) release() {
 	for s, t := range th.tex {
-		viewport.DeleteTexture(t.tex)
+		render.DeleteTexture(t.tex)
 		delete(th.tex, s)
 	}
 	th.ready = 0

@@ -8,8 +8,8 @@ import (
 
 	"github.com/AllenDang/giu"
 
-	"gallop/app/jobs"
 	"gallop/assets"
+	"gallop/internal/jobs"
 	"gallop/solver/meshik"
 	"gallop/tools"
 )

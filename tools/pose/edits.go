@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"gallop/app/undo"
 	"gallop/assets"
+	"gallop/internal/undo"
 	"gallop/solver/meshik"
 	"gallop/tools"
 )

@@ -25,6 +25,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/panels"
 	"gallop/solver/meshik"
 	"gallop/tools"
 	"gallop/viewport"
@@ -77,7 +78,7 @@ type edits struct {
 
 // Pose is the Pose tool. Its zero value is ready to use.
 type Pose struct {
-	sel tools.Select // clicks and boxes that do not grab a handle select
+	sel panels.Select // clicks and boxes that do not grab a handle select
 
 	obj *assets.Object // the object the state belongs to
 	ed  edits
@@ -112,10 +113,10 @@ var handleColors = [][4]float32{
 	{0.6, 0.5, 1, 1}, {0.3, 1, 0.85, 1}, {1, 0.55, 0.3, 1}, {0.85, 0.85, 0.85, 1},
 }
 
-// Name implements tools.Tool.
+// Name implements panels.Tool.
 func (p *Pose) Name() string { return "Pose" }
 
-// Help implements tools.Tool.
+// Help implements panels.Tool.
 func (p *Pose) Help() string {
 	return "Mesh-Based IK: add example poses, select vertices and make handles (Ctrl+H), drag a handle's ring to pose (X/Y/Z lock an axis)."
 }
@@ -232,7 +233,7 @@ func (p *Pose) blendWeights() []float64 {
 	return w
 }
 
-// Update implements tools.Tool: take the session's latest iterate.
+// Update implements panels.Tool: take the session's latest iterate.
 func (p *Pose) Update(h tools.Host) {
 	p.sync(h)
 	if p.session == nil {
@@ -264,7 +265,7 @@ func (p *Pose) Update(h tools.Host) {
 	}
 }
 
-// Display implements tools.Tool: the live pose, and the frozen region in
+// Display implements panels.Tool: the live pose, and the frozen region in
 // red.
 func (p *Pose) Display(h tools.Host) ([]assets.Vec3, [][3]float32) {
 	p.sync(h)
@@ -289,7 +290,7 @@ func (p *Pose) Display(h tools.Host) ([]assets.Vec3, [][3]float32) {
 	return p.posed, colors
 }
 
-// Markers implements tools.Tool: the selection, and each handle's
+// Markers implements panels.Tool: the selection, and each handle's
 // vertices in its colour.
 func (p *Pose) Markers(h tools.Host) []viewport.PointSet {
 	sets := p.sel.Markers(h)
@@ -303,9 +304,9 @@ func (p *Pose) Markers(h tools.Host) []viewport.PointSet {
 	return sets
 }
 
-// Shortcut implements tools.Tool: Ctrl+H makes a handle, I inserts a key,
+// Shortcut implements panels.Tool: Ctrl+H makes a handle, I inserts a key,
 // X / Y / Z lock the drag to an axis (Blender's keys).
-func (p *Pose) Shortcut(h tools.Host, k tools.Key) bool {
+func (p *Pose) Shortcut(h tools.Host, k panels.Key) bool {
 	switch {
 	case k.Key == giu.KeyH && k.Mods == giu.ModControl:
 		p.makeHandle(h)
@@ -395,7 +396,7 @@ func (r *rateMeter) perSecond(now time.Time) int {
 	return n
 }
 
-// Viewport implements tools.Tool: grab and drag a handle's ring; anything
+// Viewport implements panels.Tool: grab and drag a handle's ring; anything
 // else selects, as the Select tool does.
 func (p *Pose) Viewport(h tools.Host, in *viewport.Input) {
 	p.sync(h)
@@ -421,7 +422,7 @@ func (p *Pose) Viewport(h tools.Host, in *viewport.Input) {
 	p.sel.Viewport(h, in)
 }
 
-// Panel implements tools.Tool.
+// Panel implements panels.Tool.
 func (p *Pose) Panel(h tools.Host) giu.Layout {
 	p.sync(h)
 	if p.obj == nil {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"gallop/app/jobs"
-	"gallop/app/undo"
 	"gallop/assets"
+	"gallop/internal/jobs"
+	"gallop/internal/undo"
 	"gallop/viewport"
 )
 

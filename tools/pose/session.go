@@ -7,8 +7,8 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"gallop/app/jobs"
 	"gallop/assets"
+	"gallop/internal/jobs"
 	"gallop/solver/meshik"
 )
 

@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"gallop/assets"
+	"gallop/panels"
 	"gallop/solver/meshik"
 	"gallop/tools"
 )
 
-var _ tools.Tool = (*Pose)(nil)
+var _ panels.Tool = (*Pose)(nil)
 
 // stateJSON is the tool's state in a project file. Positions are encoded
 // as the project embeds them (assets.EncodeVec3s).
@@ -48,7 +49,7 @@ type keyJSON struct {
 
 var modeNames = map[Mode]string{IK: "ik", Blend: "blend"}
 
-// State implements tools.Tool.
+// State implements panels.Tool.
 func (p *Pose) State() (json.RawMessage, error) {
 	if p.obj == nil {
 		return nil, nil
@@ -74,7 +75,7 @@ func (p *Pose) State() (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
-// Restore implements tools.Tool: it checks every index and size against
+// Restore implements panels.Tool: it checks every index and size against
 // the active object and names what does not fit.
 func (p *Pose) Restore(h tools.Host, raw json.RawMessage) error {
 	p.reset(h)

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"gallop/app/jobs"
 	"gallop/assets"
+	"gallop/internal/jobs"
 	"gallop/tools"
 )
 

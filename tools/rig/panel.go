@@ -5,10 +5,11 @@ import (
 
 	"github.com/AllenDang/giu"
 
+	"gallop/panels"
 	"gallop/tools"
 )
 
-// Panel implements tools.Tool: the clip, the settings, Start / Stop with
+// Panel implements panels.Tool: the clip, the settings, Start / Stop with
 // the progress and the error plot, then the result's display and export.
 func (t *Rig) Panel(h tools.Host) giu.Layout {
 	t.sync(h)
@@ -26,7 +27,7 @@ func (t *Rig) Panel(h tools.Host) giu.Layout {
 func (t *Rig) clipPanel(h tools.Host) giu.Widget {
 	o := h.Object()
 	if err := clipError(o); err != nil {
-		return tools.ErrorLabel(err.Error())
+		return panels.ErrorLabel(err.Error())
 	}
 	return giu.Labelf("Clip: %s, %d frames, %d vertices", o.Clip.Name, len(o.Clip.Frames), o.Mesh.NumVertices())
 }
@@ -42,7 +43,7 @@ func (t *Rig) settingsPanel(h tools.Host) giu.Widget {
 	}
 	if o := h.Object(); clipError(o) == nil {
 		if err := s.check(o.Mesh.NumVertices()); err != nil {
-			l = append(l, tools.ErrorLabel(err.Error()))
+			l = append(l, panels.ErrorLabel(err.Error()))
 		}
 	}
 	if t.running() {
@@ -61,7 +62,7 @@ func (t *Rig) progressPanel() giu.Widget {
 		case t.running():
 			return giu.Label("Clustering...")
 		case t.run != nil && t.run.err != nil:
-			return tools.ErrorLabel(t.run.err.Error())
+			return panels.ErrorLabel(t.run.err.Error())
 		}
 		return giu.Label("Not started.")
 	}

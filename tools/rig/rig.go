@@ -22,6 +22,7 @@ import (
 	"github.com/AllenDang/cimgui-go/imgui"
 
 	"gallop/assets"
+	"gallop/panels"
 	"gallop/solver/ssdr"
 	"gallop/tools"
 	"gallop/viewport"
@@ -110,16 +111,16 @@ type Rig struct {
 	press   [2]float64 // where the left button went down over the viewport
 	pressed bool
 
-	marks   tools.Marks
+	marks   panels.Marks
 	traceAt time.Time
 }
 
-var _ tools.Tool = (*Rig)(nil)
+var _ panels.Tool = (*Rig)(nil)
 
-// Name implements tools.Tool.
+// Name implements panels.Tool.
 func (t *Rig) Name() string { return "Rig" }
 
-// Help implements tools.Tool.
+// Help implements panels.Tool.
 func (t *Rig) Help() string {
 	return "Rig from animation (SSDR): set the bones, Start; then show the weights (click a vertex to pick its bone), the error, and export a skinned glTF."
 }
@@ -212,7 +213,7 @@ func (t *Rig) finished(h tools.Host, r *run) {
 	rr := r.res.res
 	h.Info("Rig: %d bones, RMSE %.4g (%.3g of the bounding-box diagonal) after %d iterations, %.1f s",
 		r.res.bones(), rr.RMSE, rr.RMSE/r.res.diag, rr.Iterations, r.job.Elapsed().Seconds())
-	if tools.Trace {
+	if panels.Trace {
 		fmt.Fprintf(os.Stderr, "rig: finished, %d bones, RMSE %g\n", r.res.bones(), rr.RMSE)
 	}
 }
@@ -236,11 +237,11 @@ func (t *Rig) shown(h tools.Host) *result {
 	return nil
 }
 
-// Update implements tools.Tool: take the run's latest progress.
+// Update implements panels.Tool: take the run's latest progress.
 func (t *Rig) Update(h tools.Host) {
 	t.sync(h)
 	t.take()
-	if tools.Trace && time.Since(t.traceAt) >= time.Second {
+	if panels.Trace && time.Since(t.traceAt) >= time.Second {
 		t.traceAt = time.Now()
 		if t.prog != nil {
 			fmt.Fprintf(os.Stderr, "rig: iteration %d of %d\n", t.prog.iteration, t.prog.total)
@@ -249,7 +250,7 @@ func (t *Rig) Update(h tools.Host) {
 	}
 }
 
-// Display implements tools.Tool: the skinned positions when they are
+// Display implements panels.Tool: the skinned positions when they are
 // shown in place of the clip, and the heat map's colours.
 func (t *Rig) Display(h tools.Host) ([]assets.Vec3, [][3]float32) {
 	r := t.shown(h)
@@ -274,7 +275,7 @@ func (t *Rig) colours(r *result) [][3]float32 {
 	return nil
 }
 
-// Legend implements tools.Legend.
+// Legend implements panels.Legend.
 func (t *Rig) Legend(h tools.Host) (string, float64, float64, bool) {
 	r := t.shown(h)
 	switch {
@@ -288,7 +289,7 @@ func (t *Rig) Legend(h tools.Host) (string, float64, float64, bool) {
 	return "", 0, 0, false
 }
 
-// ExtraItems implements tools.Extras: the skinned copy beside the clip.
+// ExtraItems implements panels.Extras: the skinned copy beside the clip.
 func (t *Rig) ExtraItems(h tools.Host) []viewport.Item {
 	r := t.shown(h)
 	if r == nil || t.show != ShowBoth {
@@ -297,11 +298,11 @@ func (t *Rig) ExtraItems(h tools.Host) []viewport.Item {
 	return []viewport.Item{{Key: r, Triangles: r.obj.Mesh.Triangles, Positions: r.shiftedAt(h.Frame()), Colors: t.colours(r)}}
 }
 
-// Markers implements tools.Tool: none (the bones are drawn by Viewport).
+// Markers implements panels.Tool: none (the bones are drawn by Viewport).
 func (t *Rig) Markers(tools.Host) []viewport.PointSet { return nil }
 
-// Shortcut implements tools.Tool: the tool has no keys of its own.
-func (t *Rig) Shortcut(tools.Host, tools.Key) bool { return false }
+// Shortcut implements panels.Tool: the tool has no keys of its own.
+func (t *Rig) Shortcut(tools.Host, panels.Key) bool { return false }
 
 // Bone colours: the selected bone's and the others'.
 var (
@@ -309,7 +310,7 @@ var (
 	otherBone    = imgui.Vec4{X: 0.95, Y: 0.95, Z: 1, W: 0.85}
 )
 
-// Viewport implements tools.Tool: it draws the bones at the current frame
+// Viewport implements panels.Tool: it draws the bones at the current frame
 // and, on a click on the mesh, selects the bone of largest weight at the
 // vertex clicked and shows its weights.
 func (t *Rig) Viewport(h tools.Host, in *viewport.Input) {

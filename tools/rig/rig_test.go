@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"gallop/app/jobs"
-	"gallop/app/undo"
 	"gallop/assets"
 	"gallop/assets/gltftest"
+	"gallop/internal/jobs"
+	"gallop/internal/undo"
 	"gallop/viewport"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"gallop/app/jobs"
 	"gallop/assets"
+	"gallop/internal/jobs"
 	"gallop/solver/ssdr"
 )
 

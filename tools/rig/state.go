@@ -34,13 +34,13 @@ func index(names []string, name string) int {
 	return -1
 }
 
-// State implements tools.Tool.
+// State implements panels.Tool.
 func (t *Rig) State() (json.RawMessage, error) {
 	t.defaults()
 	return json.Marshal(stateJSON{Settings: t.settings, Show: showNames[t.show], Heat: heatNames[t.heat], Bone: t.bone, NoBones: t.noBones})
 }
 
-// Restore implements tools.Tool: settings out of range or unknown names
+// Restore implements panels.Tool: settings out of range or unknown names
 // are errors that say which.
 func (t *Rig) Restore(h tools.Host, raw json.RawMessage) error {
 	s := stateJSON{Settings: DefaultSettings()}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/solver/farthest"
 	"gallop/solver/meshik"
-	"gallop/solver/sampling"
 )
 
 // poseCase is one of the Pose tool's speed figures (issue: ten times the
@@ -85,7 +85,7 @@ func (c *poseCase) run() (poseRun, error) {
 	if err != nil {
 		return r, err
 	}
-	handles := sampling.FarthestPoints(c.ref.Positions, 10, 0)
+	handles := farthest.Points(c.ref.Positions, 10, 0)
 	if err := s.SetHandles(handles); err != nil {
 		return r, err
 	}

@@ -1,4 +1,4 @@
-package viewport
+package render
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package ode
+package rigidbody
 
 /*
 #include "gallop_ode.h"

@@ -1,59 +1,21 @@
-package viewport
+// Package render draws a viewport's scene with OpenGL 3.3 into an
+// offscreen framebuffer whose colour texture the window shows. It is the
+// only package of the viewport that calls OpenGL; everything it draws is
+// described by package viewport's plain types (Camera, Style, Item).
+package render
 
 import (
 	"fmt"
 	"math"
 	"slices"
-	"unsafe"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/viewport"
 )
-
-// Shading selects how meshes are lit.
-type Shading int
-
-const (
-	// Smooth interpolates the area-weighted vertex normals of the frame shown.
-	Smooth Shading = iota
-	// Flat lights each triangle with its own normal.
-	Flat
-)
-
-// Style holds the display settings of a viewport (View menu).
-type Style struct {
-	Shading   Shading
-	Wireframe bool // overlay triangle edges on the shaded surface
-	Grid      bool // ground grid on the y = 0 plane
-	Axes      bool // axis indicator in the lower-left corner
-}
-
-// DefaultStyle is what a new viewport shows.
-func DefaultStyle() Style { return Style{Shading: Smooth, Grid: true, Axes: true} }
-
-// PointSet is a set of a mesh's vertices drawn as round markers (the
-// selection, handles).
-type PointSet struct {
-	Indices []uint32
-	Color   [4]float32
-	Size    float32 // diameter in pixels
-}
-
-// Item is one mesh to draw. The renderer keeps GPU buffers per Key and
-// re-uploads a slice only when it is a different slice than last time
-// (compared by identity), so callers pass clip frames and solver snapshots
-// as they are; a slice must not be modified after it was passed.
-type Item struct {
-	Key       any      // identity of the object (its pointer)
-	Triangles [][3]int // topology
-	Positions []assets.Vec3
-	Colors    [][3]float32 // per-vertex heat-map colours, or nil for the base colour
-	Points    []PointSet
-	Active    bool // the object being edited: drawn in the light base colour
-}
 
 // Renderer draws a scene into an offscreen framebuffer whose colour texture
 // the UI shows as an image. All methods must run on the thread that owns the
@@ -79,10 +41,10 @@ type Renderer struct {
 // by content.
 type frameKey struct {
 	w, h     int
-	cam      Camera
-	style    Style
+	cam      viewport.Camera
+	style    viewport.Style
 	gridStep float64
-	items    []Item
+	items    []viewport.Item
 }
 
 func (k *frameKey) equal(o *frameKey) bool {
@@ -91,8 +53,8 @@ func (k *frameKey) equal(o *frameKey) bool {
 	}
 	for i := range k.items {
 		a, b := &k.items[i], &o.items[i]
-		if a.Key != b.Key || a.Active != b.Active || !same(a.Triangles, b.Triangles) || !same(a.Positions, b.Positions) ||
-			!same(a.Colors, b.Colors) || len(a.Points) != len(b.Points) {
+		if a.Key != b.Key || a.Active != b.Active || !assets.Same(a.Triangles, b.Triangles) || !assets.Same(a.Positions, b.Positions) ||
+			!assets.Same(a.Colors, b.Colors) || len(a.Points) != len(b.Points) {
 			return false
 		}
 		for j := range a.Points {
@@ -123,9 +85,9 @@ type gpuMesh struct {
 	scratch  []float32
 }
 
-// NewRenderer compiles the shaders and creates the buffers. Call it once the
+// New compiles the shaders and creates the buffers. Call it once the
 // OpenGL context is current and gl.Init has succeeded.
-func NewRenderer() (*Renderer, error) {
+func New() (*Renderer, error) {
 	r := &Renderer{meshes: map[any]*gpuMesh{}}
 	var err error
 	if r.meshProg, err = program("mesh.vert", "mesh.frag"); err != nil {
@@ -209,7 +171,7 @@ func (r *Renderer) resize(w, h int) error {
 
 // Render draws items as seen by cam into a w x h framebuffer. gridStep is
 // the spacing of the ground grid's lines (see GridStep).
-func (r *Renderer) Render(w, h int, cam *Camera, style Style, items []Item, gridStep float64) error {
+func (r *Renderer) Render(w, h int, cam *viewport.Camera, style viewport.Style, items []viewport.Item, gridStep float64) error {
 	if w <= 0 || h <= 0 {
 		return nil
 	}
@@ -268,7 +230,7 @@ func (r *Renderer) Render(w, h int, cam *Camera, style Style, items []Item, grid
 	return nil
 }
 
-func (r *Renderer) upload(it *Item) *gpuMesh {
+func (r *Renderer) upload(it *viewport.Item) *gpuMesh {
 	if len(it.Triangles) == 0 || len(it.Positions) == 0 {
 		return nil
 	}
@@ -294,7 +256,7 @@ func (r *Renderer) upload(it *Item) *gpuMesh {
 		r.meshes[it.Key] = m
 	}
 	gl.BindVertexArray(m.vao)
-	if !same(it.Triangles, m.tris) {
+	if !assets.Same(it.Triangles, m.tris) {
 		idx := make([]uint32, 0, 3*len(it.Triangles))
 		for _, t := range it.Triangles {
 			idx = append(idx, uint32(t[0]), uint32(t[1]), uint32(t[2]))
@@ -311,7 +273,7 @@ func (r *Renderer) upload(it *Item) *gpuMesh {
 			}
 		}
 	}
-	if !same(it.Positions, m.pos3) {
+	if !assets.Same(it.Positions, m.pos3) {
 		sameSize := len(it.Positions) == len(m.normals)
 		m.normals = assets.VertexNormals(m.normals, it.Positions, it.Triangles)
 		m.scratch = appendVec3s(m.scratch[:0], it.Positions)
@@ -321,7 +283,7 @@ func (r *Renderer) upload(it *Item) *gpuMesh {
 		m.pos3 = it.Positions
 	}
 	if len(it.Colors) == len(it.Positions) {
-		if !same(it.Colors, m.colors) {
+		if !assets.Same(it.Colors, m.colors) {
 			gl.BindBuffer(gl.ARRAY_BUFFER, m.col)
 			gl.BufferData(gl.ARRAY_BUFFER, 12*len(it.Colors), gl.Ptr(it.Colors), gl.DYNAMIC_DRAW)
 			m.colors = it.Colors
@@ -337,7 +299,7 @@ func (r *Renderer) upload(it *Item) *gpuMesh {
 	return m
 }
 
-func (r *Renderer) drawMesh(m *gpuMesh, it *Item, view, proj mgl32.Mat4, ortho int32, style Style) {
+func (r *Renderer) drawMesh(m *gpuMesh, it *viewport.Item, view, proj mgl32.Mat4, ortho int32, style viewport.Style) {
 	ident := mgl32.Ident4()
 	gl.UseProgram(r.meshProg)
 	gl.UniformMatrix4fv(r.meshU["uModel"], 1, false, &ident[0])
@@ -345,7 +307,7 @@ func (r *Renderer) drawMesh(m *gpuMesh, it *Item, view, proj mgl32.Mat4, ortho i
 	gl.UniformMatrix4fv(r.meshU["uProj"], 1, false, &proj[0])
 	gl.Uniform1i(r.meshU["uOrtho"], ortho)
 	mode := int32(0)
-	if style.Shading == Flat {
+	if style.Shading == viewport.Flat {
 		mode = 1
 	}
 	gl.Uniform1i(r.meshU["uMode"], mode)
@@ -442,18 +404,9 @@ func signedVolume(positions []assets.Vec3, triangles [][3]int) float64 {
 	return v / 6
 }
 
-// GridStep returns a grid spacing, a power of ten, that gives a few dozen
-// lines across a scene of the given size.
-func GridStep(size float64) float64 {
-	if !(size > 0) || math.IsInf(size, 0) {
-		return 1
-	}
-	return math.Pow(10, math.Floor(math.Log10(size/2)))
-}
-
 // drawGrid draws 2n+1 lines each way on y = 0 around the camera target,
 // every 10th darker, with the x axis red and the z axis blue as in Blender.
-func (r *Renderer) drawGrid(cam *Camera, view, proj mgl32.Mat4, step float64) {
+func (r *Renderer) drawGrid(cam *viewport.Camera, view, proj mgl32.Mat4, step float64) {
 	const n = 30
 	cx := math.Round(cam.Target[0]/step) * step
 	cz := math.Round(cam.Target[2]/step) * step
@@ -486,7 +439,7 @@ func (r *Renderer) drawGrid(cam *Camera, view, proj mgl32.Mat4, step float64) {
 
 // drawAxes draws the axis indicator: the world axes rotated like the view,
 // in an 80-pixel square in the lower-left corner.
-func (r *Renderer) drawAxes(cam *Camera, w, h int) {
+func (r *Renderer) drawAxes(cam *viewport.Camera, w, h int) {
 	const size = 80
 	if w < 2*size || h < 2*size {
 		return
@@ -600,10 +553,6 @@ func appendVec3s(dst []float32, v []assets.Vec3) []float32 {
 
 // same reports whether a and b are the same slice: same backing array and
 // length.
-func same[T any](a, b []T) bool {
-	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
-}
-
 func toMat32(m mgl64.Mat4) mgl32.Mat4 {
 	var r mgl32.Mat4
 	for i := range m {

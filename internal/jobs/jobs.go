@@ -24,7 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"gallop/solver/parallel"
+	"gallop/internal/parallel"
 )
 
 // Reporter is how a job tells the UI how far it has come. It is safe to
@@ -239,4 +239,73 @@ func (l *Latest[T]) Publish(v *T) {
 func (l *Latest[T]) Load() (*T, uint64) {
 	s := l.seq.Load()
 	return l.p.Load(), s
+}
+
+// Task is a job that publishes snapshots of type T for the UI, with what
+// the UI keeps of it: the snapshot it shows and how the job ended. It is
+// the one way a tool runs a long computation and takes its latest result:
+// Start it, call Take once per frame, and read Err and Finished in done.
+// Every method but Latest's Publish runs on the UI thread.
+type Task[T any] struct {
+	// Latest is where the job publishes its snapshots.
+	Latest Latest[T]
+	// Err is the job's error once it finished: nil when it succeeded or
+	// was cancelled.
+	Err error
+	// Finished is set once the job's function returned.
+	Finished bool
+
+	job   *Job
+	shown *T
+	seen  uint64
+}
+
+// Start runs work as a job of runner named name. done, if non-nil, runs on
+// the UI thread once the job ended, after Err and Finished are set and the
+// last snapshot was taken.
+func (t *Task[T]) Start(runner *Runner, name string, work func(ctx context.Context, rep Reporter) error, done func()) {
+	t.job = runner.Start(name, work, func(err error) {
+		t.Finished = true
+		if !IsCanceled(err) {
+			t.Err = err
+		}
+		t.Take()
+		if done != nil {
+			done()
+		}
+	})
+}
+
+// Running reports whether the task was started and has not finished.
+func (t *Task[T]) Running() bool { return t != nil && t.job != nil && !t.Finished }
+
+// Cancel asks a running task's job to stop; it does nothing otherwise.
+func (t *Task[T]) Cancel() {
+	if t.Running() {
+		t.job.Cancel()
+	}
+}
+
+// Take makes the latest published snapshot the one shown and returns it
+// (nil before the first), with changed true when it is newer than the one
+// the previous Take returned.
+func (t *Task[T]) Take() (shown *T, changed bool) {
+	if t == nil {
+		return nil, false
+	}
+	p, seq := t.Latest.Load()
+	if p != nil && seq != t.seen {
+		t.shown, t.seen = p, seq
+		return p, true
+	}
+	return t.shown, false
+}
+
+// Shown returns the snapshot the last Take returned (nil before the
+// first).
+func (t *Task[T]) Shown() *T {
+	if t == nil {
+		return nil
+	}
+	return t.shown
 }

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"gallop/app"
 	"gallop/assets"
 	"gallop/viewport"
 )
@@ -223,23 +222,6 @@ func benchViewport(stdout io.Writer, frames string) error {
 	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("viewport benchmark: %w", err)
 	}
-	return nil
-}
-
-// printViewportBench prints the window benchmark's figures.
-func printViewportBench(w io.Writer, r *app.BenchResult) error {
-	if r.Err != nil {
-		return r.Err
-	}
-	if r.Frames == 0 {
-		return fmt.Errorf("viewport benchmark measured no frames")
-	}
-	emit(w, "viewport_fps_idle", r.IdleFPS, "fps")
-	emit(w, "viewport_fps_busy", r.BusyFPS, "fps")
-	emit(w, "viewport_longest_frame_idle", r.LongestIdleFrame.Seconds()*1e3, "ms")
-	emit(w, "viewport_longest_frame_busy", r.LongestBusyFrame.Seconds()*1e3, "ms")
-	emit(w, "viewport_busy_cpu", r.BusyCPU, "cores")
-	emit(w, "viewport_busy_job_loads", r.BusyLoads, "loads/s")
 	return nil
 }
 

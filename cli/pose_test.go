@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"gallop/assets"
-	"gallop/solver/sampling"
+	"gallop/solver/farthest"
 )
 
 func sharedSet(t *testing.T, name string) string {
@@ -61,7 +61,7 @@ func TestPoseLion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cons := writeConstraints(t, sampling.FarthestPoints(ref.Positions, 10, 0), pose3.Positions, nil)
+	cons := writeConstraints(t, farthest.Points(ref.Positions, 10, 0), pose3.Positions, nil)
 	out := filepath.Join(t.TempDir(), "posed.obj")
 	var stdout bytes.Buffer
 	err = runPose([]string{"--reference", filepath.Join(dir, "reference.obj"), "--examples", filepath.Join(dir, "frames"),
@@ -132,7 +132,7 @@ func TestPoseBadInput(t *testing.T) {
 		})
 	}
 	// An iteration cap is reported as such, with the figures printed.
-	far := writeConstraints(t, sampling.FarthestPoints(ref.Positions, 10, 0), func() []assets.Vec3 {
+	far := writeConstraints(t, farthest.Points(ref.Positions, 10, 0), func() []assets.Vec3 {
 		p, _ := assets.LoadOBJ(filepath.Join(dir, "frames", "7.obj"))
 		return p.Positions
 	}(), nil)

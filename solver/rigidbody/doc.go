@@ -1,4 +1,4 @@
-// Package ode is a thin cgo binding to the Open Dynamics Engine (ODE
+// Package rigidbody is a thin cgo binding to the Open Dynamics Engine (ODE
 // 0.16, Debian's libode-dev, double precision) for Gallop's rigid-body
 // simulations: worlds, dynamic bodies with masses and compound shapes
 // (spheres, boxes, capsules, cylinders), static geometry (the same shapes,
@@ -47,4 +47,4 @@
 // Gallop's worlds are +Y up; capsules and cylinders lie along their
 // frame's z axis as in ODE (and as assets.CapsuleMesh and
 // assets.CylinderMesh build them).
-package ode
+package rigidbody

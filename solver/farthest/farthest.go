@@ -1,6 +1,6 @@
-// Package sampling picks well-spread subsets: of points in space, or of any
-// items with a distance between them.
-package sampling
+// Package farthest picks well-spread subsets by farthest-point selection:
+// of points in space, or of any items with a distance between them.
+package farthest
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
-// Farthest returns up to k of the items 0..n-1 chosen by farthest-point
+// Select returns up to k of the items 0..n-1 chosen by farthest-point
 // selection: first is first, each next one is the item farthest from all
 // chosen so far (its distance to the set being the smallest distance to a
 // chosen item), ties broken by the lower index. dist(i, j) must be
@@ -17,11 +17,11 @@ import (
 // early when every remaining item is at distance 0 from the chosen set
 // (duplicates), so the result holds only distinct items. The result is
 // deterministic.
-func Farthest(n, k, first int, dist func(i, j int) float64) []int {
+func Select(n, k, first int, dist func(i, j int) float64) []int {
 	return Distinct(n, k, first, 0, dist)
 }
 
-// Distinct is Farthest that also stops when every remaining item is within
+// Distinct is Select that also stops when every remaining item is within
 // eps of the chosen set: the result holds up to k items, each at least
 // (more than) eps from those chosen before it.
 func Distinct(n, k, first int, eps float64, dist func(i, j int) float64) []int {
@@ -29,7 +29,7 @@ func Distinct(n, k, first int, eps float64, dist func(i, j int) float64) []int {
 		return nil
 	}
 	if first < 0 || first >= n {
-		panic("sampling: first item index out of range")
+		panic("farthest: first item index out of range")
 	}
 	d := make([]float64, n)
 	for i := range d {
@@ -55,13 +55,13 @@ func Distinct(n, k, first int, eps float64, dist func(i, j int) float64) []int {
 	return chosen
 }
 
-// FarthestPoints returns k indices of points chosen by farthest-point
-// sampling in Euclidean distance (Farthest): the first is first, each next
+// Points returns k indices of points chosen by farthest-point
+// selection in Euclidean distance (Select): the first is first, each next
 // one is the point farthest from all chosen so far, ties broken by the
 // lower index. It returns fewer than k indices only when there are fewer
 // than k distinct points. O(k·len(points)) time.
-func FarthestPoints(points []mgl64.Vec3, k, first int) []int {
-	return Farthest(len(points), k, first, func(i, j int) float64 {
+func Points(points []mgl64.Vec3, k, first int) []int {
+	return Select(len(points), k, first, func(i, j int) float64 {
 		return points[i].Sub(points[j]).LenSqr()
 	})
 }

@@ -1,4 +1,4 @@
-// Package glibc lets binaries that include cimgui-go link on glibc < 2.38.
+// Package cimguilink lets binaries that include cimgui-go link on glibc < 2.38.
 //
 // cimgui-go v1.5.0 ships a prebuilt static library compiled against glibc
 // 2.38, which redirects sscanf to __isoc23_sscanf. Debian 12's glibc 2.36
@@ -6,7 +6,7 @@
 // forwarder to vsscanf, which behaves the same for the formats Dear ImGui
 // uses (C23 only changed how %b and 0b prefixes are read). Import it for its
 // side effect in every package that imports giu, so test binaries link too.
-package glibc
+package cimguilink
 
 /*
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-package sampling
+package farthest
 
 import (
 	"math/rand/v2"
@@ -17,7 +17,7 @@ func TestFarthestPointsCorners(t *testing.T) {
 			pts = append(pts, mgl64.Vec3{float64(x), float64(y), 0})
 		}
 	}
-	got := FarthestPoints(pts, 4, 0)
+	got := Points(pts, 4, 0)
 	want := []int{0, 24, 4, 20}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
@@ -30,7 +30,7 @@ func TestFarthestPointsSpread(t *testing.T) {
 	for i := range pts {
 		pts[i] = mgl64.Vec3{rng.Float64(), rng.Float64(), rng.Float64()}
 	}
-	got := FarthestPoints(pts, 10, 7)
+	got := Points(pts, 10, 7)
 	if len(got) != 10 || got[0] != 7 {
 		t.Fatalf("got %v", got)
 	}
@@ -59,10 +59,10 @@ func TestFarthestPointsSpread(t *testing.T) {
 
 func TestFarthestPointsDuplicates(t *testing.T) {
 	pts := []mgl64.Vec3{{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}
-	if got := FarthestPoints(pts, 3, 0); len(got) != 1 {
+	if got := Points(pts, 3, 0); len(got) != 1 {
 		t.Fatalf("coincident points gave %v", got)
 	}
-	if got := FarthestPoints(nil, 3, 0); got != nil {
+	if got := Points(nil, 3, 0); got != nil {
 		t.Fatalf("no points gave %v", got)
 	}
 }
@@ -77,7 +77,7 @@ func TestDistinct(t *testing.T) {
 	}
 	// 0h; then 6h (6 away); then 2h (2 from 0h, 4 from 6h: the largest
 	// smallest distance).
-	if got := Farthest(len(hours), 3, 0, circ); !slices.Equal(got, []int{0, 3, 2}) {
+	if got := Select(len(hours), 3, 0, circ); !slices.Equal(got, []int{0, 3, 2}) {
 		t.Errorf("farthest on the circle: %v, want [0 3 2]", got)
 	}
 	// With eps = 1, after 0h, 6h and 2h every other hour is 1 from one of

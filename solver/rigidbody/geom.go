@@ -1,4 +1,4 @@
-package ode
+package rigidbody
 
 /*
 #include <stdlib.h>

@@ -1,0 +1,99 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Main opens the window with the command-line arguments (without the
+// program name) and returns the exit status: 0 when the window closed
+// normally, 2 for bad usage, 1 when it could not open.
+func Main(args []string) int {
+	err := runWindow(args)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	fmt.Fprintf(os.Stderr, "gallop: %s\n", strings.ReplaceAll(err.Error(), "\n", "; "))
+	return 1
+}
+
+// errUsage marks errors whose message is usage already printed.
+var errUsage = errors.New("usage")
+
+func runWindow(args []string) error {
+	fs := flag.NewFlagSet("gallop", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, `Usage: gallop [--save-to PATH] [--size WxH] [FILE...]
+  open the window on FILE (a .gallop project, an .obj, .gltf or .glb file,
+  several .obj frames, or a folder of them), or on the built-in demo scene
+  when no file is given; gallop help lists the headless commands`)
+	}
+	saveTo := fs.String("save-to", os.Getenv("GALLOP_SAVE_TO"), "where Save writes a new project without asking (default $GALLOP_SAVE_TO)")
+	size := fs.String("size", "1280x800", "window size in pixels")
+	benchOut := fs.Bool("bench-viewport", false, "internal (gallop bench): run the viewport benchmark on FILE and print its figures as JSON")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	var w, h int
+	if _, err := fmt.Sscanf(*size, "%dx%d", &w, &h); err != nil || w < 320 || h < 240 {
+		return fmt.Errorf("--size %q: want WIDTHxHEIGHT, at least 320x240", *size)
+	}
+	for _, f := range fs.Args() {
+		if _, err := os.Stat(f); err != nil {
+			return err
+		}
+	}
+	opts := Options{Files: fs.Args(), SaveTo: *saveTo, Width: w, Height: h}
+	if *benchOut {
+		opts.Bench = &BenchResult{}
+	}
+	if err := Run(opts); err != nil {
+		return err
+	}
+	if opts.Bench != nil {
+		return printViewportBench(os.Stdout, opts.Bench)
+	}
+	return nil
+}
+
+// printViewportBench prints the window benchmark's figures as gallop
+// bench's JSON lines ({"name", "value", "unit"}), which the bench command
+// relays.
+func printViewportBench(w io.Writer, r *BenchResult) error {
+	if r.Err != nil {
+		return r.Err
+	}
+	if r.Frames == 0 {
+		return fmt.Errorf("viewport benchmark measured no frames")
+	}
+	enc := json.NewEncoder(w)
+	for _, f := range []struct {
+		Name  string  `json:"name"`
+		Value float64 `json:"value"`
+		Unit  string  `json:"unit"`
+	}{
+		{"viewport_fps_idle", r.IdleFPS, "fps"},
+		{"viewport_fps_busy", r.BusyFPS, "fps"},
+		{"viewport_longest_frame_idle", r.LongestIdleFrame.Seconds() * 1e3, "ms"},
+		{"viewport_longest_frame_busy", r.LongestBusyFrame.Seconds() * 1e3, "ms"},
+		{"viewport_busy_cpu", r.BusyCPU, "cores"},
+		{"viewport_busy_job_loads", r.BusyLoads, "loads/s"},
+	} {
+		if err := enc.Encode(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+// Package panels is the layer of Gallop's tool panels: the Tool interface
+// the window drives (input over the viewport, shortcuts, the properties
+// panel, what to draw), the select tool, and helpers the panels share. A
+// panel lays out a tool model of package tools and turns what the artist
+// does into calls on it; the model holds the state.
+package panels
+
+import (
+	"encoding/json"
+	"image/color"
+
+	"github.com/AllenDang/giu"
+
+	"gallop/assets"
+	_ "gallop/internal/cimguilink" // link fix for cimgui-go, see package doc
+	"gallop/tools"
+	"gallop/viewport"
+)
+
+// Host is what the application offers a tool (see tools.Host).
+type Host = tools.Host
+
+// Key is a key press, with the modifiers held when it happened.
+type Key struct {
+	Key  giu.Key
+	Mods giu.Modifier
+}
+
+// Tool is one interactive mode of the viewport.
+type Tool interface {
+	// Name is shown in the tool panel and keys the tool's saved state.
+	Name() string
+	// Help is a one-line description of how to use the tool.
+	Help() string
+	// Viewport handles mouse input over the viewport that is not camera
+	// navigation; it may draw 2D overlays with Dear ImGui's draw lists.
+	Viewport(h Host, in *viewport.Input)
+	// Markers returns the point sets the tool wants drawn on the mesh.
+	Markers(h Host) []viewport.PointSet
+	// Display returns what the viewport shows for the active object
+	// instead of its positions at the current frame (nil: those), and
+	// per-vertex colours (nil: none; they override the View menu's heat
+	// map).
+	Display(h Host) (positions []assets.Vec3, colors [][3]float32)
+	// Update runs once per UI frame while the tool is active, before the
+	// layout: the place to take a running job's latest result.
+	Update(h Host)
+	// Shortcut offers the tool a key press over the window before the
+	// application's own shortcuts; it returns true if it used the key.
+	Shortcut(h Host, k Key) bool
+	// Panel lays out the tool's properties in the right-hand panel.
+	Panel(h Host) giu.Layout
+	// State returns the tool's state for the project file (nil if none).
+	State() (json.RawMessage, error)
+	// Restore sets the tool's state from a project file.
+	Restore(h Host, state json.RawMessage) error
+}
+
+// Extras is implemented by a tool that draws meshes of its own beside the
+// document's objects, such as a result to compare with the original. The
+// meshes are not in the document: they cannot be picked or saved.
+type Extras interface {
+	// ExtraItems returns the meshes to draw this frame (nil: none). Keys
+	// must differ from the document's objects.
+	ExtraItems(h Host) []viewport.Item
+}
+
+// Legend is implemented by a tool whose Display colours are a heat map of
+// viewport.Turbo: the application draws its colour bar, from lo (bottom)
+// to hi (top), in place of the View menu's.
+type Legend interface {
+	// Legend returns the heat map's title and range, and ok false when
+	// the tool shows no heat map now.
+	Legend(h Host) (title string, lo, hi float64, ok bool)
+}
+
+// errorColor is the colour of problems shown in a tool's panel.
+var errorColor = color.RGBA{R: 255, G: 110, B: 100, A: 255}
+
+// ErrorLabel is a line of text naming a problem in a tool's panel (bad
+// settings, a run that failed), in the error colour.
+func ErrorLabel(text string) giu.Widget {
+	return giu.Style().SetColor(giu.StyleColorText, errorColor).To(giu.Label(text))
+}
