@@ -21,11 +21,12 @@ build:
 $(VALIDATOR):
 	npm install --silent --no-audit --no-fund --prefix $(NPM_DIR) gltf-validator@$(VALIDATOR_VER)
 
-# Every test, with the GUI and glTF-validator tests required (not skipped).
+# Every test, with the shared data, the GUI and the glTF validator required
+# (a test that needs one fails when it is missing instead of skipping).
 # -p 1: one package at a time, so the GUI tests that measure rates (solver
 # updates per second while dragging) have the machine to themselves.
 test: setup $(VALIDATOR) lint
-	GALLOP_REQUIRE_GUI=1 GALLOP_REQUIRE_VALIDATOR=1 GALLOP_NPM_DIR=$(NPM_DIR)/node_modules \
+	GALLOP_REQUIRE_DATA=1 GALLOP_REQUIRE_GUI=1 GALLOP_REQUIRE_VALIDATOR=1 GALLOP_NPM_DIR=$(NPM_DIR)/node_modules \
 		$(GO) test -p 1 -count=1 -timeout 30m ./...
 	$(MAKE) fuzz
 

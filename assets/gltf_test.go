@@ -9,6 +9,8 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/modeler"
+
+	"gallop/internal/shareddata"
 )
 
 // loadGLTFObject loads a glTF file that must hold exactly one object.
@@ -187,7 +189,7 @@ func checkGLTFRig(t *testing.T, o *Object, joints int) {
 }
 
 func TestGltfImportRiggedFigure(t *testing.T) {
-	path := sharedData(t, "gltf", "RiggedFigure.gltf")
+	path := shareddata.Path(t, "gltf", "RiggedFigure.gltf")
 	o := loadGLTFObject(t, path)
 	if o.Name != "Proxy" || o.Mesh.NumVertices() != 370 || o.Mesh.NumTriangles() != 256 {
 		t.Fatalf("%q: %d vertices, %d triangles; want Proxy, 370, 256", o.Name, o.Mesh.NumVertices(), o.Mesh.NumTriangles())
@@ -216,7 +218,7 @@ func TestGltfImportRiggedFigure(t *testing.T) {
 }
 
 func TestGltfImportRiggedSimple(t *testing.T) {
-	path := sharedData(t, "gltf", "RiggedSimple.gltf")
+	path := shareddata.Path(t, "gltf", "RiggedSimple.gltf")
 	o := loadGLTFObject(t, path)
 	if o.Mesh.NumVertices() != 160 || o.Mesh.NumTriangles() != 188 {
 		t.Fatalf("%d vertices, %d triangles; want 160, 188", o.Mesh.NumVertices(), o.Mesh.NumTriangles())
@@ -244,7 +246,7 @@ func TestGltfImportRiggedSimple(t *testing.T) {
 }
 
 func TestGltfImportSimpleMorph(t *testing.T) {
-	o := loadGLTFObject(t, sharedData(t, "gltf", "SimpleMorph.gltf"))
+	o := loadGLTFObject(t, shareddata.Path(t, "gltf", "SimpleMorph.gltf"))
 	if o.Mesh.NumVertices() != 3 || o.Mesh.NumTriangles() != 1 || o.Rig != nil {
 		t.Fatalf("%d vertices, %d triangles, rig %v", o.Mesh.NumVertices(), o.Mesh.NumTriangles(), o.Rig)
 	}
@@ -284,7 +286,7 @@ func TestGltfReexport(t *testing.T) {
 		{"RiggedSimple.gltf", ExportMorph},
 		{"SimpleMorph.gltf", ExportMorph},
 	} {
-		o := loadGLTFObject(t, sharedData(t, "gltf", c.file))
+		o := loadGLTFObject(t, shareddata.Path(t, "gltf", c.file))
 		for _, ext := range []string{".glb", ".gltf"} {
 			name := c.file[:len(c.file)-5] + map[ExportMode]string{ExportSkin: "-skin", ExportMorph: "-morph"}[c.mode] + ext
 			t.Run(name, func(t *testing.T) {
@@ -319,7 +321,7 @@ func TestGltfReexport(t *testing.T) {
 // gltfHorseGallop loads the horse-gallop OBJ sequence as an object.
 func gltfHorseGallop(t testing.TB) *Object {
 	t.Helper()
-	files, err := ListOBJSequence(sharedData(t, "horse-gallop", "frames"))
+	files, err := ListOBJSequence(shareddata.Path(t, "horse-gallop", "frames"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gallop/internal/shareddata"
 )
 
 // normalizedMesh returns a copy of m with empty slices made nil, so that
@@ -570,7 +572,7 @@ var sharedMeshes = []struct {
 func TestLoadOBJSharedData(t *testing.T) {
 	for _, s := range sharedMeshes {
 		t.Run(filepath.Join(s.path...), func(t *testing.T) {
-			path := sharedData(t, s.path...)
+			path := shareddata.Path(t, s.path...)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -638,7 +640,7 @@ func checkExactPositions(t *testing.T, data []byte, m *Mesh) {
 }
 
 func BenchmarkLoadOBJ(b *testing.B) {
-	path := sharedData(b, "horse-gallop", "reference.obj")
+	path := shareddata.Path(b, "horse-gallop", "reference.obj")
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -653,7 +655,7 @@ func BenchmarkLoadOBJ(b *testing.B) {
 }
 
 func BenchmarkWriteOBJ(b *testing.B) {
-	m, err := LoadOBJ(sharedData(b, "horse-gallop", "reference.obj"))
+	m, err := LoadOBJ(shareddata.Path(b, "horse-gallop", "reference.obj"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"gallop/internal/shareddata"
 )
 
 func TestCompareNatural(t *testing.T) {
@@ -119,7 +121,7 @@ func TestListOBJSequenceSharedData(t *testing.T) {
 		{"horse-poses", 10, "1.obj", "10.obj"},
 		{"pcow", 204, "1.obj", "204.obj"},
 	} {
-		files, err := ListOBJSequence(sharedData(t, set.name, "frames"))
+		files, err := ListOBJSequence(shareddata.Path(t, set.name, "frames"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +299,7 @@ func TestLoadOBJSequenceCancel(t *testing.T) {
 }
 
 func TestLoadOBJSequenceCancelPrompt(t *testing.T) {
-	list, err := ListOBJSequence(sharedData(t, "horse-gallop", "frames"))
+	list, err := ListOBJSequence(shareddata.Path(t, "horse-gallop", "frames"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +348,7 @@ func TestLoadOBJSequenceSharedData(t *testing.T) {
 		{"pcow", 204, 2904, 5804},
 	} {
 		t.Run(set.name, func(t *testing.T) {
-			list, err := ListOBJSequence(sharedData(t, set.name, "frames"))
+			list, err := ListOBJSequence(shareddata.Path(t, set.name, "frames"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -370,7 +372,7 @@ func TestLoadOBJSequenceSharedData(t *testing.T) {
 					t.Errorf("frame %d differs from %s", i, list[i])
 				}
 			}
-			ref, err := LoadOBJ(sharedData(t, set.name, "reference.obj"))
+			ref, err := LoadOBJ(shareddata.Path(t, set.name, "reference.obj"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -382,7 +384,7 @@ func TestLoadOBJSequenceSharedData(t *testing.T) {
 }
 
 func BenchmarkLoadOBJSequence(b *testing.B) {
-	list, err := ListOBJSequence(sharedData(b, "horse-gallop", "frames"))
+	list, err := ListOBJSequence(shareddata.Path(b, "horse-gallop", "frames"))
 	if err != nil {
 		b.Fatal(err)
 	}

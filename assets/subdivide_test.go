@@ -2,6 +2,8 @@ package assets
 
 import (
 	"testing"
+
+	"gallop/internal/shareddata"
 )
 
 func TestSubdivideMidpointBar(t *testing.T) {
@@ -52,7 +54,7 @@ func TestSubdivideMidpointBar(t *testing.T) {
 }
 
 func TestSubdivideMidpointHorse(t *testing.T) {
-	m, err := LoadOBJ(sharedData(t, "horse-poses", "reference.obj"))
+	m, err := LoadOBJ(shareddata.Path(t, "horse-poses", "reference.obj"))
 	if err != nil {
 		t.Fatal(err)
 	}

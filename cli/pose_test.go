@@ -11,16 +11,13 @@ import (
 	"testing"
 
 	"gallop/assets"
+	"gallop/internal/shareddata"
 	"gallop/solver/farthest"
 )
 
 func sharedSet(t *testing.T, name string) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "data", name)
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared data %s not found beside the repository", name)
-	}
-	return dir
+	return shareddata.Path(t, name)
 }
 
 // writeConstraints writes a constraints file putting the vertices at the

@@ -3,10 +3,11 @@ package bvh
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/internal/shareddata"
 )
 
 // BenchmarkBuild builds over the horse (8,431 vertices, 16,843 triangles),
@@ -28,7 +29,7 @@ func BenchmarkBuild(b *testing.B) {
 // BenchmarkRefit refits the horse tree to one of its poses and back.
 func BenchmarkRefit(b *testing.B) {
 	pos, tris := loadHorse(b)
-	pose, _ := loadOBJ(b, filepath.Join(dataDir, "horse-poses", "frames", "1.obj"))
+	pose, _ := loadOBJ(b, shareddata.Path(b, "horse-poses", "frames", "1.obj"))
 	tr := Build(pos, tris)
 	b.ReportAllocs()
 	i := 0

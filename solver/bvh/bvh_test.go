@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -14,19 +13,15 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
-)
 
-// dataDir is the shared test data beside the repository root.
-const dataDir = "../../../shared/data"
+	"gallop/internal/shareddata"
+)
 
 // loadOBJ reads the `v` and `f` lines of a triangle-only OBJ file: just
 // enough for these tests, independent of the assets package's reader.
 func loadOBJ(tb testing.TB, path string) ([]mgl64.Vec3, [][3]int) {
 	tb.Helper()
 	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		tb.Skipf("test data %s not found: these tests need ../shared/data beside the repository", path)
-	}
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -60,7 +55,7 @@ func loadOBJ(tb testing.TB, path string) ([]mgl64.Vec3, [][3]int) {
 }
 
 func loadHorse(tb testing.TB) ([]mgl64.Vec3, [][3]int) {
-	return loadOBJ(tb, filepath.Join(dataDir, "horse-poses", "reference.obj"))
+	return loadOBJ(tb, shareddata.Path(tb, "horse-poses", "reference.obj"))
 }
 
 // bruteIntersect is Intersect by testing every triangle, in index order.
@@ -321,7 +316,7 @@ func TestRefit(t *testing.T) {
 	tr := Build(pos, tris)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, name := range []string{"1.obj", "5.obj", "10.obj"} {
-		pose, ptris := loadOBJ(t, filepath.Join(dataDir, "horse-poses", "frames", name))
+		pose, ptris := loadOBJ(t, shareddata.Path(t, "horse-poses", "frames", name))
 		if !slices.Equal(ptris, tris) {
 			t.Fatalf("pose %s: topology differs from the reference", name)
 		}

@@ -13,20 +13,15 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/internal/shareddata"
 	"gallop/solver/deform/deformtest"
 	"gallop/solver/rotation"
 )
 
-// dataDir is the shared test data beside the repository root.
-const dataDir = "../../../shared/data"
-
 // loadMesh reads a mesh of the shared data, skipping the test if absent.
 func loadMesh(tb testing.TB, elem ...string) *assets.Mesh {
 	tb.Helper()
-	path := filepath.Join(append([]string{dataDir}, elem...)...)
-	if _, err := os.Stat(path); err != nil {
-		tb.Skipf("shared test data %s is absent (it belongs at ../shared/data beside the repository)", path)
-	}
+	path := shareddata.Path(tb, elem...)
 	m, err := assets.LoadOBJ(path)
 	if err != nil {
 		tb.Fatal(err)
@@ -57,12 +52,16 @@ func features(g *Gradients, pos []mgl64.Vec3) []mgl64.Mat3 {
 	return f
 }
 
-// testMeshes returns the demo bar and, when the shared data is there, the
-// horse and lion reference meshes.
+// testMeshes returns the demo bar and, when the shared data is there (it
+// must be with GALLOP_REQUIRE_DATA=1), the horse and lion reference meshes.
 func testMeshes(t *testing.T) map[string]*assets.Mesh {
 	ms := map[string]*assets.Mesh{"bar": assets.DemoBar()}
+	dir, err := shareddata.Dir()
 	for _, name := range []string{"horse-poses", "lion-poses"} {
-		if _, err := os.Stat(filepath.Join(dataDir, name)); err == nil {
+		if err == nil {
+			_, err = os.Stat(filepath.Join(dir, name))
+		}
+		if err == nil || shareddata.Required() {
 			ms[name] = loadMesh(t, name, "reference.obj")
 		} else {
 			t.Logf("%s absent: tested on the bar only", name)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,13 +11,11 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/internal/shareddata"
 	"gallop/solver/deform"
 	"gallop/solver/deform/deformtest"
 	"gallop/solver/rotation"
 )
-
-// dataDir is the shared test data beside the repository root.
-const dataDir = "../../../shared/data"
 
 func frob(m mgl64.Mat3) float64 {
 	s := 0.0
@@ -50,10 +47,7 @@ func (p *poseSet) examples() [][]mgl64.Mat3 {
 // test if the shared data is absent.
 func loadPoses(tb testing.TB, set string, frames ...int) *poseSet {
 	tb.Helper()
-	dir := filepath.Join(dataDir, set)
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("shared test data %s is absent (it belongs at ../shared/data beside the repository)", dir)
-	}
+	dir := shareddata.Path(tb, set)
 	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
 	if err != nil {
 		tb.Fatal(err)

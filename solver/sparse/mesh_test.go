@@ -3,19 +3,15 @@ package sparse
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 
 	"gallop/assets"
+	"gallop/internal/shareddata"
 
 	"gonum.org/v1/gonum/mat"
 )
-
-// dataDir is the shared test data beside the repository root.
-const dataDir = "../../../shared/data"
 
 // meshSystem is a Mesh-Based IK system matrix built from a mesh.
 type meshSystem struct {
@@ -36,10 +32,7 @@ func loadMesh(tb testing.TB, name string) *meshSystem {
 		return v.(*meshSystem)
 	}
 	file := map[string]string{"lion": "lion-poses", "horse": "horse-poses", "horse-sub": "horse-poses"}[name]
-	path := filepath.Join(dataDir, file, "reference.obj")
-	if _, err := os.Stat(path); err != nil {
-		tb.Skipf("shared test data %s is absent (it belongs at ../shared/data beside the repository): %v", path, err)
-	}
+	path := shareddata.Path(tb, file, "reference.obj")
 	m, err := assets.LoadOBJ(path)
 	if err != nil {
 		tb.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/internal/shareddata"
 	"gallop/solver/rotation"
 )
 
@@ -186,11 +187,7 @@ func readDMAT(t *testing.T, path string) [][]float64 {
 
 func sharedDir(t testing.TB, name string) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "data", name)
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared data %s not found beside the repository", name)
-	}
-	return dir
+	return shareddata.Path(t, name)
 }
 
 // loadCylinder returns the cylinder's rest mesh, its 8 posed meshes and
