@@ -3,6 +3,8 @@ package assets
 import (
 	"fmt"
 	"math"
+
+	"gallop/internal/finite"
 )
 
 // DefaultFPS is the frame rate given to clips whose source names none
@@ -43,7 +45,7 @@ func (c *Clip) Validate(nv int) error {
 			return fmt.Errorf("clip %q: frame %d has %d vertices, want %d", c.Name, i, len(f), nv)
 		}
 		for v, p := range f {
-			if !finite3(p) {
+			if !finite.Vec3(p) {
 				return fmt.Errorf("clip %q: frame %d, vertex %d: non-finite position %v", c.Name, i, v, p)
 			}
 		}

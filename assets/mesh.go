@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/internal/finite"
 )
 
 // Vec3 is a point or direction in model space.
@@ -53,7 +55,7 @@ func (m *Mesh) NumTriangles() int { return len(m.Triangles) }
 func (m *Mesh) Validate() error {
 	nv := len(m.Positions)
 	for i, p := range m.Positions {
-		if !finite3(p) {
+		if !finite.Vec3(p) {
 			return fmt.Errorf("vertex %d: non-finite position %v", i, p)
 		}
 	}
@@ -174,15 +176,6 @@ func VertexNormals(dst []Vec3, positions []Vec3, triangles [][3]int) []Vec3 {
 		}
 	}
 	return dst
-}
-
-func finite3(p Vec3) bool {
-	for _, x := range p {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // Translate moves every vertex of m by d, in place (normals and texture

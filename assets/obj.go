@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"gallop/internal/finite"
 )
 
 // ParseError is an error in the content of a text file: File is the name
@@ -665,12 +667,12 @@ func checkOBJWritable(m *Mesh, positions []Vec3) error {
 		return err
 	}
 	for i, t := range m.UVs {
-		if !finite3(Vec3{t[0], t[1]}) {
+		if !finite.Vec3(Vec3{t[0], t[1]}) {
 			return fmt.Errorf("uv %d: non-finite value %v", i, t)
 		}
 	}
 	for i, n := range m.Normals {
-		if !finite3(n) {
+		if !finite.Vec3(n) {
 			return fmt.Errorf("normal %d: non-finite value %v", i, n)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/internal/finite"
 )
 
 // RigidQuatTolerance is how far from 1 the length of a RigidBody rotation
@@ -120,12 +122,12 @@ func (b *RigidBody) validate(nf int) error {
 		return fmt.Errorf("%d positions and %d rotations, want %d (one per frame, as body 0 has)", len(b.Positions), len(b.Rotations), nf)
 	}
 	for f, p := range b.Positions {
-		if !finite3(p) {
+		if !finite.Vec3(p) {
 			return fmt.Errorf("frame %d: non-finite position %v", f, p)
 		}
 	}
 	for f, q := range b.Rotations {
-		if !finite3(q.V) || math.IsNaN(q.W) || math.IsInf(q.W, 0) {
+		if !finite.Vec3(q.V) || math.IsNaN(q.W) || math.IsInf(q.W, 0) {
 			return fmt.Errorf("frame %d: non-finite rotation %v", f, q)
 		}
 		if l := q.Len(); !(math.Abs(l-1) <= RigidQuatTolerance) {

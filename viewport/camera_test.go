@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/internal/finite"
 )
 
 const aspect = 16.0 / 9
@@ -45,15 +47,6 @@ func cameras() []struct {
 	return out
 }
 
-func finite(v ...float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // planePoint returns the point of the plane through Target facing the
 // camera that lies under the NDC position (x, y).
 func planePoint(c *Camera, x, y float64) mgl64.Vec3 {
@@ -71,7 +64,7 @@ func TestRayProjectInverse(t *testing.T) {
 		for range 200 {
 			x, y := 2*rng.Float64()-1, 2*rng.Float64()-1
 			o, d := c.Ray(x, y, aspect)
-			if !finite(o[0], o[1], o[2], d[0], d[1], d[2]) || math.Abs(d.Len()-1) > 1e-12 {
+			if !finite.Floats(o[0], o[1], o[2], d[0], d[1], d[2]) || math.Abs(d.Len()-1) > 1e-12 {
 				t.Fatalf("%s: Ray(%g, %g) = %v, %v", tc.name, x, y, o, d)
 			}
 			// Points along the ray, from the near plane to the far one.
@@ -215,7 +208,7 @@ func checkView(t *testing.T, c *Camera) {
 	v := c.View()
 	p := c.Projection(aspect)
 	for i := range 16 {
-		if !finite(v[i], p[i]) {
+		if !finite.Floats(v[i], p[i]) {
 			t.Fatalf("yaw %g pitch %g: non-finite matrices\n%v\n%v", c.Yaw, c.Pitch, v, p)
 		}
 	}
@@ -261,7 +254,7 @@ func TestPitchLimits(t *testing.T) {
 			checkView(t, c)
 			o, d := c.Ray(0.3, -0.2, aspect)
 			ndc, vis := c.Project(c.Target.Add(mgl64.Vec3{0.1, 0.2, 0.3}), aspect)
-			if !finite(o[0], o[1], o[2], d[0], d[1], d[2], ndc[0], ndc[1], ndc[2]) || !vis {
+			if !finite.Floats(o[0], o[1], o[2], d[0], d[1], d[2], ndc[0], ndc[1], ndc[2]) || !vis {
 				t.Fatalf("pitch %g ortho %v: ray %v %v, projection %v %v", pitch, ortho, o, d, ndc, vis)
 			}
 			if f := c.Forward(); math.Abs(f[1]+math.Copysign(1, pitch)) > 1e-15 {
@@ -422,7 +415,7 @@ func TestDegenerateAspect(t *testing.T) {
 		p := c.Projection(a)
 		o, d := c.Ray(0.5, 0.5, a)
 		ndc, _ := c.Project(c.Target, a)
-		if !finite(append(p[:], o[0], d[0], ndc[0])...) {
+		if !finite.Floats(append(p[:], o[0], d[0], ndc[0])...) {
 			t.Errorf("aspect %g gives NaN or Inf", a)
 		}
 		c.ZoomToward(1, 0.5, 0.5, a)

@@ -50,6 +50,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"gallop/internal/finite"
 	"gallop/internal/parallel"
 )
 
@@ -109,7 +110,7 @@ type Gradients struct {
 func New(positions []mgl64.Vec3, triangles [][3]int) (*Gradients, error) {
 	n := len(positions)
 	for i, p := range positions {
-		if !finite(p) {
+		if !finite.Vec3(p) {
 			return nil, fmt.Errorf("vertex %d has a non-finite position %v", i, p)
 		}
 	}
@@ -387,13 +388,4 @@ func inverse(v mgl64.Mat3) (inv mgl64.Mat3, ok bool) {
 		}
 	}
 	return inv, true
-}
-
-func finite(p mgl64.Vec3) bool {
-	for _, x := range p {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
 
+	"gallop/internal/finite"
 	"gallop/internal/parallel"
 )
 
@@ -91,7 +92,7 @@ func (s *Solver) Iterate() (Stats, error) {
 			st.Gradient < math.Cbrt(eps)*(1+f) &&
 			st.Step < math.Sqrt(eps)*(1+wmax)
 		for _, p := range s.x {
-			if !finite(p) {
+			if !finite.Vec3(p) {
 				return st, errors.New("meshik: the solve produced non-finite positions")
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
 
+	"gallop/internal/finite"
 	"gallop/solver/deform"
 	"gallop/solver/sparse"
 )
@@ -287,7 +288,7 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 				return nil, fmt.Errorf("example %d has %d vertices, the reference has %d", i, len(ex), n)
 			}
 			for v, p := range ex {
-				if !finite(p) {
+				if !finite.Vec3(p) {
 					return nil, fmt.Errorf("example %d, vertex %d: non-finite position %v", i, v, p)
 				}
 			}
@@ -625,7 +626,7 @@ func (s *Solver) SetTargets(targets []mgl64.Vec3) error {
 		return fmt.Errorf("meshik: %d targets for %d constrained vertices", len(targets), len(s.handle))
 	}
 	for i, p := range targets {
-		if !finite(p) {
+		if !finite.Vec3(p) {
 			return fmt.Errorf("target of vertex %d is not finite: %v", s.handle[i], p)
 		}
 		s.target[s.handle[i]] = p
@@ -703,13 +704,4 @@ func (s *Solver) resetConvergence() {
 	s.iter = 0
 	s.mu = 0
 	s.predicted = 0
-}
-
-func finite(p mgl64.Vec3) bool {
-	for _, v := range p {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }

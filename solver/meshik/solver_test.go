@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"gallop/assets"
+	"gallop/internal/finite"
 	"gallop/solver/deform"
 )
 
@@ -390,7 +391,7 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("capped solve: %v, want ErrNotConverged", err)
 	}
 	for _, p := range capped.Positions() {
-		if !finite(p) {
+		if !finite.Vec3(p) {
 			t.Fatal("non-finite positions after a capped solve")
 		}
 	}

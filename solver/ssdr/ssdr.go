@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"gallop/internal/finite"
 	"gallop/internal/parallel"
 	"gallop/solver/rotation"
 )
@@ -186,16 +187,8 @@ func check(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Op
 	if opts.MaxInfluences < 0 || opts.MaxInfluences > maxK {
 		return fmt.Errorf("%w: %d (want 1 to %d)", ErrInfluences, opts.MaxInfluences, maxK)
 	}
-	finite := func(p mgl64.Vec3) bool {
-		for _, x := range p {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return false
-			}
-		}
-		return true
-	}
 	for i, p := range rest {
-		if !finite(p) {
+		if !finite.Vec3(p) {
 			return fmt.Errorf("%w: rest pose, vertex %d: %v", ErrNonFinite, i, p)
 		}
 	}
@@ -204,7 +197,7 @@ func check(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Op
 			return fmt.Errorf("%w: frame %d has %d vertices, the rest pose %d", ErrVertices, t, len(f), n)
 		}
 		for i, p := range f {
-			if !finite(p) {
+			if !finite.Vec3(p) {
 				return fmt.Errorf("%w: frame %d, vertex %d: %v", ErrNonFinite, t, i, p)
 			}
 		}
