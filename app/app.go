@@ -24,7 +24,7 @@ import (
 	"gallop/panels"
 	"gallop/tools/gallery"
 	"gallop/tools/pose"
-	"gallop/tools/rig"
+	"gallop/panels/rigpanel"
 	"gallop/viewport"
 	"gallop/viewport/render"
 )
@@ -132,7 +132,7 @@ func Run(opts Options) error {
 
 // newTools returns the tools, in the order the tool panel lists them.
 func newTools() []panels.Tool {
-	return []panels.Tool{&panels.Select{}, &pose.Pose{}, &gallery.Gallery{}, &rig.Rig{}}
+	return []panels.Tool{&panels.Select{}, &pose.Pose{}, &gallery.Gallery{}, &rigpanel.Panel{}}
 }
 
 // quitNow closes the window without asking.

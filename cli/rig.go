@@ -13,6 +13,7 @@ import (
 
 	"gallop/assets"
 	"gallop/solver/ssdr"
+	"gallop/tools/rig"
 )
 
 // rigResult is what `gallop rig --json` prints.
@@ -127,7 +128,7 @@ also reports the file's size and that of the clip's morph-target export.`)
 		Seconds: seconds, History: res.History,
 	}
 	if *out != "" {
-		if err := assets.SaveGLTF(*out, res.Object(clip.Name, clip.FPS, mesh, rest), assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+		if err := assets.SaveGLTF(*out, rig.SkinnedObject(res, clip.Name, clip.FPS, mesh, rest), assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
 			return err
 		}
 		if r.GLBBytes, r.MorphGLBBytes, err = exportSizes(*out, &assets.Object{Name: clip.Name, Mesh: animMesh, Clip: clip}); err != nil {

@@ -17,6 +17,7 @@ import (
 	"gallop/assets/gltftest"
 	"gallop/solver/rotation"
 	"gallop/solver/ssdr"
+	"gallop/tools/rig"
 )
 
 // TestRigCylinder rigs the cylinder's posed meshes with 4 bones, writes a
@@ -150,7 +151,7 @@ func TestRigExportEightInfluences(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "eight.glb")
-	if err := assets.SaveGLTF(out, res.Object("eight", 24, mesh, mesh.Positions), assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+	if err := assets.SaveGLTF(out, rig.SkinnedObject(res, "eight", 24, mesh, mesh.Positions), assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
 		t.Fatal(err)
 	}
 	objs, err := assets.LoadGLTF(out)

@@ -26,9 +26,9 @@ type applyCmd struct {
 }
 
 // newApply returns the command applying r to its object.
-func newApply(r *result) *applyCmd {
+func newApply(r *Result) *applyCmd {
 	o := r.obj
-	rigged := r.res.Object(r.clip.Name, r.clip.FPS, o.Mesh, r.rest)
+	rigged := SkinnedObject(r.SSDR, r.clip.Name, r.clip.FPS, o.Mesh, r.rest)
 	clip := &assets.Clip{Name: r.clip.Name, FPS: r.clip.FPS, Frames: r.skinned}
 	return &applyCmd{
 		obj:    o,
@@ -52,8 +52,8 @@ func (c *applyCmd) set(p objectParts) {
 	c.obj.Clip, c.obj.Rig, c.obj.Skin, c.obj.Source = p.clip, p.rig, p.skin, p.source
 }
 
-// applied reports whether r's rig is the one its object has now.
-func (r *result) applied() bool {
+// Applied reports whether r's rig is the one its object has now.
+func (r *Result) Applied() bool {
 	return r.obj.Rig != nil && r.obj.Clip != nil && len(r.skinned) > 0 && len(r.obj.Clip.Frames) > 0 &&
 		&r.obj.Clip.Frames[0][0] == &r.skinned[0][0]
 }

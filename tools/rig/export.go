@@ -35,9 +35,9 @@ func byteSize(n int64) string {
 // (the code path of `gallop rig --out`), then writes the clip as morph
 // targets to a temporary file of the same kind to measure it, and returns
 // both sizes.
-func writeSkinned(path string, r *result) (sizes, error) {
+func writeSkinned(path string, r *Result) (sizes, error) {
 	o := r.obj
-	skinned := r.res.Object(r.clip.Name, r.clip.FPS, o.Mesh, r.rest)
+	skinned := SkinnedObject(r.SSDR, r.clip.Name, r.clip.FPS, o.Mesh, r.rest)
 	if err := assets.SaveGLTF(path, skinned, assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
 		return sizes{}, err
 	}
@@ -62,8 +62,10 @@ func writeSkinned(path string, r *result) (sizes, error) {
 	return sizes{skin: st.Size(), morph: mst.Size()}, nil
 }
 
-// export asks where to save the result and writes it as a job.
-func (t *Rig) export(h tools.Host, r *result) {
+// Export asks where to save the result and writes it as a job; the
+// report (both sizes) goes to the status bar and Exported.
+func (t *Rig) Export(h tools.Host) {
+	r := t.Result(h)
 	if r == nil {
 		h.Error(errors.New("rig: nothing to export; Start first"))
 		return

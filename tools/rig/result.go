@@ -8,22 +8,27 @@ import (
 	"gallop/viewport"
 )
 
-// result is a finished decomposition of one object's clip and what the
+// Result is a finished decomposition of one object's clip and what the
 // tool shows of it, computed once on the job's goroutine and immutable
 // afterwards (the colour caches aside, which only the UI thread touches).
-type result struct {
-	obj      *assets.Object
-	clip     *assets.Clip // the clip the rig was fitted to (the object's may change: Apply)
-	settings Settings
-	res      *ssdr.Result
-	rest     []assets.Vec3   // the rest pose the rig was fitted to
-	skinned  [][]assets.Vec3 // per frame: the rig's positions
+type Result struct {
+	// Settings are the ones the rig was fitted with.
+	Settings Settings
+	// SSDR is the solver's result: transforms, weights, error, iterations.
+	SSDR *ssdr.Result
+	// Diagonal is the rest pose's bounding-box diagonal, the scale errors
+	// are quoted against.
+	Diagonal float64
+
+	obj     *assets.Object
+	clip    *assets.Clip    // the clip the rig was fitted to (the object's may change: Apply)
+	rest    []assets.Vec3   // the rest pose the rig was fitted to
+	skinned [][]assets.Vec3 // per frame: the rig's positions
 	// vertexErr is each vertex's error, the RMS over the frames of its
 	// distance to the clip; errHi its largest value.
 	vertexErr []float64
 	errHi     float64
 	segments  []ssdr.Segment // per bone, in the rest pose
-	diag      float64        // the rest pose's bounding-box diagonal
 	offset    assets.Vec3    // where the side-by-side copy goes: 1.2 × the clip's width along x
 
 	weightBone   int // the bone weightColours was made for (-1: none yet)
@@ -34,9 +39,9 @@ type result struct {
 }
 
 // newResult evaluates res on the object's rest pose and clip.
-func newResult(o *assets.Object, s Settings, rest []assets.Vec3, res *ssdr.Result) *result {
+func newResult(o *assets.Object, s Settings, rest []assets.Vec3, res *ssdr.Result) *Result {
 	frames := o.Clip.Frames
-	r := &result{obj: o, clip: o.Clip, settings: s, res: res, rest: rest, weightBone: -1, shiftFrame: -1,
+	r := &Result{obj: o, clip: o.Clip, Settings: s, SSDR: res, rest: rest, weightBone: -1, shiftFrame: -1,
 		skinned: make([][]assets.Vec3, len(frames)), vertexErr: make([]float64, len(rest))}
 	for f, want := range frames {
 		got := res.Pose(nil, rest, f)
@@ -52,29 +57,29 @@ func newResult(o *assets.Object, s Settings, rest []assets.Vec3, res *ssdr.Resul
 	}
 	r.segments = ssdr.Segments(rest, res.Weights, len(res.Transforms[0]))
 	lo, hi := assets.Bounds(rest)
-	r.diag = hi.Sub(lo).Len()
+	r.Diagonal = hi.Sub(lo).Len()
 	clo, chi := o.Clip.Bounds()
 	r.offset = assets.Vec3{1.2 * (chi[0] - clo[0]), 0, 0}
 	return r
 }
 
-// bones returns the number of bones.
-func (r *result) bones() int { return len(r.res.Transforms[0]) }
+// Bones returns the number of bones.
+func (r *Result) Bones() int { return len(r.SSDR.Transforms[0]) }
 
 // frame clamps a timeline frame to the clip.
-func (r *result) frame(f int) int { return max(0, min(f, len(r.skinned)-1)) }
+func (r *Result) frame(f int) int { return max(0, min(f, len(r.skinned)-1)) }
 
 // dominantBone returns the bone of largest weight on vertex v.
-func (r *result) dominantBone(v int) int { return r.res.Weights[v][0].Bone }
+func (r *Result) dominantBone(v int) int { return r.SSDR.Weights[v][0].Bone }
 
 // weightColours returns each vertex's weight of bone j as viewport.Turbo
 // colours over [0, 1].
-func (r *result) weightColours(j int) [][3]float32 {
+func (r *Result) weightColours(j int) [][3]float32 {
 	if r.weightBone == j {
 		return r.weightColors
 	}
 	cols := make([][3]float32, len(r.rest))
-	for i, l := range r.res.Weights {
+	for i, l := range r.SSDR.Weights {
 		w := 0.0
 		for _, in := range l {
 			if in.Bone == j {
@@ -89,7 +94,7 @@ func (r *result) weightColours(j int) [][3]float32 {
 
 // errorColours returns the per-vertex error as viewport.Turbo colours
 // over [0, errHi].
-func (r *result) errorColours() [][3]float32 {
+func (r *Result) errorColours() [][3]float32 {
 	if r.errorColors == nil {
 		r.errorColors = make([][3]float32, len(r.vertexErr))
 		for i, e := range r.vertexErr {
@@ -102,7 +107,7 @@ func (r *result) errorColours() [][3]float32 {
 // shiftedAt returns the skinned positions at frame f moved by offset, for
 // the side-by-side copy: the same slice while f stays the same, a new one
 // when it changes (the renderer uploads a slice once, by identity).
-func (r *result) shiftedAt(f int) []assets.Vec3 {
+func (r *Result) shiftedAt(f int) []assets.Vec3 {
 	f = r.frame(f)
 	if r.shiftFrame != f {
 		src := r.skinned[f]
@@ -117,8 +122,8 @@ func (r *result) shiftedAt(f int) []assets.Vec3 {
 
 // bone returns bone j's segment end points and centre at frame f, moved by
 // its transform.
-func (r *result) bone(j, f int) (a, b, c assets.Vec3) {
-	x := &r.res.Transforms[r.frame(f)][j]
+func (r *Result) bone(j, f int) (a, b, c assets.Vec3) {
+	x := &r.SSDR.Transforms[r.frame(f)][j]
 	s := r.segments[j]
 	a, b = s.Ends()
 	return x.Apply(a), x.Apply(b), x.Apply(s.Centre)

@@ -1,6 +1,7 @@
-// Package rig is the "Rig from animation" tool: Smooth Skinning
-// Decomposition with Rigid Bones (Le and Deng 2012, package solver/ssdr)
-// in the window. It turns the active object's clip into a linear-blend-
+// Package rig is the model of the "Rig from animation" tool: Smooth
+// Skinning Decomposition with Rigid Bones (Le and Deng 2012, package
+// solver/ssdr) on the document's active object. Its panel is
+// panels/rigpanel. It turns the active object's clip into a linear-blend-
 // skinning rig (a number of bones with a rigid transform per frame and at
 // most K weights per vertex) as a background job with a progress bar and a
 // live plot of the error per iteration, then shows the result in sync with
@@ -16,13 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"time"
-
-	"github.com/AllenDang/cimgui-go/imgui"
 
 	"gallop/assets"
-	"gallop/panels"
 	"gallop/solver/ssdr"
 	"gallop/tools"
 	"gallop/viewport"
@@ -68,8 +64,8 @@ func DefaultSettings() Settings {
 	return Settings{Bones: 20, MaxInfluences: 4, Iterations: 100, Smooth: 1e-4}
 }
 
-// check names the first setting out of range for a mesh of nv vertices.
-func (s Settings) check(nv int) error {
+// Check names the first setting out of range for a mesh of nv vertices.
+func (s Settings) Check(nv int) error {
 	switch {
 	case s.Bones < 1 || int(s.Bones) > nv:
 		return fmt.Errorf("rig: %d bones, want 1 to %d (the vertices)", s.Bones, nv)
@@ -92,67 +88,56 @@ func (s Settings) options() ssdr.Options {
 	return o
 }
 
-// Rig is the tool. Its zero value is ready to use, with DefaultSettings.
+// Rig is the tool's model. Its zero value is ready to use, with
+// DefaultSettings. Every method runs on the UI thread.
 type Rig struct {
-	settings Settings
-	show     Show
-	heat     Heat
-	bone     int32 // the selected bone
-	noBones  bool  // hide the bones
+	// Settings are the next run's parameters; the panel edits them in
+	// place.
+	Settings Settings
+	// Show is what the viewport shows of the result.
+	Show Show
+	// Heat is the heat map drawn on the mesh.
+	Heat Heat
+	// Bone is the selected bone, whose weights the Weights heat map shows.
+	Bone int32
+	// HideBones hides the bones' segments.
+	HideBones bool
 
-	obj  *assets.Object // the object the runs and the result belong to
-	run  *run           // the running or last run
-	prog *progress      // its latest progress
-	seen uint64
-	res  *result // the last finished result for obj
-
-	exported string // the last export's report
-
-	press   [2]float64 // where the left button went down over the viewport
-	pressed bool
-
-	marks   panels.Marks
-	traceAt time.Time
-}
-
-var _ panels.Tool = (*Rig)(nil)
-
-// Name implements panels.Tool.
-func (t *Rig) Name() string { return "Rig" }
-
-// Help implements panels.Tool.
-func (t *Rig) Help() string {
-	return "Rig from animation (SSDR): set the bones, Start; then show the weights (click a vertex to pick its bone), the error, and export a skinned glTF."
+	obj      *assets.Object // the object the runs and the result belong to
+	run      *run           // the running or last run
+	res      *Result        // the last finished result for obj
+	exported string         // the last export's report
 }
 
 // defaults fills in the settings when none are set yet.
 func (t *Rig) defaults() {
-	if t.settings == (Settings{}) {
-		t.settings = DefaultSettings()
+	if t.Settings == (Settings{}) {
+		t.Settings = DefaultSettings()
 	}
 }
 
-// sync makes the runs and result belong to the active object.
-func (t *Rig) sync(h tools.Host) {
+// Sync makes the runs and result belong to the active object: when it
+// changed, the run is cancelled and the result dropped.
+func (t *Rig) Sync(h tools.Host) {
 	t.defaults()
 	if t.obj != h.Object() {
 		t.Close()
-		t.obj, t.run, t.prog, t.seen, t.res, t.exported = h.Object(), nil, nil, 0, nil, ""
+		t.obj, t.run, t.res, t.exported = h.Object(), nil, nil, ""
 	}
 }
 
 // Close stops the tool's run (the document is being replaced).
 func (t *Rig) Close() {
-	if t.running() {
-		t.run.job.Cancel()
+	if t.run != nil {
+		t.run.task.Cancel()
 	}
 }
 
-// running reports whether a run is going on.
-func (t *Rig) running() bool { return t.run != nil && !t.run.finished }
+// Running reports whether a run is going on.
+func (t *Rig) Running() bool { return t.run != nil && t.run.task.Running() }
 
-// clipError says why the active object cannot be rigged, or nil.
-func clipError(o *assets.Object) error {
+// ClipError says why o cannot be rigged, or nil.
+func ClipError(o *assets.Object) error {
 	switch {
 	case o == nil:
 		return errors.New("rig: no object; open a mesh animation (an OBJ sequence or a glTF with an animation)")
@@ -164,31 +149,31 @@ func clipError(o *assets.Object) error {
 	return nil
 }
 
-// start checks the object and the settings and starts a run; what is
+// Start checks the object and the settings and starts a run; what is
 // wrong is reported with h.Error and starts nothing.
-func (t *Rig) start(h tools.Host) {
-	t.sync(h)
-	if t.running() {
+func (t *Rig) Start(h tools.Host) {
+	t.Sync(h)
+	if t.Running() {
 		return
 	}
 	o := h.Object()
-	if err := clipError(o); err != nil {
+	if err := ClipError(o); err != nil {
 		h.Error(err)
 		return
 	}
-	if err := t.settings.check(o.Mesh.NumVertices()); err != nil {
+	if err := t.Settings.Check(o.Mesh.NumVertices()); err != nil {
 		h.Error(err)
 		return
 	}
-	r := &run{obj: o, settings: t.settings}
-	t.run, t.prog, t.seen = r, nil, 0
+	r := &run{obj: o, settings: t.Settings}
+	t.run = r
 	r.start(h.Jobs(), func() { t.finished(h, r) })
 }
 
-// stop cancels the run; the previous result stays.
-func (t *Rig) stop() {
-	if t.running() {
-		t.run.job.Cancel()
+// Stop cancels the run; the previous result stays.
+func (t *Rig) Stop() {
+	if t.run != nil {
+		t.run.task.Cancel()
 	}
 }
 
@@ -197,9 +182,8 @@ func (t *Rig) finished(h tools.Host, r *run) {
 	if r != t.run {
 		return
 	}
-	t.take()
-	if r.err != nil {
-		h.Error(r.err)
+	if r.task.Err != nil {
+		h.Error(r.task.Err)
 		return
 	}
 	if r.res == nil {
@@ -207,168 +191,176 @@ func (t *Rig) finished(h tools.Host, r *run) {
 		return
 	}
 	t.res, t.exported = r.res, ""
-	if t.bone >= int32(r.res.bones()) {
-		t.bone = 0
+	if t.Bone >= int32(r.res.Bones()) {
+		t.Bone = 0
 	}
-	rr := r.res.res
-	h.Info("Rig: %d bones, RMSE %.4g (%.3g of the bounding-box diagonal) after %d iterations, %.1f s",
-		r.res.bones(), rr.RMSE, rr.RMSE/r.res.diag, rr.Iterations, r.job.Elapsed().Seconds())
-	if panels.Trace {
-		fmt.Fprintf(os.Stderr, "rig: finished, %d bones, RMSE %g\n", r.res.bones(), rr.RMSE)
-	}
+	rr := r.res.SSDR
+	h.Info("Rig: %d bones, RMSE %.4g (%.3g of the bounding-box diagonal) after %d iterations",
+		r.res.Bones(), rr.RMSE, rr.RMSE/r.res.Diagonal, rr.Iterations)
 }
 
-// take makes the run's latest progress the one shown.
-func (t *Rig) take() {
+// Progress returns the latest progress of the running or last run (nil
+// before its first iteration).
+func (t *Rig) Progress() *Progress {
 	if t.run == nil {
-		return
+		return nil
 	}
-	p, seq := t.run.latest.Load()
-	if p != nil && seq != t.seen {
-		t.prog, t.seen = p, seq
-	}
+	return t.run.task.Shown()
 }
 
-// shown returns the result when it belongs to the active object.
-func (t *Rig) shown(h tools.Host) *result {
+// RunError returns the last run's error (nil while it runs, when it
+// succeeded or was cancelled).
+func (t *Rig) RunError() error {
+	if t.run == nil {
+		return nil
+	}
+	return t.run.task.Err
+}
+
+// Converged reports whether the last run ended with a result before its
+// iteration limit (the error stalled).
+func (t *Rig) Converged() bool {
+	p := t.Progress()
+	return t.run != nil && t.run.task.Finished && t.run.res != nil && p != nil && p.Iteration < p.Total
+}
+
+// Result returns the result when it belongs to the active object, or nil.
+func (t *Rig) Result(h tools.Host) *Result {
 	if t.res != nil && t.res.obj == h.Object() {
 		return t.res
 	}
 	return nil
 }
 
-// Update implements panels.Tool: take the run's latest progress.
+// Exported returns the report of the last export ("" if none).
+func (t *Rig) Exported() string { return t.exported }
+
+// Update runs once per UI frame: follow the active object and take the
+// run's latest progress.
 func (t *Rig) Update(h tools.Host) {
-	t.sync(h)
-	t.take()
-	if panels.Trace && time.Since(t.traceAt) >= time.Second {
-		t.traceAt = time.Now()
-		if t.prog != nil {
-			fmt.Fprintf(os.Stderr, "rig: iteration %d of %d\n", t.prog.iteration, t.prog.total)
-		}
-		t.marks.Print(os.Stderr, "rig")
+	t.Sync(h)
+	if t.run != nil {
+		t.run.task.Take()
 	}
 }
 
-// Display implements panels.Tool: the skinned positions when they are
-// shown in place of the clip, and the heat map's colours.
+// SetShow changes what the viewport shows; side by side frames both.
+func (t *Rig) SetShow(h tools.Host, v Show) {
+	t.Show = v
+	if r := t.Result(h); r != nil && v == ShowBoth {
+		lo, hi := r.clip.Bounds()
+		h.View().FrameBox(lo, hi.Add(r.offset))
+	}
+}
+
+// PickBone selects the bone of largest weight at the vertex under the
+// viewport point (x, y) and shows its weights; it does nothing off the
+// mesh or without a result.
+func (t *Rig) PickBone(h tools.Host, x, y float64) {
+	r := t.Result(h)
+	if r == nil {
+		return
+	}
+	if v, ok := h.View().PickVertex(x, y); ok {
+		t.Bone, t.Heat = int32(r.dominantBone(v)), HeatWeights
+	}
+}
+
+// Apply makes the result's rig part of the object, as one undoable edit.
+func (t *Rig) Apply(h tools.Host) {
+	if r := t.Result(h); r != nil && !r.Applied() {
+		h.Do(newApply(r))
+	}
+}
+
+// Display returns the skinned positions when they are shown in place of
+// the clip, and the heat map's colours (nil: none).
 func (t *Rig) Display(h tools.Host) ([]assets.Vec3, [][3]float32) {
-	r := t.shown(h)
+	r := t.Result(h)
 	if r == nil {
 		return nil, nil
 	}
 	var pos []assets.Vec3
-	if t.show == ShowSkinned {
+	if t.Show == ShowSkinned {
 		pos = r.skinned[r.frame(h.Frame())]
 	}
 	return pos, t.colours(r)
 }
 
 // colours returns the heat map's colours, or nil.
-func (t *Rig) colours(r *result) [][3]float32 {
-	switch t.heat {
+func (t *Rig) colours(r *Result) [][3]float32 {
+	switch t.Heat {
 	case HeatWeights:
-		return r.weightColours(int(t.bone))
+		return r.weightColours(int(t.Bone))
 	case HeatError:
 		return r.errorColours()
 	}
 	return nil
 }
 
-// Legend implements panels.Legend.
-func (t *Rig) Legend(h tools.Host) (string, float64, float64, bool) {
-	r := t.shown(h)
+// Legend returns the heat map's title and range, ok false without one.
+func (t *Rig) Legend(h tools.Host) (title string, lo, hi float64, ok bool) {
+	r := t.Result(h)
 	switch {
 	case r == nil:
 		return "", 0, 0, false
-	case t.heat == HeatWeights:
-		return fmt.Sprintf("bone %d weight", t.bone), 0, 1, true
-	case t.heat == HeatError:
+	case t.Heat == HeatWeights:
+		return fmt.Sprintf("bone %d weight", t.Bone), 0, 1, true
+	case t.Heat == HeatError:
 		return "RMS error", 0, r.errHi, true
 	}
 	return "", 0, 0, false
 }
 
-// ExtraItems implements panels.Extras: the skinned copy beside the clip.
+// ExtraItems returns the skinned copy beside the clip when both are shown.
 func (t *Rig) ExtraItems(h tools.Host) []viewport.Item {
-	r := t.shown(h)
-	if r == nil || t.show != ShowBoth {
+	r := t.Result(h)
+	if r == nil || t.Show != ShowBoth {
 		return nil
 	}
 	return []viewport.Item{{Key: r, Triangles: r.obj.Mesh.Triangles, Positions: r.shiftedAt(h.Frame()), Colors: t.colours(r)}}
 }
 
-// Markers implements panels.Tool: none (the bones are drawn by Viewport).
-func (t *Rig) Markers(tools.Host) []viewport.PointSet { return nil }
-
-// Shortcut implements panels.Tool: the tool has no keys of its own.
-func (t *Rig) Shortcut(tools.Host, panels.Key) bool { return false }
-
-// Bone colours: the selected bone's and the others'.
-var (
-	selectedBone = imgui.Vec4{X: 1, Y: 0.85, Z: 0.2, W: 1}
-	otherBone    = imgui.Vec4{X: 0.95, Y: 0.95, Z: 1, W: 0.85}
-)
-
-// Viewport implements panels.Tool: it draws the bones at the current frame
-// and, on a click on the mesh, selects the bone of largest weight at the
-// vertex clicked and shows its weights.
-func (t *Rig) Viewport(h tools.Host, in *viewport.Input) {
-	r := t.shown(h)
-	if r == nil {
-		return
-	}
-	if !t.noBones {
-		t.drawBones(h, r, in)
-	}
-	if in.Pressed[viewport.Left] && in.Hovered && !in.Alt {
-		t.press, t.pressed = [2]float64{in.X, in.Y}, true
-	}
-	if !t.pressed || !in.Released[viewport.Left] {
-		return
-	}
-	t.pressed = false
-	if math.Hypot(in.X-t.press[0], in.Y-t.press[1]) > 4 {
-		return // a drag, not a click
-	}
-	if v, ok := h.View().PickVertex(in.X, in.Y); ok {
-		t.bone, t.heat = int32(r.dominantBone(v)), HeatWeights
-	}
+// BoneSegment is a bone drawn in the viewport: its segment's end points
+// and centre in world space at the current frame.
+type BoneSegment struct {
+	Bone         int
+	A, B, Centre assets.Vec3
+	Selected     bool
 }
 
-// drawBones draws each bone's segment at the current frame as a line
-// with a dot at its centre, on the skinned copy when it is shown beside
-// the clip.
-func (t *Rig) drawBones(h tools.Host, r *result, in *viewport.Input) {
-	dl := imgui.ForegroundDrawListViewportPtr()
+// Bones returns the bones to draw at the current frame (on the skinned
+// copy when it is shown beside the clip), the selected one last; none
+// when they are hidden or there is no result. Bones that move no vertex
+// are left out.
+func (t *Rig) Bones(h tools.Host) []BoneSegment {
+	r := t.Result(h)
+	if r == nil || t.HideBones {
+		return nil
+	}
 	var shift assets.Vec3
-	if t.show == ShowBoth {
+	if t.Show == ShowBoth {
 		shift = r.offset
 	}
-	screen := func(p assets.Vec3) (imgui.Vec2, bool) {
-		x, y, ok := h.View().ToScreen(p.Add(shift))
-		return imgui.Vec2{X: float32(in.OriginX + x), Y: float32(in.OriginY + y)}, ok
-	}
-	draw := func(j int, c imgui.Vec4, thick float32) {
+	seg := func(j int) (BoneSegment, bool) {
 		if r.segments[j].Weight == 0 {
-			return
+			return BoneSegment{}, false
 		}
-		a, b, m := r.bone(j, h.Frame())
-		sa, oka := screen(a)
-		sb, okb := screen(b)
-		sm, okm := screen(m)
-		col := imgui.ColorU32Vec4(c)
-		if oka && okb {
-			dl.AddLineV(sa, sb, col, thick)
-		}
-		if okm {
-			dl.AddCircleFilled(sm, thick+2, col)
+		a, b, c := r.bone(j, h.Frame())
+		return BoneSegment{Bone: j, A: a.Add(shift), B: b.Add(shift), Centre: c.Add(shift), Selected: j == int(t.Bone)}, true
+	}
+	var out []BoneSegment
+	for j := range r.Bones() {
+		if j != int(t.Bone) {
+			if s, ok := seg(j); ok {
+				out = append(out, s)
+			}
 		}
 	}
-	for j := range r.bones() {
-		if j != int(t.bone) {
-			draw(j, otherBone, 2)
+	if int(t.Bone) < r.Bones() {
+		if s, ok := seg(int(t.Bone)); ok {
+			out = append(out, s)
 		}
 	}
-	draw(int(t.bone), selectedBone, 3.5)
+	return out
 }

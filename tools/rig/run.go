@@ -10,34 +10,26 @@ import (
 	"gallop/solver/ssdr"
 )
 
-// progress is what a run publishes after each iteration: immutable once
+// Progress is what a run publishes after each iteration: immutable once
 // published.
-type progress struct {
-	iteration, total int
-	history          []float64 // RMSE after each iteration so far
+type Progress struct {
+	Iteration int       // iterations done
+	Total     int       // most iterations: the alternation's, then the polish rounds
+	History   []float64 // RMSE after each iteration so far
 }
 
 // run is one decomposition job of an object's clip.
 type run struct {
 	obj      *assets.Object
 	settings Settings
-	job      *jobs.Job
-	latest   jobs.Latest[progress]
-	res      *result // set by the job when it succeeds
-	err      error   // the job's error, once done (nil if cancelled)
-	finished bool
+	task     jobs.Task[Progress]
+	res      *Result // set by the job when it succeeds
 }
 
 // start runs the decomposition as a job of runner; done runs on the UI
 // thread when it ends.
 func (r *run) start(runner *jobs.Runner, done func()) {
-	r.job = runner.Start("Rig: "+r.obj.Name, r.work, func(err error) {
-		r.finished = true
-		if !jobs.IsCanceled(err) {
-			r.err = err
-		}
-		done()
-	})
+	r.task.Start(runner, "Rig: "+r.obj.Name, r.work, done)
 }
 
 // work is the job: SSDR on the object's rest pose and clip, publishing
@@ -50,7 +42,7 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 	total := opts.MaxRounds()
 	opts.Progress = func(it int, rmse float64) {
 		history = append(history, rmse)
-		r.latest.Publish(&progress{iteration: it, total: total, history: slices.Clone(history)})
+		r.task.Latest.Publish(&Progress{Iteration: it, Total: total, History: slices.Clone(history)})
 		rep.Report(float64(it)/float64(total), fmt.Sprintf("iteration %d of at most %d, RMSE %.4g", it, total, rmse))
 	}
 	rep.Report(0, "clustering")

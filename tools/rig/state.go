@@ -34,14 +34,14 @@ func index(names []string, name string) int {
 	return -1
 }
 
-// State implements panels.Tool.
+// State returns the tool's state for the project file.
 func (t *Rig) State() (json.RawMessage, error) {
 	t.defaults()
-	return json.Marshal(stateJSON{Settings: t.settings, Show: showNames[t.show], Heat: heatNames[t.heat], Bone: t.bone, NoBones: t.noBones})
+	return json.Marshal(stateJSON{Settings: t.Settings, Show: showNames[t.Show], Heat: heatNames[t.Heat], Bone: t.Bone, NoBones: t.HideBones})
 }
 
-// Restore implements panels.Tool: settings out of range or unknown names
-// are errors that say which.
+// Restore sets the tool's state from a project file: settings out of
+// range or unknown names are errors that say which.
 func (t *Rig) Restore(h tools.Host, raw json.RawMessage) error {
 	s := stateJSON{Settings: DefaultSettings()}
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -57,11 +57,11 @@ func (t *Rig) Restore(h tools.Host, raw json.RawMessage) error {
 		return fmt.Errorf("rig tool state: bone %d out of range (%d bones)", s.Bone, s.Settings.Bones)
 	}
 	// The bones are checked against the mesh's vertices at Start.
-	if err := s.Settings.check(math.MaxInt32); err != nil {
+	if err := s.Settings.Check(math.MaxInt32); err != nil {
 		return fmt.Errorf("rig tool state: %w", err)
 	}
 	t.Close()
-	*t = Rig{settings: s.Settings, show: Show(show), heat: Heat(heat), bone: s.Bone, noBones: s.NoBones}
-	t.sync(h)
+	*t = Rig{Settings: s.Settings, Show: Show(show), Heat: Heat(heat), Bone: s.Bone, HideBones: s.NoBones}
+	t.Sync(h)
 	return nil
 }

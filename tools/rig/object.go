@@ -1,4 +1,4 @@
-package ssdr
+package rig
 
 import (
 	"fmt"
@@ -6,16 +6,17 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/solver/ssdr"
 )
 
-// Object returns the decomposition as a skinned object, ready for
+// SkinnedObject returns the decomposition r as a skinned object, ready for
 // assets.SaveGLTF with assets.ExportSkin: a copy of mesh with the rest
 // positions, one root joint per bone bound at the rest pose with the
 // identity (so a joint's transform at a frame is the bone's rigid motion
 // from the rest pose), the weights as the rig's influences, and the joint
 // animation called name at fps frames per second. rest must be the
 // positions Decompose was given.
-func (r *Result) Object(name string, fps float64, mesh *assets.Mesh, rest []mgl64.Vec3) *assets.Object {
+func SkinnedObject(r *ssdr.Result, name string, fps float64, mesh *assets.Mesh, rest []mgl64.Vec3) *assets.Object {
 	m := mesh.Clone()
 	m.Positions = append([]assets.Vec3(nil), rest...)
 	bones := len(r.Transforms[0])

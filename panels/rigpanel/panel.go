@@ -1,0 +1,125 @@
+package rigpanel
+
+import (
+	"fmt"
+
+	"github.com/AllenDang/giu"
+
+	"gallop/panels"
+	"gallop/tools"
+	"gallop/tools/rig"
+)
+
+// Panel implements panels.Tool: the clip, the settings, Start / Stop with
+// the progress and the error plot, then the result's display and export.
+func (p *Panel) Panel(h tools.Host) giu.Layout {
+	p.m.Sync(h)
+	return giu.Layout{
+		p.clipPanel(h),
+		giu.Separator(),
+		p.settingsPanel(h),
+		giu.Separator(),
+		p.progressPanel(),
+		giu.Separator(),
+		p.resultPanel(h),
+	}
+}
+
+func (p *Panel) clipPanel(h tools.Host) giu.Widget {
+	o := h.Object()
+	if err := rig.ClipError(o); err != nil {
+		return panels.ErrorLabel(err.Error())
+	}
+	return giu.Labelf("Clip: %s, %d frames, %d vertices", o.Clip.Name, len(o.Clip.Frames), o.Mesh.NumVertices())
+}
+
+func (p *Panel) settingsPanel(h tools.Host) giu.Widget {
+	s := &p.m.Settings
+	smooth := float32(s.Smooth)
+	l := giu.Layout{
+		giu.InputInt(&s.Bones).Label("bones").Size(100), p.marks.Mark("bones"),
+		giu.SliderInt(&s.MaxInfluences, 1, 8).Label("max influences").Size(100),
+		giu.InputInt(&s.Iterations).Label("iterations").Size(100).StepSize(10),
+		giu.InputFloat(&smooth).Label("smoothness").Size(100).Format("%.2g").OnChange(func() { s.Smooth = float64(smooth) }),
+	}
+	if o := h.Object(); rig.ClipError(o) == nil {
+		if err := s.Check(o.Mesh.NumVertices()); err != nil {
+			l = append(l, panels.ErrorLabel(err.Error()))
+		}
+	}
+	if p.m.Running() {
+		l = append(l, giu.Button("Stop").OnClick(p.m.Stop), p.marks.Mark("start"))
+	} else {
+		l = append(l, giu.Button("Start").OnClick(func() { p.m.Start(h) }), p.marks.Mark("start"))
+	}
+	return l
+}
+
+// progressPanel shows the run's progress and the RMSE per iteration.
+func (p *Panel) progressPanel() giu.Widget {
+	pr := p.m.Progress()
+	if pr == nil {
+		switch {
+		case p.m.Running():
+			return giu.Label("Clustering...")
+		case p.m.RunError() != nil:
+			return panels.ErrorLabel(p.m.RunError().Error())
+		}
+		return giu.Label("Not started.")
+	}
+	frac := float32(pr.Iteration) / float32(max(1, pr.Total))
+	text := fmt.Sprintf("%d / %d iterations", pr.Iteration, pr.Total)
+	if p.m.Converged() {
+		text += " (converged)"
+	}
+	xs := make([]float64, len(pr.History))
+	hi := 0.0
+	for i, v := range pr.History {
+		xs[i], hi = float64(i+1), max(hi, v)
+	}
+	return giu.Layout{
+		giu.ProgressBar(frac).Size(-1, 0).Overlay(text),
+		giu.Plot("RMSE per iteration").Size(-1, 140).Flags(giu.PlotFlagsNoLegend|giu.PlotFlagsNoMenus).
+			AxisLimits(0, float64(max(2, len(xs))), 0, hi*1.05+1e-12, giu.ConditionAlways).
+			Plots(giu.LineXY("RMSE", xs, pr.History)),
+	}
+}
+
+func (p *Panel) resultPanel(h tools.Host) giu.Widget {
+	r := p.m.Result(h)
+	if r == nil {
+		return giu.Label("No rig yet.")
+	}
+	rr := r.SSDR
+	radio := func(label string, v rig.Show) giu.Widget {
+		return giu.Custom(func() {
+			giu.RadioButton(label, p.m.Show == v).OnChange(func() { p.m.SetShow(h, v) }).Build()
+			p.marks.Mark("show " + label).Build()
+		})
+	}
+	heat := func(label string, v rig.Heat) giu.Widget {
+		return giu.Custom(func() {
+			giu.RadioButton(label, p.m.Heat == v).OnChange(func() { p.m.Heat = v }).Build()
+			p.marks.Mark("heat " + label).Build()
+		})
+	}
+	bones := !p.m.HideBones
+	l := giu.Layout{
+		giu.Labelf("%d bones, ≤ %d influences", r.Bones(), r.Settings.MaxInfluences),
+		giu.Labelf("RMSE %.4g (%.3g of the diagonal)", rr.RMSE, rr.RMSE/r.Diagonal),
+		giu.Labelf("%d iterations, best %d", rr.Iterations, rr.BestIteration),
+		giu.Label("Show"),
+		giu.Row(radio("Original", rig.ShowOriginal), radio("Skinned", rig.ShowSkinned), radio("Side by side", rig.ShowBoth)),
+		giu.Label("Heat map"),
+		giu.Row(heat("None", rig.HeatNone), heat("Weights", rig.HeatWeights), heat("Error", rig.HeatError)),
+		giu.SliderInt(&p.m.Bone, 0, int32(r.Bones()-1)).Label("bone (or click a vertex)").Size(140).OnChange(func() { p.m.Heat = rig.HeatWeights }),
+		giu.Checkbox("Bones", &bones).OnChange(func() { p.m.HideBones = !bones }),
+		giu.Button("Export skinned glTF...").OnClick(func() { p.m.Export(h) }), p.marks.Mark("export"),
+		giu.Button("Apply rig to the object").Disabled(r.Applied()).OnClick(func() { p.m.Apply(h) }),
+		giu.Tooltip("The object gets the rig, its joint animation and the skinned clip (undoable); saving and File > Export glTF then keep the rig"),
+	}
+	if e := p.m.Exported(); e != "" {
+		l = append(l, giu.Label(e))
+	}
+	return l
+}
