@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-
-	"github.com/AllenDang/giu"
+	"strings"
 
 	"gallop/assets"
 	"gallop/internal/jobs"
@@ -24,9 +23,9 @@ type animJob struct {
 	job *jobs.Job
 }
 
-// insertKey records every handle's offset at the current frame.
-func (p *Pose) insertKey(h tools.Host) {
-	p.sync(h)
+// InsertKey records every handle's offset at the current frame.
+func (p *Pose) InsertKey(h tools.Host) {
+	p.Sync(h)
 	if p.obj == nil || len(p.ed.Handles) == 0 {
 		h.Error(errors.New("make handles first: a key records their positions"))
 		return
@@ -72,10 +71,10 @@ func offsetsAt(keys []key, f int) []assets.Vec3 {
 	return out
 }
 
-// solveAnimation solves every frame from the first key to the last as a
+// SolveAnimation solves every frame from the first key to the last as a
 // job, with the temporal term, and replaces the object's clip with the
 // result.
-func (p *Pose) solveAnimation(h tools.Host) {
+func (p *Pose) SolveAnimation(h tools.Host) {
 	if len(p.ed.Keys) < 2 {
 		h.Error(errors.New("insert at least two keys (I) at different frames to solve an animation"))
 		return
@@ -84,7 +83,7 @@ func (p *Pose) solveAnimation(h tools.Host) {
 		return
 	}
 	obj, ed := p.obj, p.ed.clone()
-	ref := p.reference()
+	ref := p.referencePositions()
 	var examples [][]assets.Vec3
 	for _, ex := range ed.Examples {
 		examples = append(examples, ex.Positions)
@@ -92,9 +91,11 @@ func (p *Pose) solveAnimation(h tools.Host) {
 	space := ed.Space
 	first, last := ed.Keys[0].Frame, ed.Keys[len(ed.Keys)-1].Frame
 	fps := h.FPS()
+	maxIter := p.AnimIterations
 	var frames [][]assets.Vec3
+	var capped []CappedFrame
 	run := func(ctx context.Context, rep jobs.Reporter) error {
-		s, err := meshik.New(ref, obj.Mesh.Triangles, examples, meshik.Options{Space: space, Temporal: TemporalWeight})
+		s, err := meshik.New(ref, obj.Mesh.Triangles, examples, meshik.Options{Space: space, Temporal: TemporalWeight, MaxIterations: maxIter})
 		if err != nil {
 			return err
 		}
@@ -136,7 +137,12 @@ func (p *Pose) solveAnimation(h tools.Host) {
 			if err := s.SetPrevious(s.Weights()); err != nil {
 				return err
 			}
-			if _, err := s.Solve(nil); err != nil && !errors.Is(err, meshik.ErrNotConverged) {
+			var end meshik.Stats
+			res, err := s.Solve(func(st meshik.Stats) bool { end = st; return true })
+			switch {
+			case errors.Is(err, meshik.ErrNotConverged):
+				capped = append(capped, CappedFrame{Frame: f, Iterations: res.Iterations, Objective: end.Objective, Gradient: end.Gradient, Step: end.Step})
+			case err != nil:
 				return fmt.Errorf("frame %d: %w", f+1, err)
 			}
 			frames = append(frames, s.Positions())
@@ -145,18 +151,65 @@ func (p *Pose) solveAnimation(h tools.Host) {
 		return nil
 	}
 	p.anim = &animJob{}
-	p.anim.job = h.Jobs().Start("Solving animation", run, func(err error) {
-		p.anim = nil
-		if err != nil {
+	job := &animJob{}
+	p.anim, p.capped = job, nil
+	job.job = h.Jobs().Start("Solving animation", run, func(err error) {
+		if p.anim == job {
+			p.anim = nil
+		}
+		switch {
+		case p.obj != obj || h.Object() != obj:
+			// The object was replaced or another became active while the
+			// frames were solved: they belong to no object the tool edits.
+			h.Info("Solved animation discarded: %s is no longer the object being posed", obj.Name)
+			return
+		case jobs.IsCanceled(err):
+			h.Info("Solving the animation was cancelled")
+			return
+		case err != nil:
 			h.Error(err)
 			return
 		}
 		clip := &assets.Clip{Name: obj.Name + " posed", FPS: fps, Frames: frames}
 		h.Do(&clipCmd{obj: obj, before: obj.Clip, beforeSrc: obj.Source, after: clip})
-		p.showClip = true
+		p.showClip, p.capped = true, capped
+		if len(capped) > 0 {
+			h.Error(cappedError(capped, len(frames)))
+			return
+		}
 		h.Info("Solved %d frames of animation", len(frames))
 	})
 }
+
+// CappedFrame is a frame of a solved animation whose solve stopped at the
+// iteration cap before the convergence tests of Section 4.1 held: its
+// pose is the last iterate, off by about what the figures say.
+type CappedFrame struct {
+	Frame      int     // 0-based
+	Iterations int     // the cap
+	Objective  float64 // f at the start of the last iteration
+	Gradient   float64 // ‖∂f/∂w‖∞ then
+	Step       float64 // ‖δ‖∞ of the last step
+}
+
+// cappedError says which of n solved frames stopped at the cap and how
+// far off they were.
+func cappedError(capped []CappedFrame, n int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "solved %d frames, but %d stopped at the iteration cap and may be off:", n, len(capped))
+	for i, c := range capped {
+		if i == 8 {
+			fmt.Fprintf(&b, " and %d more", len(capped)-i)
+			break
+		}
+		fmt.Fprintf(&b, " frame %d (%d iterations, objective %.3g, gradient %.2g, last step %.2g);", c.Frame+1, c.Iterations, c.Objective, c.Gradient, c.Step)
+	}
+	return errors.New(strings.TrimSuffix(b.String(), ";"))
+}
+
+// CappedFrames returns the frames of the last solved animation that
+// stopped at the iteration cap (none: every frame converged).
+func (p *Pose) CappedFrames() []CappedFrame { return p.capped }
 
 // clipCmd replaces an object's clip (the object is then stored in the
 // project rather than referenced: it was edited).
@@ -169,30 +222,3 @@ type clipCmd struct {
 func (c *clipCmd) Name() string { return "Solve animation" }
 func (c *clipCmd) Do()          { c.obj.Clip, c.obj.Source = c.after, nil }
 func (c *clipCmd) Undo()        { c.obj.Clip, c.obj.Source = c.before, c.beforeSrc }
-
-func (p *Pose) animPanel(h tools.Host) giu.Widget {
-	l := giu.Layout{
-		giu.Labelf("Animation: %d keys", len(p.ed.Keys)),
-		giu.Row(
-			giu.Button("Insert key (I)").OnClick(func() { p.insertKey(h) }),
-			giu.Button("Solve animation").Disabled(p.anim != nil).OnClick(func() { p.solveAnimation(h) }),
-		),
-	}
-	for i, k := range p.ed.Keys {
-		i := i
-		l = append(l, giu.Row(
-			giu.Labelf("key at frame %d", k.Frame+1),
-			giu.SmallButton(fmt.Sprintf("x##key%d", i)).OnClick(func() {
-				ed := p.ed.clone()
-				ed.Keys = slices.Delete(ed.Keys, i, i+1)
-				p.do(h, "Remove key", ed, false)
-			}),
-		))
-	}
-	label := "Show the solved animation"
-	if p.showClip {
-		label = "Show the live pose"
-	}
-	l = append(l, giu.Button(label).OnClick(func() { p.showClip = !p.showClip }))
-	return l
-}

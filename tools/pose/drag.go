@@ -10,9 +10,9 @@ import (
 	"gallop/viewport"
 )
 
-// grabRadius is the radius, in pixels, of a handle's ring: a press inside
+// GrabRadius is the radius, in pixels, of a handle's ring: a press inside
 // it grabs the handle.
-const grabRadius = 11
+const GrabRadius = 11
 
 // dragState is a handle being dragged.
 type dragState struct {
@@ -26,15 +26,17 @@ type dragState struct {
 	grabbed mgl64.Vec3 // where the mouse ray met the view plane at the grab
 }
 
-// dragInput handles grabbing, dragging and releasing handles; it returns
-// true when it used the input.
-func (p *Pose) dragInput(h tools.Host, in *viewport.Input) bool {
+// Drag turns viewport input into grabbing, dragging and releasing a
+// handle (a press within GrabRadius pixels of a handle's centre grabs it;
+// the whole drag is one undo step); it returns true when it used the
+// input.
+func (p *Pose) Drag(h tools.Host, in *viewport.Input) bool {
 	v := h.View()
 	if !p.drag.active {
 		if !in.Pressed[viewport.Left] || !in.Hovered || in.Alt || p.ed.Mode != IK {
 			return false
 		}
-		best, bestD := -1, float64(grabRadius+3)
+		best, bestD := -1, float64(GrabRadius+3)
 		for i := range p.ed.Handles {
 			x, y, ok := v.ToScreen(p.handleCentre(h, i))
 			if d := math.Hypot(x-in.X, y-in.Y); ok && d < bestD {
@@ -128,4 +130,22 @@ func closestOnLine(c, e, o, d mgl64.Vec3) (float64, bool) {
 		return 0, false // the axis points along the ray
 	}
 	return (b*d.Dot(w) - cc*e.Dot(w)) / den, true
+}
+
+// Dragging reports whether a handle is being dragged, and which.
+func (p *Pose) Dragging() (handle int, ok bool) { return p.drag.handle, p.drag.active }
+
+// LockAxis restricts the drag in progress to world axis 0, 1 or 2 (x, y,
+// z); locking the axis already locked frees the drag again, as in
+// Blender. It returns false when no handle is being dragged.
+func (p *Pose) LockAxis(axis int) bool {
+	if !p.drag.active {
+		return false
+	}
+	if p.drag.axis == axis {
+		p.drag.axis = -1
+	} else {
+		p.drag.axis = axis
+	}
+	return true
 }

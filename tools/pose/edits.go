@@ -53,7 +53,7 @@ func (p *Pose) do(h tools.Host, name string, ed edits, restart bool) {
 	h.Do(&editCmd{p: p, h: h, name: name, before: p.ed, after: ed, restart: restart})
 }
 
-func (p *Pose) setMode(h tools.Host, m Mode) {
+func (p *Pose) SetMode(h tools.Host, m Mode) {
 	if p.ed.Mode == m {
 		return
 	}
@@ -72,7 +72,7 @@ func (p *Pose) setMode(h tools.Host, m Mode) {
 	p.do(h, "Pose mode", ed, true)
 }
 
-func (p *Pose) setSpace(h tools.Host, k meshik.SpaceKind) {
+func (p *Pose) SetSpace(h tools.Host, k meshik.SpaceKind) {
 	if p.ed.Space == k {
 		return
 	}
@@ -81,7 +81,7 @@ func (p *Pose) setSpace(h tools.Host, k meshik.SpaceKind) {
 	p.do(h, "Feature space "+k.String(), ed, true)
 }
 
-func (p *Pose) setReference(h tools.Host, i int) {
+func (p *Pose) SetReference(h tools.Host, i int) {
 	if p.ed.Reference == i {
 		return
 	}
@@ -90,7 +90,7 @@ func (p *Pose) setReference(h tools.Host, i int) {
 	p.do(h, "Reference pose", ed, true)
 }
 
-func (p *Pose) setBlend(h tools.Host, i int, v float64) {
+func (p *Pose) SetBlend(h tools.Host, i int, v float64) {
 	ed := p.ed.clone()
 	for len(ed.Blend) < len(ed.Examples) {
 		ed.Blend = append(ed.Blend, 0)
@@ -116,9 +116,9 @@ func (p *Pose) addExamples(h tools.Host, name string, exs []example) {
 	p.do(h, name, ed, true)
 }
 
-// addExampleFiles reads example poses from OBJ files; each must have the
+// AddExampleFiles reads example poses from OBJ files; each must have the
 // object's vertices and faces.
-func (p *Pose) addExampleFiles(h tools.Host, paths []string) {
+func (p *Pose) AddExampleFiles(h tools.Host, paths []string) {
 	var exs []example
 	for _, path := range paths {
 		m, err := assets.LoadOBJ(path)
@@ -139,17 +139,17 @@ func (p *Pose) addExampleFiles(h tools.Host, paths []string) {
 	p.addExamples(h, name, exs)
 }
 
-// addExampleFolder adds every OBJ file of a folder, in numeric order.
-func (p *Pose) addExampleFolder(h tools.Host, dir string) {
+// AddExampleFolder adds every OBJ file of a folder, in numeric order.
+func (p *Pose) AddExampleFolder(h tools.Host, dir string) {
 	files, err := assets.ListOBJSequence(dir)
 	if err != nil {
 		h.Error(err)
 		return
 	}
-	p.addExampleFiles(h, files)
+	p.AddExampleFiles(h, files)
 }
 
-func (p *Pose) addFrames(h tools.Host, frames []int) {
+func (p *Pose) AddFrames(h tools.Host, frames []int) {
 	var exs []example
 	for _, f := range frames {
 		exs = append(exs, example{Name: fmt.Sprintf("%s frame %d", p.obj.Name, f+1), Positions: p.obj.PositionsAt(f)})
@@ -157,9 +157,9 @@ func (p *Pose) addFrames(h tools.Host, frames []int) {
 	p.addExamples(h, fmt.Sprintf("Add %d examples", len(exs)), exs)
 }
 
-// addDemoExamples adds the straight and bent bar of the paper's Figure 5,
+// AddDemoExamples adds the straight and bent bar of the paper's Figure 5,
 // placed where the demo scene's bar stands.
-func (p *Pose) addDemoExamples(h tools.Host) {
+func (p *Pose) AddDemoExamples(h tools.Host) {
 	rest := p.obj.Mesh.Positions
 	straight := assets.DemoBarBent(0)
 	shift := rest[0].Sub(straight[0])
@@ -175,7 +175,7 @@ func (p *Pose) addDemoExamples(h tools.Host) {
 	})
 }
 
-func (p *Pose) removeExample(h tools.Host, i int) {
+func (p *Pose) RemoveExample(h tools.Host, i int) {
 	ed := p.ed.clone()
 	ed.Examples = slices.Delete(ed.Examples, i, i+1)
 	if i < len(ed.Blend) {
@@ -193,7 +193,7 @@ func (p *Pose) removeExample(h tools.Host, i int) {
 	p.do(h, "Remove example", ed, true)
 }
 
-func (p *Pose) renameHandle(h tools.Host, i int, name string) {
+func (p *Pose) RenameHandle(h tools.Host, i int, name string) {
 	if name == "" || name == p.ed.Handles[i].Name {
 		return
 	}
@@ -202,22 +202,22 @@ func (p *Pose) renameHandle(h tools.Host, i int, name string) {
 	p.do(h, "Rename handle", ed, false)
 }
 
-func (p *Pose) resetHandle(h tools.Host, i int) {
+func (p *Pose) ResetHandle(h tools.Host, i int) {
 	ed := p.ed.clone()
 	ed.Handles[i].Offset = assets.Vec3{}
 	p.do(h, "Reset handle", ed, false)
 }
 
-func (p *Pose) removeHandle(h tools.Host, i int) {
+func (p *Pose) RemoveHandle(h tools.Host, i int) {
 	ed := p.ed.clone()
 	ed.Handles = slices.Delete(ed.Handles, i, i+1)
 	ed.Keys = nil
 	p.do(h, "Remove handle", ed, true)
 }
 
-// freezeSelection freezes (or unfreezes) the triangles whose three
+// FreezeSelection freezes (or unfreezes) the triangles whose three
 // vertices are selected.
-func (p *Pose) freezeSelection(h tools.Host, freeze bool) {
+func (p *Pose) FreezeSelection(h tools.Host, freeze bool) {
 	sel := h.Selection()
 	in := func(v int) bool { _, ok := slices.BinarySearch(sel, v); return ok }
 	set := map[int]bool{}

@@ -1,5 +1,6 @@
-// Package pose is the Pose tool: Mesh-Based Inverse Kinematics (Sumner et
-// al. 2005) in the viewport. The artist gives example poses, makes handles
+// Package pose is the model of the Pose tool: Mesh-Based Inverse
+// Kinematics (Sumner et al. 2005) on the document's active object; its
+// panel is panels/posepanel. The artist gives example poses, makes handles
 // of selected vertices and drags them; the rest of the mesh follows the
 // deformations the examples demonstrate. The solver (package
 // solver/meshik) runs as a background job that receives each new handle
@@ -14,18 +15,12 @@ package pose
 
 import (
 	"fmt"
-	"image/color"
-	"math"
-	"os"
 	"slices"
 	"time"
 
-	"github.com/AllenDang/cimgui-go/imgui"
-	"github.com/AllenDang/giu"
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
-	"gallop/panels"
 	"gallop/solver/meshik"
 	"gallop/tools"
 	"gallop/viewport"
@@ -76,9 +71,16 @@ type edits struct {
 	Keys      []key     // sorted by frame
 }
 
-// Pose is the Pose tool. Its zero value is ready to use.
+// Pose is the Pose tool's model. Its zero value is ready to use. Every
+// method runs on the UI thread.
 type Pose struct {
-	sel panels.Select // clicks and boxes that do not grab a handle select
+	// XRay makes box selection reach hidden vertices; it is saved with
+	// the tool.
+	XRay bool
+	// AnimIterations caps the Gauss-Newton iterations per frame of a
+	// solved animation; 0 means meshik's default (50). Frames that reach
+	// the cap are reported (CappedFrames).
+	AnimIterations int
 
 	obj *assets.Object // the object the state belongs to
 	ed  edits
@@ -94,31 +96,15 @@ type Pose struct {
 	showClip bool // show the document's clip rather than the live pose
 	errShown error
 
-	drag dragState
-	anim *animJob
-
-	traceAt time.Time // last GALLOP_TRACE line
+	drag   dragState
+	anim   *animJob
+	capped []CappedFrame // the last solved animation's frames that hit the cap
 }
 
-// trace is set by GALLOP_TRACE=1: the tool then prints the solver's update
-// rate to stderr once a second while it solves (for tests and profiling).
-var (
-	trace      = os.Getenv("GALLOP_TRACE") != ""
-	traceStart = time.Now()
-)
-
-// handleColors are the markers' colours, one per handle in turn.
-var handleColors = [][4]float32{
+// HandleColors are the handles' colours, one per handle in turn.
+var HandleColors = [][4]float32{
 	{0.2, 0.75, 1, 1}, {0.45, 0.95, 0.35, 1}, {1, 0.4, 0.8, 1}, {1, 0.9, 0.25, 1},
 	{0.6, 0.5, 1, 1}, {0.3, 1, 0.85, 1}, {1, 0.55, 0.3, 1}, {0.85, 0.85, 0.85, 1},
-}
-
-// Name implements panels.Tool.
-func (p *Pose) Name() string { return "Pose" }
-
-// Help implements panels.Tool.
-func (p *Pose) Help() string {
-	return "Mesh-Based IK: add example poses, select vertices and make handles (Ctrl+H), drag a handle's ring to pose (X/Y/Z lock an axis)."
 }
 
 // reset forgets the state when the active object changes.
@@ -141,16 +127,17 @@ func (p *Pose) Close() {
 	}
 }
 
-// sync makes the state belong to the active object.
-func (p *Pose) sync(h tools.Host) {
+// Sync makes the state belong to the active object: when it changed, the
+// solver stops and the state starts afresh.
+func (p *Pose) Sync(h tools.Host) {
 	if p.obj != h.Object() {
 		p.reset(h)
 	}
 }
 
-// reference returns the reference positions: the object's rest mesh or the
-// chosen example.
-func (p *Pose) reference() []assets.Vec3 {
+// referencePositions returns the reference positions: the object's rest
+// mesh or the chosen example.
+func (p *Pose) referencePositions() []assets.Vec3 {
 	if r := p.ed.Reference; r >= 0 && r < len(p.ed.Examples) {
 		return p.ed.Examples[r].Positions
 	}
@@ -202,7 +189,7 @@ func (p *Pose) post(h tools.Host, restart bool) {
 	}
 	pr := &problem{
 		version:   p.version,
-		reference: p.reference(),
+		reference: p.referencePositions(),
 		triangles: p.obj.Mesh.Triangles,
 		space:     p.ed.Space,
 		frozen:    p.ed.Frozen,
@@ -217,7 +204,7 @@ func (p *Pose) post(h tools.Host, restart bool) {
 		pr.blend = p.blendWeights()
 		// One anchor vertex fixes the translation the features leave free.
 		pr.handles = []int{0}
-		pr.targets = []assets.Vec3{p.reference()[0]}
+		pr.targets = []assets.Vec3{p.referencePositions()[0]}
 		pr.frozen = nil
 	} else {
 		pr.handles, pr.targets = p.targets()
@@ -233,9 +220,9 @@ func (p *Pose) blendWeights() []float64 {
 	return w
 }
 
-// Update implements panels.Tool: take the session's latest iterate.
+// Update runs once per UI frame: take the session's latest iterate.
 func (p *Pose) Update(h tools.Host) {
-	p.sync(h)
+	p.Sync(h)
 	if p.session == nil {
 		return
 	}
@@ -246,11 +233,6 @@ func (p *Pose) Update(h tools.Host) {
 	now := time.Now()
 	p.rate.add(int(snap.count-p.seen), now)
 	p.seen = snap.count
-	if trace && now.Sub(p.traceAt) >= time.Second {
-		p.traceAt = now
-		fmt.Fprintf(os.Stderr, "pose: %d solver updates in the last second (%d in all at %.3f s), iteration %d, objective %.6g\n",
-			p.rate.perSecond(now), snap.count, now.Sub(traceStart).Seconds(), snap.stats.Iteration, snap.stats.Objective)
-	}
 	p.last = *snap
 	if snap.err != nil {
 		if p.errShown == nil || p.errShown.Error() != snap.err.Error() {
@@ -265,10 +247,10 @@ func (p *Pose) Update(h tools.Host) {
 	}
 }
 
-// Display implements panels.Tool: the live pose, and the frozen region in
-// red.
+// Display returns what the viewport shows for the object: the live pose
+// (nil: the document's positions), and the frozen region in red.
 func (p *Pose) Display(h tools.Host) ([]assets.Vec3, [][3]float32) {
-	p.sync(h)
+	p.Sync(h)
 	if p.obj == nil {
 		return nil, nil
 	}
@@ -290,39 +272,17 @@ func (p *Pose) Display(h tools.Host) ([]assets.Vec3, [][3]float32) {
 	return p.posed, colors
 }
 
-// Markers implements panels.Tool: the selection, and each handle's
-// vertices in its colour.
-func (p *Pose) Markers(h tools.Host) []viewport.PointSet {
-	sets := p.sel.Markers(h)
+// Markers returns each handle's vertices in its colour.
+func (p *Pose) Markers() []viewport.PointSet {
+	var sets []viewport.PointSet
 	for i, hd := range p.ed.Handles {
 		idx := make([]uint32, len(hd.Vertices))
 		for k, v := range hd.Vertices {
 			idx[k] = uint32(v)
 		}
-		sets = append(sets, viewport.PointSet{Indices: idx, Color: handleColors[i%len(handleColors)], Size: 6})
+		sets = append(sets, viewport.PointSet{Indices: idx, Color: HandleColors[i%len(HandleColors)], Size: 6})
 	}
 	return sets
-}
-
-// Shortcut implements panels.Tool: Ctrl+H makes a handle, I inserts a key,
-// X / Y / Z lock the drag to an axis (Blender's keys).
-func (p *Pose) Shortcut(h tools.Host, k panels.Key) bool {
-	switch {
-	case k.Key == giu.KeyH && k.Mods == giu.ModControl:
-		p.makeHandle(h)
-	case k.Key == giu.KeyI && k.Mods == giu.ModNone:
-		p.insertKey(h)
-	case p.drag.active && k.Mods == giu.ModNone && (k.Key == giu.KeyX || k.Key == giu.KeyY || k.Key == giu.KeyZ):
-		axis := map[giu.Key]int{giu.KeyX: 0, giu.KeyY: 1, giu.KeyZ: 2}[k.Key]
-		if p.drag.axis == axis {
-			p.drag.axis = -1 // pressing it again frees the drag, as in Blender
-		} else {
-			p.drag.axis = axis
-		}
-	default:
-		return false
-	}
-	return true
 }
 
 // handleCentre returns a handle's centre on screen now.
@@ -335,10 +295,10 @@ func (p *Pose) handleCentre(h tools.Host, i int) mgl64.Vec3 {
 	return c.Mul(1 / float64(len(p.ed.Handles[i].Vertices)))
 }
 
-// makeHandle turns the selected vertices into a new handle (taking them
+// MakeHandle turns the selected vertices into a new handle (taking them
 // out of other handles).
-func (p *Pose) makeHandle(h tools.Host) {
-	p.sync(h)
+func (p *Pose) MakeHandle(h tools.Host) {
+	p.Sync(h)
 	sel := h.Selection()
 	if p.obj == nil || len(sel) == 0 {
 		h.Error(fmt.Errorf("select the vertices of the handle first (click, or drag a box)"))
@@ -396,176 +356,14 @@ func (r *rateMeter) perSecond(now time.Time) int {
 	return n
 }
 
-// Viewport implements panels.Tool: grab and drag a handle's ring; anything
-// else selects, as the Select tool does.
-func (p *Pose) Viewport(h tools.Host, in *viewport.Input) {
-	p.sync(h)
-	dl := imgui.ForegroundDrawListViewportPtr()
-	// Handle rings.
-	for i := range p.ed.Handles {
-		x, y, ok := h.View().ToScreen(p.handleCentre(h, i))
-		if !ok {
-			continue
-		}
-		c := handleColors[i%len(handleColors)]
-		col := imgui.ColorU32Vec4(imgui.Vec4{X: c[0], Y: c[1], Z: c[2], W: 1})
-		centre := imgui.Vec2{X: float32(in.OriginX + x), Y: float32(in.OriginY + y)}
-		thick := float32(2)
-		if p.drag.active && p.drag.handle == i {
-			thick = 3.5
-		}
-		dl.AddCircleV(centre, grabRadius, col, 24, thick)
-	}
-	if p.dragInput(h, in) {
-		return
-	}
-	p.sel.Viewport(h, in)
-}
-
-// Panel implements panels.Tool.
-func (p *Pose) Panel(h tools.Host) giu.Layout {
-	p.sync(h)
-	if p.obj == nil {
-		return giu.Layout{giu.Label("Open or import a mesh to pose it.")}
-	}
-	return giu.Layout{
-		p.modePanel(h),
-		giu.Separator(),
-		p.examplesPanel(h),
-		giu.Separator(),
-		p.handlesPanel(h),
-		giu.Separator(),
-		p.statusPanel(h),
-		giu.Separator(),
-		p.animPanel(h),
-	}
-}
-
-func (p *Pose) modePanel(h tools.Host) giu.Widget {
-	return giu.Layout{
-		giu.Row(
-			giu.RadioButton("Drag handles", p.ed.Mode == IK).OnChange(func() { p.setMode(h, IK) }),
-			giu.RadioButton("Blend examples", p.ed.Mode == Blend).OnChange(func() { p.setMode(h, Blend) }),
-		),
-		giu.Condition(p.ed.Mode == IK, giu.Row(
-			giu.Label("Space:"),
-			giu.RadioButton("Nonlinear", p.ed.Space == meshik.Nonlinear).OnChange(func() { p.setSpace(h, meshik.Nonlinear) }),
-			giu.RadioButton("Linear", p.ed.Space == meshik.Linear).OnChange(func() { p.setSpace(h, meshik.Linear) }),
-		), nil),
-	}
-}
-
-func (p *Pose) examplesPanel(h tools.Host) giu.Widget {
-	// The buttons come first so they stay put as the list grows.
-	l := giu.Layout{
-		giu.Labelf("Examples (%d)", len(p.ed.Examples)),
-		giu.Row(
-			giu.Button("Add OBJ...").OnClick(func() {
-				h.OpenFile("Add example pose", []string{"obj"}, func(path string) { p.addExampleFiles(h, []string{path}) })
-			}),
-			giu.Button("Add folder...").OnClick(func() {
-				h.OpenFolder("Add a folder of example poses", func(path string) { p.addExampleFolder(h, path) })
-			}),
-		),
-		giu.Row(
-			giu.Button("Add this frame").OnClick(func() { p.addFrames(h, []int{h.Frame()}) }),
-			giu.Button("Add all frames").OnClick(func() {
-				fs := make([]int, h.NumFrames())
-				for i := range fs {
-					fs[i] = i
-				}
-				p.addFrames(h, fs)
-			}),
-		),
-		giu.Condition(p.isDemoBar(), giu.Button("Add the demo bar's examples (straight, bent)").OnClick(func() { p.addDemoExamples(h) }), nil),
-		giu.RadioButton("Reference: the object's rest pose", p.ed.Reference < 0).OnChange(func() { p.setReference(h, -1) }),
-	}
-	for i, ex := range p.ed.Examples {
-		i := i
-		w := 0.0
-		if i < len(p.weights) && p.ed.Mode == IK && p.ed.Space == meshik.Nonlinear {
-			w = p.weights[i]
-		}
-		l = append(l, giu.Row(
-			giu.RadioButton(fmt.Sprintf("##ref%d", i), p.ed.Reference == i).OnChange(func() { p.setReference(h, i) }),
-			giu.Tooltip("Use this example as the reference pose"),
-			giu.ProgressBar(float32(math.Max(0, math.Min(1, w)))).Size(90, 0).Overlay(fmt.Sprintf("%.2f", w)),
-			giu.Label(ex.Name),
-			giu.SmallButton(fmt.Sprintf("x##ex%d", i)).OnClick(func() { p.removeExample(h, i) }),
-		))
-		if p.ed.Mode == Blend {
-			v := float32(0)
-			if i < len(p.ed.Blend) {
-				v = float32(p.ed.Blend[i])
-			}
-			l = append(l, giu.SliderFloat(&v, -0.5, 1.5).Label(fmt.Sprintf("##blend%d", i)).Size(240).OnChange(func() {
-				p.setBlend(h, i, float64(v))
-			}))
-		}
-	}
-	return l
-}
-
-func (p *Pose) handlesPanel(h tools.Host) giu.Widget {
-	l := giu.Layout{
-		giu.Labelf("Handles (%d)", len(p.ed.Handles)),
-		giu.Button("Make handle from selection (Ctrl+H)").OnClick(func() { p.makeHandle(h) }),
-	}
-	for i, hd := range p.ed.Handles {
-		i := i
-		c := handleColors[i%len(handleColors)]
-		name := hd.Name
-		l = append(l, giu.Row(
-			giu.Style().SetColor(giu.StyleColorText, color.RGBA{R: uint8(255 * c[0]), G: uint8(255 * c[1]), B: uint8(255 * c[2]), A: 255}).To(giu.Label("●")),
-			giu.InputText(&name).Label(fmt.Sprintf("##hname%d", i)).Size(110).Flags(giu.InputTextFlagsEnterReturnsTrue).OnChange(func() { p.renameHandle(h, i, name) }),
-			giu.Labelf("%d vertices", len(hd.Vertices)),
-			giu.SmallButton(fmt.Sprintf("Reset##h%d", i)).OnClick(func() { p.resetHandle(h, i) }),
-			giu.SmallButton(fmt.Sprintf("x##h%d", i)).OnClick(func() { p.removeHandle(h, i) }),
-		))
-	}
-	l = append(l,
-		giu.Labelf("Frozen: %d triangles", len(p.ed.Frozen)),
-		giu.Row(
-			giu.Button("Freeze selection").OnClick(func() { p.freezeSelection(h, true) }),
-			giu.Button("Unfreeze selection").OnClick(func() { p.freezeSelection(h, false) }),
-		),
-	)
-	return l
-}
-
-func (p *Pose) statusPanel(h tools.Host) giu.Widget {
-	st := p.last.stats
-	state := "idle"
-	switch {
-	case p.ed.Mode == IK && len(p.ed.Handles) == 0:
-		state = "select vertices and make a handle (Ctrl+H)"
-	case p.session == nil:
-		state = "no solve yet"
-	case p.last.err != nil:
-		state = "error: " + p.last.err.Error()
-	case p.last.converged:
-		state = "converged"
-	case p.last.count > 0:
-		state = "solving"
-	}
-	return giu.Layout{
-		giu.Labelf("Solver: %s", state),
-		giu.Labelf("iteration %d, objective %.4g, %d updates/s", st.Iteration, st.Objective, p.rate.perSecond(time.Now())),
-		giu.Row(
-			giu.Button("Re-solve").OnClick(func() { p.post(h, true) }),
-			giu.Button("Export posed OBJ...").OnClick(func() { p.exportOBJ(h) }),
-		),
-	}
-}
-
-// isDemoBar reports whether the object has the demo bar's topology.
-func (p *Pose) isDemoBar() bool {
+// IsDemoBar reports whether the object has the demo bar's topology.
+func (p *Pose) IsDemoBar() bool {
 	bar := assets.DemoBar()
 	return p.obj != nil && p.obj.Mesh.SameTopology(bar) == nil
 }
 
-// exportOBJ writes the pose shown as an OBJ file.
-func (p *Pose) exportOBJ(h tools.Host) {
+// ExportOBJ writes the pose shown as an OBJ file.
+func (p *Pose) ExportOBJ(h tools.Host) {
 	pos := p.shown(h)
 	mesh := p.obj.Mesh
 	h.SaveFile("Export posed mesh", []string{"obj"}, p.obj.Name+"-posed.obj", func(path string) {

@@ -8,52 +8,21 @@ import (
 	"time"
 
 	"gallop/assets"
-	"gallop/internal/jobs"
-	"gallop/internal/undo"
-	"gallop/viewport"
+	"gallop/tools/toolstest"
 )
 
-// host is a tools.Host without a window: the demo bar as the object, an
-// undo stack, a job runner polled by the test.
-type host struct {
-	obj    *assets.Object
-	sel    []int
-	stack  undo.Stack
-	runner jobs.Runner
-	errs   []error
-	frame  int
+// newHost returns a host editing the demo bar without a clip.
+func newHost() *toolstest.Host {
+	return toolstest.New(&assets.Object{Name: "bar", Mesh: assets.DemoBar()})
 }
-
-func newHost() *host {
-	bar := assets.DemoBar()
-	return &host{obj: &assets.Object{Name: "bar", Mesh: bar}}
-}
-
-func (h *host) Object() *assets.Object                           { return h.obj }
-func (h *host) Positions() []assets.Vec3                         { return h.obj.PositionsAt(h.frame) }
-func (h *host) Selection() []int                                 { return h.sel }
-func (h *host) SetSelection(v []int)                             { h.sel = v }
-func (h *host) Do(c undo.Command)                                { h.stack.Do(c) }
-func (h *host) Jobs() *jobs.Runner                               { return &h.runner }
-func (h *host) View() *viewport.View                             { return viewport.NewView() }
-func (h *host) Error(err error)                                  { h.errs = append(h.errs, err) }
-func (h *host) Info(string, ...any)                              {}
-func (h *host) Frame() int                                       { return h.frame }
-func (h *host) NumFrames() int                                   { return h.obj.NumFrames() }
-func (h *host) FPS() float64                                     { return 30 }
-func (h *host) OpenFile(string, []string, func(string))          {}
-func (h *host) OpenFolder(string, func(string))                  {}
-func (h *host) SaveFile(string, []string, string, func(string))  {}
-func (h *host) ShowAnimation(*assets.RigidAnimation, bool) error { return nil }
-func (h *host) ShownAnimation() *assets.RigidAnimation           { return nil }
 
 // settle runs UI frames until the solver has converged on the latest
-// problem (or the time limit passes) and returns the pose shown.
-func settle(t *testing.T, p *Pose, h *host) []assets.Vec3 {
+// problem and returns the pose shown. It has no time limit of its own: a
+// solver that never converges hangs the test until go test's -timeout.
+func settle(t *testing.T, p *Pose, h *toolstest.Host) []assets.Vec3 {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		h.runner.Poll()
+	for {
+		h.Runner.Poll()
 		p.Update(h)
 		if p.last.version == p.version && (p.last.converged || p.last.err != nil) {
 			if p.last.err != nil {
@@ -62,10 +31,8 @@ func settle(t *testing.T, p *Pose, h *host) []assets.Vec3 {
 			pos, _ := p.Display(h)
 			return pos
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond)
 	}
-	t.Fatalf("the solver did not converge in 20 s (last snapshot: version %d of %d, iteration %d)", p.last.version, p.version, p.last.stats.Iteration)
-	return nil
 }
 
 // barEnds returns the vertices of the bar's free end (the last ring and its
@@ -82,22 +49,22 @@ func barEnds(m *assets.Mesh) (fixed, tip []int) {
 // barWithHandles sets up the tool as an artist would on the demo scene:
 // the bar's two examples, a handle on its fixed end and one on its tip
 // (whose vertices it returns).
-func barWithHandles(t *testing.T) (*host, *Pose, []int) {
+func barWithHandles(t *testing.T) (*toolstest.Host, *Pose, []int) {
 	t.Helper()
 	h := newHost()
 	p := &Pose{}
-	p.sync(h)
-	p.addDemoExamples(h)
+	p.Sync(h)
+	p.AddDemoExamples(h)
 	if len(p.ed.Examples) != 2 {
 		t.Fatalf("%d examples after adding the demo's, want 2", len(p.ed.Examples))
 	}
-	fixed, tip := barEnds(h.obj.Mesh)
-	h.sel = fixed
-	p.makeHandle(h)
-	h.sel = tip
-	p.makeHandle(h)
-	if len(p.ed.Handles) != 2 || len(h.errs) > 0 {
-		t.Fatalf("%d handles, errors %v", len(p.ed.Handles), h.errs)
+	fixed, tip := barEnds(h.Obj.Mesh)
+	h.Sel = fixed
+	p.MakeHandle(h)
+	h.Sel = tip
+	p.MakeHandle(h)
+	if len(p.ed.Handles) != 2 || len(h.Errs) > 0 {
+		t.Fatalf("%d handles, errors %v", len(p.ed.Handles), h.Errs)
 	}
 	return h, p, tip
 }
@@ -111,7 +78,7 @@ func TestDragBendsBar(t *testing.T) {
 	defer p.Close()
 	rest := settle(t, p, h)
 	for v, q := range rest {
-		if d := q.Sub(h.obj.Mesh.Positions[v]).Len(); d > 1e-6 {
+		if d := q.Sub(h.Obj.Mesh.Positions[v]).Len(); d > 1e-6 {
 			t.Fatalf("with handles at rest, vertex %d moved %g", v, d)
 		}
 	}
@@ -136,7 +103,7 @@ func TestDragBendsBar(t *testing.T) {
 		t.Errorf("weights %v: the bent example should dominate a bend", w)
 	}
 
-	h.stack.Undo()
+	h.Stack.Undo()
 	back := settle(t, p, h)
 	for v, q := range back {
 		if d := q.Sub(rest[v]).Len(); d > 1e-6 {
@@ -155,7 +122,7 @@ func TestStateRoundTrip(t *testing.T) {
 	ed.Handles[1].Name = "tip"
 	ed.Frozen = []int{3, 4}
 	p.do(h, "edit", ed, false)
-	p.insertKey(h)
+	p.InsertKey(h)
 	settle(t, p, h)
 	raw, err := p.State()
 	if err != nil {
@@ -240,9 +207,9 @@ func TestBadExampleFile(t *testing.T) {
 	if err := assets.SaveOBJ(path, tri, tri.Positions); err != nil {
 		t.Fatal(err)
 	}
-	p.addExampleFiles(h, []string{path})
-	if len(h.errs) != 1 || !strings.Contains(h.errs[0].Error(), "triangle.obj") || !strings.Contains(h.errs[0].Error(), "does not match") {
-		t.Fatalf("errors %v, want one naming triangle.obj", h.errs)
+	p.AddExampleFiles(h, []string{path})
+	if len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), "triangle.obj") || !strings.Contains(h.Errs[0].Error(), "does not match") {
+		t.Fatalf("errors %v, want one naming triangle.obj", h.Errs)
 	}
 	if len(p.ed.Examples) != 2 {
 		t.Fatalf("%d examples after a refused one, want 2", len(p.ed.Examples))
@@ -257,31 +224,96 @@ func TestBadExampleFile(t *testing.T) {
 	}
 }
 
+// waitAnimation waits for the animation job to end (the solver session
+// goes on) and runs its completion as the window's next frame would.
+func waitAnimation(t *testing.T, p *Pose, h *toolstest.Host) {
+	t.Helper()
+	if p.anim == nil {
+		t.Fatal("no animation is being solved")
+	}
+	<-p.anim.job.Done()
+	h.Runner.Poll()
+}
+
+// keyedBar returns the bar with its tip keyed at frames 1 and 11.
+func keyedBar(t *testing.T) (*toolstest.Host, *Pose) {
+	t.Helper()
+	h, p, _ := barWithHandles(t)
+	p.InsertKey(h)
+	h.CurrentFrame = 10
+	ed := p.ed.clone()
+	ed.Handles[1].Offset = assets.Vec3{-2, 2.5, 0}
+	p.do(h, "Move", ed, false)
+	p.InsertKey(h)
+	return h, p
+}
+
+// TestSolveAnimationObjectReplaced: the document's object is replaced
+// while the animation is solved (before the tool's next frame): the
+// result belongs to an object the tool no longer owns and must not be
+// applied to it.
+func TestSolveAnimationObjectReplaced(t *testing.T) {
+	h, p := keyedBar(t)
+	defer p.Close()
+	old := h.Obj
+	p.SolveAnimation(h)
+	h.Obj = &assets.Object{Name: "other", Mesh: assets.DemoBar()}
+	waitAnimation(t, p, h)
+	if old.Clip != nil || h.Stack.UndoName() == "Solve animation" {
+		t.Fatalf("the solved clip was applied to %s after it was replaced (undo: %q)", old.Name, h.Stack.UndoName())
+	}
+	if len(h.Errs) > 0 || len(h.Infos) == 0 || !strings.Contains(h.Infos[len(h.Infos)-1], "discarded") {
+		t.Errorf("errors %v, infos %v; want an info saying the result was discarded", h.Errs, h.Infos)
+	}
+}
+
+// TestSolveAnimationReportsCappedFrames: with one iteration per frame the
+// frames stop at the cap; the clip is still applied, and the artist is
+// told which frames and how far off they are.
+func TestSolveAnimationReportsCappedFrames(t *testing.T) {
+	h, p := keyedBar(t)
+	defer p.Close()
+	p.AnimIterations = 1
+	p.SolveAnimation(h)
+	waitAnimation(t, p, h)
+	if h.Obj.Clip == nil || len(h.Obj.Clip.Frames) != 11 {
+		t.Fatalf("clip %v, want 11 frames", h.Obj.Clip)
+	}
+	capped := p.CappedFrames()
+	if len(capped) == 0 {
+		t.Fatal("no frame reported at the iteration cap with one iteration per frame")
+	}
+	for _, c := range capped {
+		if c.Frame < 0 || c.Frame > 10 || c.Iterations != 1 || !(c.Objective > 0) {
+			t.Errorf("capped frame %+v", c)
+		}
+	}
+	if len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), "iteration cap") || !strings.Contains(h.Errs[0].Error(), "frame ") {
+		t.Errorf("errors %v; want one naming the frames at the iteration cap", h.Errs)
+	}
+}
+
 // TestSolveAnimation keys the tip at frames 1 and 11 and solves the
 // animation: the object gets an 11-frame clip that passes through both
 // keys and moves in between; undo takes it away.
 func TestSolveAnimation(t *testing.T) {
 	h, p, tip := barWithHandles(t)
 	defer p.Close()
-	p.insertKey(h)
-	h.frame = 10
+	p.InsertKey(h)
+	h.CurrentFrame = 10
 	ed := p.ed.clone()
 	ed.Handles[1].Offset = assets.Vec3{-2, 2.5, 0}
 	p.do(h, "Move", ed, false)
-	p.insertKey(h)
+	p.InsertKey(h)
 	if len(p.ed.Keys) != 2 {
 		t.Fatalf("%d keys, want 2", len(p.ed.Keys))
 	}
-	p.solveAnimation(h)
-	deadline := time.Now().Add(60 * time.Second)
-	for p.anim != nil && time.Now().Before(deadline) {
-		h.runner.Poll()
-		time.Sleep(5 * time.Millisecond)
+	p.SolveAnimation(h)
+	waitAnimation(t, p, h)
+	if p.anim != nil || len(h.Errs) > 0 {
+		t.Fatalf("animation solve: still running %v, errors %v", p.anim != nil, h.Errs)
 	}
-	if p.anim != nil || len(h.errs) > 0 {
-		t.Fatalf("animation solve: still running %v, errors %v", p.anim != nil, h.errs)
-	}
-	clip := h.obj.Clip
+	clip := h.Obj.Clip
 	if clip == nil || len(clip.Frames) != 11 {
 		t.Fatalf("clip %v, want 11 frames", clip)
 	}
@@ -301,8 +333,8 @@ func TestSolveAnimation(t *testing.T) {
 			t.Errorf("frame %d: the tip moves %g from the frame before", f+1, step)
 		}
 	}
-	h.stack.Undo()
-	if h.obj.Clip != nil {
+	h.Stack.Undo()
+	if h.Obj.Clip != nil {
 		t.Error("undo left the solved clip in place")
 	}
 }

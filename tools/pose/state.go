@@ -5,12 +5,9 @@ import (
 	"fmt"
 
 	"gallop/assets"
-	"gallop/panels"
 	"gallop/solver/meshik"
 	"gallop/tools"
 )
-
-var _ panels.Tool = (*Pose)(nil)
 
 // stateJSON is the tool's state in a project file. Positions are encoded
 // as the project embeds them (assets.EncodeVec3s).
@@ -49,13 +46,14 @@ type keyJSON struct {
 
 var modeNames = map[Mode]string{IK: "ik", Blend: "blend"}
 
-// State implements panels.Tool.
+// State returns the tool's state for the project file (nil without an
+// object).
 func (p *Pose) State() (json.RawMessage, error) {
 	if p.obj == nil {
 		return nil, nil
 	}
 	s := stateJSON{Reference: p.ed.Reference, Space: p.ed.Space.String(), Frozen: p.ed.Frozen,
-		Mode: modeNames[p.ed.Mode], Blend: p.ed.Blend, Weights: p.weights, XRay: p.sel.XRay}
+		Mode: modeNames[p.ed.Mode], Blend: p.ed.Blend, Weights: p.weights, XRay: p.XRay}
 	for _, ex := range p.ed.Examples {
 		s.Examples = append(s.Examples, exampleJSON{Name: ex.Name, Positions: assets.EncodeVec3s(ex.Positions)})
 	}
@@ -75,7 +73,7 @@ func (p *Pose) State() (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
-// Restore implements panels.Tool: it checks every index and size against
+// Restore sets the tool's state from a project file: it checks every index and size against
 // the active object and names what does not fit.
 func (p *Pose) Restore(h tools.Host, raw json.RawMessage) error {
 	p.reset(h)
@@ -164,7 +162,7 @@ func (p *Pose) Restore(h tools.Host, raw json.RawMessage) error {
 	}
 	p.ed = ed
 	p.weights = s.Weights
-	p.sel.XRay = s.XRay
+	p.XRay = s.XRay
 	if len(ed.Handles) > 0 || ed.Mode == Blend {
 		p.post(h, false)
 	}

@@ -1,0 +1,283 @@
+// Package posepanel is the Pose tool's panel: it lays out the model of
+// package tools/pose (mode and feature space, examples, handles, frozen
+// region, solver status, keys and the animation solve), draws the
+// handles' rings over the viewport, turns presses on a ring into drags of
+// the model's handle and any other press into selection, as the Select
+// tool does, and maps Blender's keys (Ctrl+H, I, X / Y / Z) to the model.
+package posepanel
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"time"
+
+	"github.com/AllenDang/cimgui-go/imgui"
+	"github.com/AllenDang/giu"
+
+	"gallop/assets"
+	"gallop/panels"
+	"gallop/solver/meshik"
+	"gallop/tools"
+	"gallop/tools/pose"
+	"gallop/viewport"
+)
+
+// Panel is the Pose tool in the window. Its zero value is ready to use.
+type Panel struct {
+	m   pose.Pose
+	sel panels.Select // clicks and boxes that do not grab a handle select
+
+	marks   panels.Marks
+	traceAt time.Time // last GALLOP_TRACE line
+}
+
+var _ panels.Tool = (*Panel)(nil)
+
+// traceStart is when the process started, for the trace's time stamps.
+var traceStart = time.Now()
+
+// Model returns the tool's model.
+func (p *Panel) Model() *pose.Pose { return &p.m }
+
+// Name implements panels.Tool.
+func (p *Panel) Name() string { return "Pose" }
+
+// Help implements panels.Tool.
+func (p *Panel) Help() string {
+	return "Mesh-Based IK: add example poses, select vertices and make handles (Ctrl+H), drag a handle's ring to pose (X/Y/Z lock an axis)."
+}
+
+// Close stops the model's solver (the document is being replaced).
+func (p *Panel) Close() { p.m.Close() }
+
+// Update implements panels.Tool: the model takes the solver's latest
+// iterate; with panels.Trace the update rate goes to stderr once a second
+// while it solves, and the marked widgets' positions, for the GUI tests.
+func (p *Panel) Update(h tools.Host) {
+	p.m.Update(h)
+	if !panels.Trace {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.traceAt) < time.Second {
+		return
+	}
+	p.traceAt = now
+	if st := p.m.Status(now); st.Rate > 0 {
+		fmt.Fprintf(os.Stderr, "pose: %d solver updates in the last second (%d in all at %.3f s), iteration %d, objective %.6g\n",
+			st.Rate, st.Updates, now.Sub(traceStart).Seconds(), st.Iteration, st.Objective)
+	}
+	p.marks.Print(os.Stderr, "pose")
+}
+
+// Display implements panels.Tool.
+func (p *Panel) Display(h tools.Host) ([]assets.Vec3, [][3]float32) { return p.m.Display(h) }
+
+// Markers implements panels.Tool: the selection, and each handle's
+// vertices in its colour.
+func (p *Panel) Markers(h tools.Host) []viewport.PointSet {
+	return append(p.sel.Markers(h), p.m.Markers()...)
+}
+
+// State implements panels.Tool.
+func (p *Panel) State() (json.RawMessage, error) { return p.m.State() }
+
+// Restore implements panels.Tool.
+func (p *Panel) Restore(h tools.Host, state json.RawMessage) error { return p.m.Restore(h, state) }
+
+// Shortcut implements panels.Tool: Ctrl+H makes a handle, I inserts a key,
+// X / Y / Z lock the drag to an axis (Blender's keys).
+func (p *Panel) Shortcut(h tools.Host, k panels.Key) bool {
+	switch {
+	case k.Key == giu.KeyH && k.Mods == giu.ModControl:
+		p.m.MakeHandle(h)
+	case k.Key == giu.KeyI && k.Mods == giu.ModNone:
+		p.m.InsertKey(h)
+	case k.Mods == giu.ModNone && (k.Key == giu.KeyX || k.Key == giu.KeyY || k.Key == giu.KeyZ):
+		return p.m.LockAxis(map[giu.Key]int{giu.KeyX: 0, giu.KeyY: 1, giu.KeyZ: 2}[k.Key])
+	default:
+		return false
+	}
+	return true
+}
+
+// Viewport implements panels.Tool: the handles' rings, a drag of a ring
+// moves its handle, anything else selects.
+func (p *Panel) Viewport(h tools.Host, in *viewport.Input) {
+	p.m.Sync(h)
+	dl := imgui.WindowDrawList()
+	dragged, dragging := p.m.Dragging()
+	for i, hd := range p.m.Handles() {
+		x, y, ok := h.View().ToScreen(p.m.HandleCentre(h, i))
+		if !ok {
+			continue
+		}
+		c := hd.Color
+		col := imgui.ColorU32Vec4(imgui.Vec4{X: c[0], Y: c[1], Z: c[2], W: 1})
+		centre := imgui.Vec2{X: float32(in.OriginX + x), Y: float32(in.OriginY + y)}
+		thick := float32(2)
+		if dragging && dragged == i {
+			thick = 3.5
+		}
+		dl.AddCircleV(centre, pose.GrabRadius, col, 24, thick)
+	}
+	if p.m.Drag(h, in) {
+		return
+	}
+	p.sel.XRay = p.m.XRay
+	p.sel.Viewport(h, in)
+	p.m.XRay = p.sel.XRay
+}
+
+// Panel implements panels.Tool.
+func (p *Panel) Panel(h tools.Host) giu.Layout {
+	p.m.Sync(h)
+	if !p.m.HasObject() {
+		return giu.Layout{giu.Label("Open or import a mesh to pose it.")}
+	}
+	return giu.Layout{
+		p.modePanel(h),
+		giu.Separator(),
+		p.examplesPanel(h),
+		giu.Separator(),
+		p.handlesPanel(h),
+		giu.Separator(),
+		p.statusPanel(h),
+		giu.Separator(),
+		p.animPanel(h),
+	}
+}
+
+func (p *Panel) modePanel(h tools.Host) giu.Widget {
+	mode, space := p.m.Mode(), p.m.Space()
+	return giu.Layout{
+		giu.Row(
+			giu.RadioButton("Drag handles", mode == pose.IK).OnChange(func() { p.m.SetMode(h, pose.IK) }),
+			giu.RadioButton("Blend examples", mode == pose.Blend).OnChange(func() { p.m.SetMode(h, pose.Blend) }),
+		),
+		giu.Condition(mode == pose.IK, giu.Row(
+			giu.Label("Space:"),
+			giu.RadioButton("Nonlinear", space == meshik.Nonlinear).OnChange(func() { p.m.SetSpace(h, meshik.Nonlinear) }),
+			giu.RadioButton("Linear", space == meshik.Linear).OnChange(func() { p.m.SetSpace(h, meshik.Linear) }),
+		), nil),
+	}
+}
+
+func (p *Panel) examplesPanel(h tools.Host) giu.Widget {
+	exs := p.m.Examples()
+	// The buttons come first so they stay put as the list grows.
+	l := giu.Layout{
+		giu.Labelf("Examples (%d)", len(exs)),
+		giu.Row(
+			giu.Button("Add OBJ...").OnClick(func() {
+				h.OpenFile("Add example pose", []string{"obj"}, func(path string) { p.m.AddExampleFiles(h, []string{path}) })
+			}),
+			p.marks.Mark("add OBJ examples"),
+			giu.Button("Add folder...").OnClick(func() {
+				h.OpenFolder("Add a folder of example poses", func(path string) { p.m.AddExampleFolder(h, path) })
+			}),
+		),
+		giu.Row(
+			giu.Button("Add this frame").OnClick(func() { p.m.AddFrames(h, []int{h.Frame()}) }),
+			giu.Button("Add all frames").OnClick(func() {
+				fs := make([]int, h.NumFrames())
+				for i := range fs {
+					fs[i] = i
+				}
+				p.m.AddFrames(h, fs)
+			}),
+		),
+		giu.Condition(p.m.IsDemoBar(), giu.Button("Add the demo bar's examples (straight, bent)").OnClick(func() { p.m.AddDemoExamples(h) }), nil),
+		giu.RadioButton("Reference: the object's rest pose", p.m.Reference() < 0).OnChange(func() { p.m.SetReference(h, -1) }),
+	}
+	blend := p.m.Mode() == pose.Blend
+	for i, ex := range exs {
+		weight := giu.Widget(giu.Dummy(90, 0))
+		if ex.HasWeight {
+			weight = giu.ProgressBar(float32(math.Max(0, math.Min(1, ex.Weight)))).Size(90, 0).Overlay(fmt.Sprintf("%.2f", ex.Weight))
+		}
+		l = append(l, giu.Row(
+			giu.RadioButton(fmt.Sprintf("##ref%d", i), p.m.Reference() == i).OnChange(func() { p.m.SetReference(h, i) }),
+			giu.Tooltip("Use this example as the reference pose"),
+			weight,
+			giu.Label(ex.Name),
+			giu.SmallButton(fmt.Sprintf("x##ex%d", i)).OnClick(func() { p.m.RemoveExample(h, i) }),
+		))
+		if blend {
+			v := float32(ex.Blend)
+			l = append(l, giu.SliderFloat(&v, -0.5, 1.5).Label(fmt.Sprintf("##blend%d", i)).Size(240).OnChange(func() {
+				p.m.SetBlend(h, i, float64(v))
+			}))
+		}
+	}
+	return l
+}
+
+func (p *Panel) handlesPanel(h tools.Host) giu.Widget {
+	hs := p.m.Handles()
+	l := giu.Layout{
+		giu.Labelf("Handles (%d)", len(hs)),
+		giu.Button("Make handle from selection (Ctrl+H)").OnClick(func() { p.m.MakeHandle(h) }),
+		p.marks.Mark("make handle"),
+	}
+	for i, hd := range hs {
+		c := hd.Color
+		name := hd.Name
+		l = append(l, giu.Row(
+			giu.Style().SetColor(giu.StyleColorText, color.RGBA{R: uint8(255 * c[0]), G: uint8(255 * c[1]), B: uint8(255 * c[2]), A: 255}).To(giu.Label("●")),
+			giu.InputText(&name).Label(fmt.Sprintf("##hname%d", i)).Size(110).Flags(giu.InputTextFlagsEnterReturnsTrue).OnChange(func() { p.m.RenameHandle(h, i, name) }),
+			giu.Labelf("%d vertices", hd.Vertices),
+			giu.SmallButton(fmt.Sprintf("Reset##h%d", i)).OnClick(func() { p.m.ResetHandle(h, i) }),
+			giu.SmallButton(fmt.Sprintf("x##h%d", i)).OnClick(func() { p.m.RemoveHandle(h, i) }),
+		))
+	}
+	l = append(l,
+		giu.Labelf("Frozen: %d triangles", p.m.FrozenTriangles()),
+		giu.Row(
+			giu.Button("Freeze selection").OnClick(func() { p.m.FreezeSelection(h, true) }),
+			giu.Button("Unfreeze selection").OnClick(func() { p.m.FreezeSelection(h, false) }),
+		),
+	)
+	return l
+}
+
+func (p *Panel) statusPanel(h tools.Host) giu.Widget {
+	st := p.m.Status(time.Now())
+	return giu.Layout{
+		giu.Labelf("Solver: %s", st.State),
+		giu.Labelf("iteration %d, objective %.4g, %d updates/s", st.Iteration, st.Objective, st.Rate),
+		giu.Row(
+			giu.Button("Re-solve").OnClick(func() { p.m.Resolve(h) }),
+			giu.Button("Export posed OBJ...").OnClick(func() { p.m.ExportOBJ(h) }),
+		),
+	}
+}
+
+func (p *Panel) animPanel(h tools.Host) giu.Widget {
+	keys := p.m.KeyFrames()
+	l := giu.Layout{
+		giu.Labelf("Animation: %d keys", len(keys)),
+		giu.Row(
+			giu.Button("Insert key (I)").OnClick(func() { p.m.InsertKey(h) }),
+			giu.Button("Solve animation").Disabled(p.m.Animating()).OnClick(func() { p.m.SolveAnimation(h) }),
+		),
+	}
+	for i, f := range keys {
+		l = append(l, giu.Row(
+			giu.Labelf("key at frame %d", f+1),
+			giu.SmallButton(fmt.Sprintf("x##key%d", i)).OnClick(func() { p.m.RemoveKey(h, i) }),
+		))
+	}
+	if capped := p.m.CappedFrames(); len(capped) > 0 {
+		l = append(l, panels.ErrorLabel(fmt.Sprintf("%d frames stopped at the iteration cap (first: frame %d)", len(capped), capped[0].Frame+1)))
+	}
+	label := "Show the solved animation"
+	if p.m.ShowingClip() {
+		label = "Show the live pose"
+	}
+	l = append(l, giu.Button(label).OnClick(func() { p.m.SetShowClip(!p.m.ShowingClip()) }))
+	return l
+}

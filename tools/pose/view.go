@@ -1,0 +1,141 @@
+package pose
+
+import (
+	"slices"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/solver/meshik"
+	"gallop/tools"
+)
+
+// What the panel reads of the model. Every value returned is a copy: the
+// panel changes the model only through its methods, each an undoable edit.
+
+// HasObject reports whether there is an object to pose.
+func (p *Pose) HasObject() bool { return p.obj != nil }
+
+// Mode returns what the tool does with the examples.
+func (p *Pose) Mode() Mode { return p.ed.Mode }
+
+// Space returns the feature space the handles are solved in.
+func (p *Pose) Space() meshik.SpaceKind { return p.ed.Space }
+
+// Reference returns the example used as the reference pose, -1 for the
+// object's rest pose.
+func (p *Pose) Reference() int { return p.ed.Reference }
+
+// ExampleInfo is what the panel shows of an example pose.
+type ExampleInfo struct {
+	Name string
+	// Weight is the example's weight in the pose shown, when HasWeight:
+	// the nonlinear space's solved weight (the linear space has weights
+	// of its own kind, which are not shown).
+	Weight    float64
+	HasWeight bool
+	// Blend is its weight in the blend mode.
+	Blend float64
+}
+
+// Examples returns the example poses in order.
+func (p *Pose) Examples() []ExampleInfo {
+	out := make([]ExampleInfo, len(p.ed.Examples))
+	for i, ex := range p.ed.Examples {
+		out[i].Name = ex.Name
+		if i < len(p.weights) && p.ed.Mode == IK && p.ed.Space == meshik.Nonlinear {
+			out[i].Weight, out[i].HasWeight = p.weights[i], true
+		}
+		if i < len(p.ed.Blend) {
+			out[i].Blend = p.ed.Blend[i]
+		}
+	}
+	return out
+}
+
+// HandleInfo is what the panel shows of a handle.
+type HandleInfo struct {
+	Name     string
+	Vertices int
+	Color    [4]float32
+}
+
+// Handles returns the handles in order.
+func (p *Pose) Handles() []HandleInfo {
+	out := make([]HandleInfo, len(p.ed.Handles))
+	for i, hd := range p.ed.Handles {
+		out[i] = HandleInfo{Name: hd.Name, Vertices: len(hd.Vertices), Color: HandleColors[i%len(HandleColors)]}
+	}
+	return out
+}
+
+// HandleCentre returns handle i's centre as shown now (the mean of its
+// vertices' positions).
+func (p *Pose) HandleCentre(h tools.Host, i int) mgl64.Vec3 { return p.handleCentre(h, i) }
+
+// FrozenTriangles returns how many triangles are frozen.
+func (p *Pose) FrozenTriangles() int { return len(p.ed.Frozen) }
+
+// KeyFrames returns the frames that hold keys, in order.
+func (p *Pose) KeyFrames() []int {
+	out := make([]int, len(p.ed.Keys))
+	for i, k := range p.ed.Keys {
+		out[i] = k.Frame
+	}
+	return out
+}
+
+// RemoveKey removes key i, as one undoable edit.
+func (p *Pose) RemoveKey(h tools.Host, i int) {
+	if i < 0 || i >= len(p.ed.Keys) {
+		return
+	}
+	ed := p.ed.clone()
+	ed.Keys = slices.Delete(ed.Keys, i, i+1)
+	p.do(h, "Remove key", ed, false)
+}
+
+// Resolve solves again from a fresh start (the linear space's solution).
+func (p *Pose) Resolve(h tools.Host) { p.post(h, true) }
+
+// Animating reports whether an animation is being solved.
+func (p *Pose) Animating() bool { return p.anim != nil }
+
+// ShowingClip reports whether the viewport shows the document's clip
+// (the solved animation) rather than the live pose.
+func (p *Pose) ShowingClip() bool { return p.showClip }
+
+// SetShowClip chooses between the document's clip and the live pose.
+func (p *Pose) SetShowClip(on bool) { p.showClip = on }
+
+// Status is the solver's state for the panel and the GUI tests' trace.
+type Status struct {
+	// State says what the solver is doing, or what to do next, in words.
+	State string
+	// Updates counts the iterates received so far; Rate those in the
+	// last second.
+	Updates uint64
+	Rate    int
+	// Iteration and Objective are the latest iterate's.
+	Iteration int
+	Objective float64
+}
+
+// Status returns the solver's state at time now.
+func (p *Pose) Status(now time.Time) Status {
+	st := Status{State: "idle", Updates: p.last.count, Rate: p.rate.perSecond(now),
+		Iteration: p.last.stats.Iteration, Objective: p.last.stats.Objective}
+	switch {
+	case p.ed.Mode == IK && len(p.ed.Handles) == 0:
+		st.State = "select vertices and make a handle (Ctrl+H)"
+	case p.session == nil:
+		st.State = "no solve yet"
+	case p.last.err != nil:
+		st.State = "error: " + p.last.err.Error()
+	case p.last.converged:
+		st.State = "converged"
+	case p.last.count > 0:
+		st.State = "solving"
+	}
+	return st
+}
