@@ -22,9 +22,9 @@ import (
 	"gallop/internal/parallel"
 	"gallop/internal/undo"
 	"gallop/panels"
+	"gallop/panels/gallerypanel"
 	"gallop/panels/posepanel"
 	"gallop/panels/rigpanel"
-	"gallop/tools/gallery"
 	"gallop/viewport"
 	"gallop/viewport/render"
 )
@@ -132,7 +132,7 @@ func Run(opts Options) error {
 
 // newTools returns the tools, in the order the tool panel lists them.
 func newTools() []panels.Tool {
-	return []panels.Tool{&panels.Select{}, &posepanel.Panel{}, &gallery.Gallery{}, &rigpanel.Panel{}}
+	return []panels.Tool{&panels.Select{}, &posepanel.Panel{}, &gallerypanel.Panel{}, &rigpanel.Panel{}}
 }
 
 // quitNow closes the window without asking.

@@ -217,7 +217,9 @@ func Run[S, O any](ctx context.Context, m Model[S, O], kernels []Kernel[S], seed
 // background priority (parallel.Background), and returns their statistics
 // in seed order. each, if not nil, is called from the chains' goroutines
 // (concurrently: it must synchronise) with the chain's index. The first
-// error of a chain cancels the others and is returned.
+// error of a chain cancels the others and is returned; a panic in a
+// chain (a bug in the model, a kernel or each) is such an error, so it
+// stops the run instead of the process.
 func Chains[S, O any](ctx context.Context, m Model[S, O], kernels []Kernel[S], seeds []uint64, iterations int, each func(chain int, s Sample[S, O]) bool) ([]Stats, error) {
 	if len(seeds) == 0 {
 		return nil, errors.New("mcmc: no chains to run")
@@ -233,7 +235,7 @@ func Chains[S, O any](ctx context.Context, m Model[S, O], kernels []Kernel[S], s
 			if each != nil {
 				fn = func(s Sample[S, O]) bool { return each(c, s) }
 			}
-			st, err := Run(ctx, m, kernels, seed, iterations, fn)
+			st, err := runRecovered(ctx, m, kernels, seed, iterations, fn)
 			stats[c] = st
 			if err != nil && !errors.Is(err, context.Canceled) {
 				cancel(fmt.Errorf("chain %d (seed %d): %w", c, seed, err))
@@ -245,4 +247,14 @@ func Chains[S, O any](ctx context.Context, m Model[S, O], kernels []Kernel[S], s
 		return stats, err
 	}
 	return stats, ctx.Err()
+}
+
+// runRecovered is Run with a panic recovered as the chain's error.
+func runRecovered[S, O any](ctx context.Context, m Model[S, O], kernels []Kernel[S], seed uint64, iterations int, each func(Sample[S, O]) bool) (st Stats, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error (panic): %v", p)
+		}
+	}()
+	return Run(ctx, m, kernels, seed, iterations, each)
 }

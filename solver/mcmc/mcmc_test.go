@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -82,12 +83,17 @@ func TestWrongRatioIsCaught(t *testing.T) {
 	}
 	var sum float64
 	n := 0
-	Run(context.Background(), gauss{}, k, 7, 100_000, func(s Sample[float64, float64]) bool {
+	if _, err := Run(context.Background(), gauss{}, k, 7, 100_000, func(s Sample[float64, float64]) bool {
 		sum += s.State
 		n++
 		return true
-	})
-	if mean := sum / float64(n); math.Abs(mean-1.6) < 0.05 {
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 100_001 { // the initial state, then one per iteration
+		t.Fatalf("the chain returned %d samples, want 100001", n)
+	}
+	if mean := sum / float64(n); math.IsNaN(mean) || math.Abs(mean-1.6) < 0.05 {
 		t.Errorf("a proposal without its ratio still gave mean %.3f: the test cannot tell", mean)
 	}
 }
@@ -95,13 +101,18 @@ func TestWrongRatioIsCaught(t *testing.T) {
 func TestSameSeedSameChain(t *testing.T) {
 	run := func() []float64 {
 		var xs []float64
-		Run(context.Background(), gauss{}, gaussKernels(), 3, 500, func(s Sample[float64, float64]) bool {
+		if _, err := Run(context.Background(), gauss{}, gaussKernels(), 3, 500, func(s Sample[float64, float64]) bool {
 			xs = append(xs, s.State, s.LogP)
 			return true
-		})
+		}); err != nil {
+			t.Fatal(err)
+		}
 		return xs
 	}
 	a, b := run(), run()
+	if len(a) != 2*501 || len(b) != 2*501 { // the initial state, then one per iteration
+		t.Fatalf("the chains returned %d and %d values, want %d each", len(a), len(b), 2*501)
+	}
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("entry %d differs: %v vs %v", i, a[i], b[i])
@@ -128,6 +139,23 @@ func TestRunErrors(t *testing.T) {
 	cancel()
 	if _, err := Run(ctx, gauss{}, gaussKernels(), 1, 10, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled run: %v", err)
+	}
+}
+
+// TestChainPanicIsAnError: a kernel that panics in one chain stops the
+// run with an error naming the panic and the chain; the process lives.
+func TestChainPanicIsAnError(t *testing.T) {
+	k := gaussKernels()
+	walk := k[0].Propose
+	k[0].Propose = func(rng *rand.Rand, x float64) (float64, float64) {
+		if x > 1.5 {
+			panic("test: a kernel bug")
+		}
+		return walk(rng, x)
+	}
+	_, err := Chains(context.Background(), gauss{}, k, []uint64{1, 2}, 100_000, nil)
+	if err == nil || !strings.Contains(err.Error(), "panic") || !strings.Contains(err.Error(), "a kernel bug") || !strings.Contains(err.Error(), "chain ") {
+		t.Fatalf("err = %v; want the panic reported as the chain's error", err)
 	}
 }
 

@@ -1,6 +1,6 @@
-// Package gallery is the Gallery tool: Chenney and Forsyth's "Sampling
-// Plausible Solutions to Multi-body Constraint Problems" (2000) in the
-// window. The artist picks a scenario and sets its constraints (the 2D
+// Package gallery is the model of the Gallery tool: Chenney and
+// Forsyth's "Sampling Plausible Solutions to Multi-body Constraint
+// Problems" (2000) on the document; its panel is panels/gallerypanel. The artist picks a scenario and sets its constraints (the 2D
 // ball's target is dragged in the viewport), starts Markov chain Monte
 // Carlo chains as a background job (package solver/plausible's Gallery),
 // watches live plots of the chains (the paper's Figures 2, 6 and 7) and
@@ -16,29 +16,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
-	"time"
 
 	"gallop/assets"
 	"gallop/internal/jobs"
-	"gallop/panels"
+	"gallop/solver/plausible"
 	"gallop/tools"
 	"gallop/viewport"
 )
 
-// Gallery is the Gallery tool. Its zero value is ready to use: the first
-// scenario with its defaults, one chain per CPU.
+// Gallery is the Gallery tool's model. Its zero value is ready to use:
+// the first scenario with its defaults, one chain per CPU. Every method
+// runs on the UI thread.
 type Gallery struct {
+	// Chains, Iterations and Seed are the next run's chain settings (0
+	// chains and iterations: not set yet, the defaults); the panel edits
+	// them in place.
+	Chains, Iterations, Seed int32
+	// Weights are the proposal weights of the scenario's kernels (nil or
+	// of another length: its defaults).
+	Weights []float64
+
 	scenario int        // index into scenarios
 	settings []Settings // per scenario, made when first used
-	weights  []float64  // proposal weights of the scenario's kernels (nil: its defaults)
 
-	chains, iterations, seed int32 // chain settings (0 chains: not set yet)
-
-	run  *run      // the running or last run
-	snap *snapshot // its latest snapshot
-	seen uint64
+	run *run // the running or last run
 	// unsatisfied holds a line per chain of the last run that ended
 	// without ever satisfying the constraints.
 	unsatisfied []string
@@ -53,18 +55,19 @@ type Gallery struct {
 	// setupStale when the settings changed since that job started.
 	setupAsked, setupBusy, setupStale bool
 	closed                            bool    // Close was called: a setup job's end changes nothing
-	chosen                            *sample // the sample played, which Export writes
+	chosen                            *Sample // the sample played, which Export writes
 
-	favourites []favourite
-	thumbs     thumbnails
-	traceAt    time.Time
-	marks      panels.Marks // with trace: where the GUI tests click
+	favourites []Favourite
+
+	// record, when set, records the runs' samples instead of the
+	// scenario's own recording (tests make it fail).
+	record func(e plausible.Entry, fps float64) (*assets.RigidAnimation, error)
 }
 
-// favourite is a sample the artist starred: enough to replay it in any
+// Favourite is a sample the artist starred: enough to replay it in any
 // later session (its scenario, the settings it was sampled with and its
 // state), and where it came from.
-type favourite struct {
+type Favourite struct {
 	Scenario  string          `json:"scenario"`
 	Settings  json.RawMessage `json:"settings"`
 	Chain     int             `json:"chain"` // 0-based
@@ -73,26 +76,14 @@ type favourite struct {
 	State     json.RawMessage `json:"state"`
 }
 
-// label names a favourite in the panel.
-func (f *favourite) label() string {
+// Label names a favourite in the panel.
+func (f *Favourite) Label() string {
 	return fmt.Sprintf("%s: chain %d, iteration %d", f.Scenario, f.Chain+1, f.Iteration)
 }
 
-// trace is set by GALLOP_TRACE=1: the tool then prints its progress,
-// what it plays and where its marked widgets are to stderr (for the GUI
-// tests).
-var trace = panels.Trace
-
-// Name implements panels.Tool.
-func (t *Gallery) Name() string { return "Gallery" }
-
-// Help implements panels.Tool.
-func (t *Gallery) Help() string {
-	return "Plausible animations by MCMC: set the constraints (drag the target), Start, then click a thumbnail to play it."
-}
-
-// current returns the settings of the chosen scenario.
-func (t *Gallery) current() Settings {
+// Settings returns the settings of the chosen scenario, for the panel to
+// edit (then call Edited).
+func (t *Gallery) Settings() Settings {
 	if t.settings == nil {
 		t.settings = make([]Settings, len(scenarios))
 	}
@@ -104,35 +95,37 @@ func (t *Gallery) current() Settings {
 
 // defaults fills in the chain settings not set yet.
 func (t *Gallery) defaults() {
-	if t.chains == 0 && t.iterations == 0 {
-		t.chains, t.iterations, t.seed = int32(runtime.NumCPU()), 20000, 1
+	if t.Chains == 0 && t.Iterations == 0 {
+		t.Chains, t.Iterations, t.Seed = int32(runtime.NumCPU()), 20000, 1
 	}
 }
 
 // Close stops the tool's run (the document is being replaced).
 func (t *Gallery) Close() {
-	if t.running() {
-		t.run.job.Cancel()
+	if t.run != nil {
+		t.run.task.Cancel()
 	}
-	t.thumbs.release()
 	t.closed = true
 }
 
-// running reports whether a run is going on.
-func (t *Gallery) running() bool { return t.run != nil && !t.run.finished }
+// Running reports whether a run is going on.
+func (t *Gallery) Running() bool { return t.run != nil && t.run.task.Running() }
 
-// setScenario picks scenario i.
-func (t *Gallery) setScenario(h tools.Host, i int) {
-	if i == t.scenario {
+// Scenario returns the index of the chosen scenario in ScenarioNames.
+func (t *Gallery) Scenario() int { return t.scenario }
+
+// SetScenario picks scenario i (an index into ScenarioNames).
+func (t *Gallery) SetScenario(h tools.Host, i int) {
+	if i == t.scenario || i < 0 || i >= len(scenarios) {
 		return
 	}
-	t.scenario, t.weights = i, nil
-	t.edited(h)
+	t.scenario, t.Weights = i, nil
+	t.Edited(h)
 }
 
-// edited records an edit of the constraints: the viewport shows the
+// Edited records an edit of the constraints: the viewport shows the
 // scenario's setup with them once it is recorded.
-func (t *Gallery) edited(h tools.Host) {
+func (t *Gallery) Edited(h tools.Host) {
 	t.setupAsked, t.setupStale = true, true
 	t.recordSetup(h)
 }
@@ -146,7 +139,7 @@ func (t *Gallery) recordSetup(h tools.Host) {
 		return
 	}
 	t.setupStale = false
-	m, err := t.current().Model()
+	m, err := t.Settings().Model()
 	if err != nil {
 		return // shown in the panel, and refused by Start
 	}
@@ -180,32 +173,32 @@ func (t *Gallery) show(h tools.Host, anim *assets.RigidAnimation, play bool) {
 	}
 }
 
-// start checks the settings and starts a run; bad settings are reported
+// Start checks the settings and starts a run; bad settings are reported
 // with h.Error and start nothing.
-func (t *Gallery) start(h tools.Host) {
+func (t *Gallery) Start(h tools.Host) {
 	t.defaults()
-	if t.running() {
+	if t.Running() {
 		return
 	}
 	if err := t.check(); err != nil {
 		h.Error(err)
 		return
 	}
-	s := t.current()
+	s := t.Settings()
 	m, err := s.Model()
 	if err != nil {
 		h.Error(fmt.Errorf("%s: %w", scenarios[t.scenario].Name, err))
 		return
 	}
-	weights := t.weights
+	weights := t.Weights
 	if len(weights) != len(m.Weights) {
 		weights = m.Weights
 	}
-	seeds := make([]uint64, t.chains)
+	seeds := make([]uint64, t.Chains)
 	for i := range seeds {
-		seeds[i] = uint64(t.seed) + uint64(i)
+		seeds[i] = uint64(t.Seed) + uint64(i)
 	}
-	g, err := m.Gallery(weights, seeds, int(t.iterations))
+	g, err := m.Gallery(weights, seeds, int(t.Iterations))
 	if err != nil {
 		h.Error(fmt.Errorf("%s: %w", scenarios[t.scenario].Name, err))
 		return
@@ -215,101 +208,124 @@ func (t *Gallery) start(h tools.Host) {
 		h.Error(err)
 		return
 	}
-	r := &run{gallery: g, scenario: scenarios[t.scenario].Name, settings: raw, iterations: int(t.iterations)}
-	t.run, t.snap, t.seen, t.unsatisfied = r, nil, 0, nil
+	r := &run{gallery: g, scenario: scenarios[t.scenario].Name, settings: raw, iterations: int(t.Iterations), record: t.record}
+	t.run, t.unsatisfied = r, nil
 	r.start(h.Jobs(), func() { t.finished(h, r) })
 }
 
 // check validates the chain settings.
 func (t *Gallery) check() error {
 	switch {
-	case t.chains < 1:
-		return fmt.Errorf("gallery: %d chains, want at least 1", t.chains)
-	case t.chains > 1024:
-		return fmt.Errorf("gallery: %d chains, want at most 1024", t.chains)
-	case t.iterations < 1:
-		return fmt.Errorf("gallery: %d iterations, want at least 1", t.iterations)
+	case t.Chains < 1:
+		return fmt.Errorf("gallery: %d chains, want at least 1", t.Chains)
+	case t.Chains > 1024:
+		return fmt.Errorf("gallery: %d chains, want at most 1024", t.Chains)
+	case t.Iterations < 1:
+		return fmt.Errorf("gallery: %d iterations, want at least 1", t.Iterations)
 	}
 	return nil
 }
 
-// stop cancels the run; what it found stays.
-func (t *Gallery) stop() {
-	if t.running() {
-		t.run.job.Cancel()
+// Stop cancels the run; what it found stays.
+func (t *Gallery) Stop() {
+	if t.run != nil {
+		t.run.task.Cancel()
 	}
 }
 
-// finished runs on the UI thread when r's job ends: it takes the last
-// snapshot, reports an error, and names the chains that never satisfied
-// the constraints.
+// finished runs on the UI thread when r's job ends: it reports an error
+// and names the chains that never satisfied the constraints.
 func (t *Gallery) finished(h tools.Host, r *run) {
 	if r != t.run {
 		return
 	}
-	t.take()
-	if r.err != nil {
-		h.Error(fmt.Errorf("gallery: %w", r.err))
+	if r.task.Err != nil {
+		h.Error(fmt.Errorf("gallery: %w", r.task.Err))
 	}
-	if t.snap == nil || !t.snap.final {
+	snap := r.task.Shown()
+	if snap == nil || !snap.Final {
 		return
 	}
-	for c, st := range t.snap.stats {
+	for c, st := range snap.Stats {
 		if st.FirstSatisfied < 0 {
 			t.unsatisfied = append(t.unsatisfied, fmt.Sprintf("chain %d never satisfied the constraints in %d iterations", c+1, st.Iterations))
 		}
 	}
-	h.Info("Gallery: %d chains of %d iterations, %d distinct satisfying samples", len(t.snap.stats), r.iterations, len(t.snap.samples))
-	if trace {
-		fmt.Fprintf(os.Stderr, "gallery: finished, %d samples\n", len(t.snap.samples))
-	}
+	h.Info("Gallery: %d chains of %d iterations, %d distinct satisfying samples", len(snap.Stats), r.iterations, len(snap.Samples))
 }
 
-// take makes the run's latest snapshot the one shown.
-func (t *Gallery) take() {
+// Snapshot returns the latest snapshot of the running or last run (nil
+// before its first).
+func (t *Gallery) Snapshot() *Snapshot {
 	if t.run == nil {
-		return
+		return nil
 	}
-	snap, seq := t.run.latest.Load()
-	if snap != nil && seq != t.seen {
-		t.snap, t.seen = snap, seq
-	}
+	return t.run.task.Shown()
 }
 
-// Update implements panels.Tool: take the run's latest snapshot and keep
+// RunError returns the last run's error (nil while it runs, when it
+// succeeded or was cancelled).
+func (t *Gallery) RunError() error {
+	if t.run == nil {
+		return nil
+	}
+	return t.run.task.Err
+}
+
+// PlotLabel names the scenario's plotted value ("" when it plots none).
+func (t *Gallery) PlotLabel() string {
+	if t.run == nil {
+		return ""
+	}
+	return t.run.gallery.PlotLabel()
+}
+
+// Unsatisfied names the chains of the last run that never satisfied the
+// constraints, a line each.
+func (t *Gallery) Unsatisfied() []string { return t.unsatisfied }
+
+// Chosen returns the sample played, which Export writes (nil: none).
+func (t *Gallery) Chosen() *Sample { return t.chosen }
+
+// ShowingScene reports whether the viewport shows the tool's own scene
+// (the scenario's setup or a sample) rather than the document's.
+func (t *Gallery) ShowingScene() bool { return t.want != nil }
+
+// EditsInViewport reports whether the viewport shows the tool's scene
+// now, so that the scenario's constraints may be edited there.
+func (t *Gallery) EditsInViewport(h tools.Host) bool {
+	return t.want != nil && h.ShownAnimation() == t.want
+}
+
+// BackToScene shows the document's scene again.
+func (t *Gallery) BackToScene(h tools.Host) { t.show(h, nil, false) }
+
+// Update runs once per UI frame: take the run's latest snapshot and keep
 // the tool's animation in the viewport.
 func (t *Gallery) Update(h tools.Host) {
 	t.defaults()
 	if !t.setupAsked {
-		t.edited(h)
+		t.Edited(h)
 	}
 	if t.want != nil && h.ShownAnimation() != t.want {
 		t.show(h, t.want, false)
 	}
-	t.take()
-	if trace && time.Since(t.traceAt) >= time.Second {
-		t.traceAt = time.Now()
-		if t.snap != nil {
-			fmt.Fprintf(os.Stderr, "gallery: %d of %d iterations, %d samples, %d thumbnails\n", t.snap.done, t.snap.total, len(t.snap.samples), t.thumbs.ready)
-		}
-		t.marks.Print(os.Stderr, "gallery")
+	if t.run != nil {
+		t.run.task.Take()
 	}
 }
 
-// play shows sample s in the viewport and plays it on the timeline.
-func (t *Gallery) play(h tools.Host, s *sample) {
+// Play shows sample s in the viewport and plays it on the timeline.
+func (t *Gallery) Play(h tools.Host, s *Sample) {
 	t.chosen = s
 	t.show(h, s.Anim, true)
-	if trace {
-		fmt.Fprintf(os.Stderr, "gallery: playing chain %d iteration %d (%d frames)\n", s.Chain+1, s.Iteration, s.Anim.NumFrames())
-	}
 }
 
-// playFavourite replays favourite i (a simulation, on a job) and plays it.
-func (t *Gallery) playFavourite(h tools.Host, i int) {
+// PlayFavourite replays favourite i (a simulation, on a job) and plays it.
+func (t *Gallery) PlayFavourite(h tools.Host, i int) {
 	f := t.favourites[i]
-	var s *sample
-	h.Jobs().Start("Gallery: replaying "+f.label(), func(context.Context, jobs.Reporter) error {
+	var s *Sample
+	h.Jobs().Start("Gallery: replaying "+f.Label(), func(context.Context, jobs.Reporter) error {
 		var err error
 		s, err = f.replay()
 		return err
@@ -319,35 +335,35 @@ func (t *Gallery) playFavourite(h tools.Host, i int) {
 		case err != nil:
 			h.Error(err)
 		default:
-			t.play(h, s)
+			t.Play(h, s)
 		}
 	})
 }
 
 // replay records the favourite with the settings it was sampled with.
-func (f *favourite) replay() (*sample, error) {
+func (f *Favourite) replay() (*Sample, error) {
 	k := scenarioIndex(f.Scenario)
 	if k < 0 {
-		return nil, fmt.Errorf("favourite %s: unknown scenario %q", f.label(), f.Scenario)
+		return nil, fmt.Errorf("Favourite %s: unknown scenario %q", f.Label(), f.Scenario)
 	}
 	s := scenarios[k].New()
 	if err := json.Unmarshal(f.Settings, s); err != nil {
-		return nil, fmt.Errorf("favourite %s: settings: %w", f.label(), err)
+		return nil, fmt.Errorf("Favourite %s: settings: %w", f.Label(), err)
 	}
 	m, err := s.Model()
 	if err != nil {
-		return nil, fmt.Errorf("favourite %s: %w", f.label(), err)
+		return nil, fmt.Errorf("Favourite %s: %w", f.Label(), err)
 	}
 	anim, err := m.Replay(f.State, fps)
 	if err != nil {
-		return nil, fmt.Errorf("favourite %s: %w", f.label(), err)
+		return nil, fmt.Errorf("Favourite %s: %w", f.Label(), err)
 	}
 	anim.Name = fmt.Sprintf("%s chain %d iteration %d", anim.Name, f.Chain+1, f.Iteration)
 	scene, err := viewport.NewRigidScene(anim)
 	if err != nil {
-		return nil, fmt.Errorf("favourite %s: %w", f.label(), err)
+		return nil, fmt.Errorf("Favourite %s: %w", f.Label(), err)
 	}
-	smp := &sample{State: f.State, Anim: anim, Scene: scene}
+	smp := &Sample{State: f.State, Anim: anim, Scene: scene}
 	smp.Chain, smp.Iteration, smp.LogP = f.Chain, f.Iteration, f.LogP
 	return smp, nil
 }
@@ -364,7 +380,7 @@ func scenarioIndex(name string) int {
 
 // favouriteOf returns the index of the favourite that is sample s of the
 // current run, or -1.
-func (t *Gallery) favouriteOf(s *sample) int {
+func (t *Gallery) favouriteOf(s *Sample) int {
 	if t.run == nil {
 		return -1
 	}
@@ -376,25 +392,38 @@ func (t *Gallery) favouriteOf(s *sample) int {
 	return -1
 }
 
-// toggleFavourite stars sample s of the current run, or unstars it.
-func (t *Gallery) toggleFavourite(s *sample) {
+// IsFavourite reports whether sample s of the current run is starred.
+func (t *Gallery) IsFavourite(s *Sample) bool { return t.favouriteOf(s) >= 0 }
+
+// Favourites returns the starred samples.
+func (t *Gallery) Favourites() []Favourite { return t.favourites }
+
+// RemoveFavourite unstars favourite i.
+func (t *Gallery) RemoveFavourite(i int) {
+	if i >= 0 && i < len(t.favourites) {
+		t.favourites = append(t.favourites[:i:i], t.favourites[i+1:]...)
+	}
+}
+
+// ToggleFavourite stars sample s of the current run, or unstars it.
+func (t *Gallery) ToggleFavourite(s *Sample) {
 	if i := t.favouriteOf(s); i >= 0 {
 		t.favourites = append(t.favourites[:i:i], t.favourites[i+1:]...)
 		return
 	}
-	t.favourites = append(t.favourites, favourite{Scenario: t.run.scenario, Settings: t.run.settings,
+	t.favourites = append(t.favourites, Favourite{Scenario: t.run.scenario, Settings: t.run.settings,
 		Chain: s.Chain, Iteration: s.Iteration, LogP: s.LogP, State: s.State})
 }
 
-// export asks where to save the sample played and writes it as glTF.
-func (t *Gallery) export(h tools.Host) {
+// Export asks where to save the sample played and writes it as glTF.
+func (t *Gallery) Export(h tools.Host) {
 	s := t.chosen
 	if s == nil {
-		h.Error(errors.New("gallery: click a thumbnail (or play a favourite) to choose the sample to export"))
+		h.Error(errors.New("gallery: click a thumbnail (or play a Favourite) to choose the Sample to export"))
 		return
 	}
 	name := fmt.Sprintf("sample-chain%d-iteration%d.glb", s.Chain+1, s.Iteration)
-	h.SaveFile("Export sample as glTF", []string{"glb", "gltf"}, name, func(path string) {
+	h.SaveFile("Export Sample as glTF", []string{"glb", "gltf"}, name, func(path string) {
 		if err := assets.SaveRigidGLTF(path, s.Anim); err != nil {
 			h.Error(err)
 			return
@@ -402,25 +431,3 @@ func (t *Gallery) export(h tools.Host) {
 		h.Info("Wrote %s", path)
 	})
 }
-
-// Viewport implements panels.Tool: while the viewport shows the tool's
-// scenario, its settings take the mouse (the 2D ball's target drag).
-func (t *Gallery) Viewport(h tools.Host, in *viewport.Input) {
-	if t.want == nil || h.ShownAnimation() != t.want {
-		return
-	}
-	if t.current().Viewport(h.View(), in) {
-		t.edited(h)
-	}
-}
-
-// Markers implements panels.Tool: none.
-func (t *Gallery) Markers(tools.Host) []viewport.PointSet { return nil }
-
-// Display implements panels.Tool: the document's objects as they are.
-func (t *Gallery) Display(tools.Host) ([]assets.Vec3, [][3]float32) { return nil, nil }
-
-// Shortcut implements panels.Tool: the tool has no keys of its own.
-func (t *Gallery) Shortcut(tools.Host, panels.Key) bool { return false }
-
-var _ panels.Tool = (*Gallery)(nil)

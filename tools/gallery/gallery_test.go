@@ -2,97 +2,51 @@ package gallery
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"gallop/assets"
 	"gallop/assets/gltftest"
-	"gallop/internal/jobs"
-	"gallop/internal/undo"
 	"gallop/solver/plausible"
-	"gallop/viewport"
+	"gallop/tools/toolstest"
 )
 
-// host is a tools.Host without a window: no document object, a job runner
-// polled by the test, the animation shown, and SaveFile answering with
-// savePath.
-type host struct {
-	runner   jobs.Runner
-	errs     []error
-	shown    *assets.RigidAnimation
-	playing  bool
-	savePath string
-}
-
-func (h *host) Object() *assets.Object                  { return nil }
-func (h *host) Positions() []assets.Vec3                { return nil }
-func (h *host) Selection() []int                        { return nil }
-func (h *host) SetSelection([]int)                      {}
-func (h *host) Do(c undo.Command)                       { c.Do() }
-func (h *host) Jobs() *jobs.Runner                      { return &h.runner }
-func (h *host) View() *viewport.View                    { return viewport.NewView() }
-func (h *host) Error(err error)                         { h.errs = append(h.errs, err) }
-func (h *host) Info(string, ...any)                     {}
-func (h *host) Frame() int                              { return 0 }
-func (h *host) NumFrames() int                          { return 1 }
-func (h *host) FPS() float64                            { return 30 }
-func (h *host) OpenFile(string, []string, func(string)) {}
-func (h *host) OpenFolder(string, func(string))         {}
-func (h *host) SaveFile(_ string, _ []string, _ string, done func(string)) {
-	if h.savePath != "" {
-		done(h.savePath)
-	}
-}
-func (h *host) ShownAnimation() *assets.RigidAnimation { return h.shown }
-func (h *host) ShowAnimation(a *assets.RigidAnimation, play bool) error {
-	if a != nil {
-		if err := a.Validate(); err != nil {
-			return err
-		}
-	}
-	h.shown, h.playing = a, play
-	return nil
-}
-
-// finish runs UI frames until the tool's run has ended.
-func finish(t *testing.T, g *Gallery, h *host) {
+// finish waits for the tool's jobs to end and runs their completions
+// on this (the UI) goroutine, then a frame of the window.
+func finish(t *testing.T, g *Gallery, h *toolstest.Host) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for g.running() {
-		if time.Now().After(deadline) {
-			t.Fatal("the run did not end in 30 s")
-		}
-		h.runner.Poll()
-		g.Update(h)
-		time.Sleep(5 * time.Millisecond)
+	h.Runner.Wait()
+	g.Update(h)
+	if g.Running() {
+		t.Fatal("the run is still going after its job ended")
 	}
 }
 
 // started returns a tool that has run the 2D ball with two chains of 2000
 // iterations.
-func started(t *testing.T) (*Gallery, *host) {
+func started(t *testing.T) (*Gallery, *toolstest.Host) {
 	t.Helper()
-	h := &host{}
+	h := toolstest.New(nil)
 	g := &Gallery{}
-	// The setup is recorded on a job: run UI frames until it shows.
-	deadline := time.Now().Add(10 * time.Second)
-	for g.Update(h); h.shown == nil && time.Now().Before(deadline); g.Update(h) {
-		time.Sleep(5 * time.Millisecond)
-		h.runner.Poll()
+	// The setup is recorded on a job: a frame asks for it, and shows it
+	// once the job ended.
+	g.Update(h)
+	h.Runner.Wait()
+	if h.Shown == nil || h.Playing {
+		t.Fatalf("the tool shows %v (playing %v), want the 2D ball's setup, still", h.Shown, h.Playing)
 	}
-	if h.shown == nil || h.playing {
-		t.Fatalf("the tool shows %v (playing %v), want the 2D ball's setup, still", h.shown, h.playing)
-	}
-	g.chains, g.iterations, g.seed = 2, 2000, 1
-	g.start(h)
-	if !g.running() || len(h.errs) > 0 {
-		t.Fatalf("not running after Start; errors %v", h.errs)
+	g.Chains, g.Iterations, g.Seed = 2, 2000, 1
+	g.Start(h)
+	if !g.Running() || len(h.Errs) > 0 {
+		t.Fatalf("not running after Start; errors %v", h.Errs)
 	}
 	finish(t, g, h)
-	if len(h.errs) > 0 {
-		t.Fatalf("errors %v", h.errs)
+	if len(h.Errs) > 0 {
+		t.Fatalf("errors %v", h.Errs)
 	}
 	return g, h
 }
@@ -104,42 +58,42 @@ func started(t *testing.T) (*Gallery, *host) {
 func TestRunPlayExport(t *testing.T) {
 	g, h := started(t)
 	defer g.Close()
-	snap := g.snap
-	if snap == nil || !snap.final || snap.done != snap.total || snap.total != 4000 {
-		t.Fatalf("final snapshot %+v", snap)
+	snap := g.Snapshot()
+	if snap == nil || !snap.Final || snap.Done != snap.Total || snap.Total != 4000 {
+		t.Fatalf("final Snapshot %+v", snap)
 	}
-	if len(snap.samples) < 5 {
-		t.Fatalf("%d samples in the gallery, want at least 5", len(snap.samples))
+	if len(snap.Samples) < 5 {
+		t.Fatalf("%d samples in the gallery, want at least 5", len(snap.Samples))
 	}
-	if len(snap.lines) != 2 || len(snap.lines[0].Iteration) > plotPoints || len(snap.lines[0].Iteration) < plotPoints/2 {
-		t.Fatalf("plot lines: %d chains, %d points", len(snap.lines), len(snap.lines[0].Iteration))
+	if len(snap.Lines) != 2 || len(snap.Lines[0].Iteration) > plotPoints || len(snap.Lines[0].Iteration) < plotPoints/2 {
+		t.Fatalf("plot lines: %d chains, %d points", len(snap.Lines), len(snap.Lines[0].Iteration))
 	}
-	if last := snap.lines[0].Iteration; last[len(last)-1] != 2000 {
+	if last := snap.Lines[0].Iteration; last[len(last)-1] != 2000 {
 		t.Errorf("the plot ends at iteration %v, want 2000", last[len(last)-1])
 	}
 	if len(g.unsatisfied) > 0 {
 		t.Errorf("unsatisfied chains: %v", g.unsatisfied)
 	}
 	b := plausible.NewBall2D()
-	for _, s := range snap.samples {
+	for _, s := range snap.Samples {
 		ball := s.Anim.Bodies[0].Positions
 		x := ball[len(ball)-1][0] / plausible.Ball2DDiameter
 		if d := x - b.Target; d < -b.Tolerance || d > b.Tolerance {
-			t.Errorf("sample chain %d iteration %d lands at %.3f D, off the target", s.Chain+1, s.Iteration, x)
+			t.Errorf("Sample chain %d iteration %d lands at %.3f D, off the target", s.Chain+1, s.Iteration, x)
 		}
 	}
 
-	s := snap.samples[1]
-	g.play(h, s)
-	if h.shown != s.Anim || !h.playing || g.chosen != s {
-		t.Fatalf("after a click the viewport shows %v (playing %v)", h.shown, h.playing)
+	s := snap.Samples[1]
+	g.Play(h, s)
+	if h.Shown != s.Anim || !h.Playing || g.chosen != s {
+		t.Fatalf("after a click the viewport shows %v (playing %v)", h.Shown, h.Playing)
 	}
-	h.savePath = filepath.Join(t.TempDir(), "sample.glb")
-	g.export(h)
-	if len(h.errs) > 0 {
-		t.Fatalf("export: %v", h.errs)
+	h.SavePath = filepath.Join(t.TempDir(), "sample.glb")
+	g.Export(h)
+	if len(h.Errs) > 0 {
+		t.Fatalf("export: %v", h.Errs)
 	}
-	objs, err := assets.LoadGLTF(h.savePath)
+	objs, err := assets.LoadGLTF(h.SavePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,10 +103,10 @@ func TestRunPlayExport(t *testing.T) {
 
 	g.show(h, nil, false)
 	g.Update(h)
-	if h.shown != nil {
+	if h.Shown != nil {
 		t.Error("Back to scene still shows an animation")
 	}
-	gltftest.Validate(t, h.savePath)
+	gltftest.Validate(t, h.SavePath)
 }
 
 // TestFavouritesRoundTrip stars two samples, saves the state as a project
@@ -161,9 +115,9 @@ func TestRunPlayExport(t *testing.T) {
 func TestFavouritesRoundTrip(t *testing.T) {
 	g, h := started(t)
 	defer g.Close()
-	a, b := g.snap.samples[0], g.snap.samples[2]
-	g.toggleFavourite(a)
-	g.toggleFavourite(b)
+	a, b := g.Snapshot().Samples[0], g.Snapshot().Samples[2]
+	g.ToggleFavourite(a)
+	g.ToggleFavourite(b)
 	if g.favouriteOf(a) != 0 || g.favouriteOf(b) != 1 {
 		t.Fatalf("favourites %v", g.favourites)
 	}
@@ -182,16 +136,16 @@ func TestFavouritesRoundTrip(t *testing.T) {
 	if string(raw) != string(raw2) {
 		t.Errorf("state changed in a round trip:\n%s\n%s", raw, raw2)
 	}
-	q.playFavourite(h, 1)
-	h.runner.Wait() // the replay's job
-	if len(h.errs) > 0 || h.shown == nil {
-		t.Fatalf("replaying a favourite: %v", h.errs)
+	q.PlayFavourite(h, 1)
+	h.Runner.Wait() // the replay's job
+	if len(h.Errs) > 0 || h.Shown == nil {
+		t.Fatalf("replaying a favourite: %v", h.Errs)
 	}
-	want, got := b.Anim.Bodies[0].Positions, h.shown.Bodies[0].Positions
+	want, got := b.Anim.Bodies[0].Positions, h.Shown.Bodies[0].Positions
 	if len(got) != len(want) || got[len(got)-1] != want[len(want)-1] {
-		t.Errorf("the favourite replays to %v, was %v", got[len(got)-1], want[len(want)-1])
+		t.Errorf("the Favourite replays to %v, was %v", got[len(got)-1], want[len(want)-1])
 	}
-	g.toggleFavourite(a)
+	g.ToggleFavourite(a)
 	if len(g.favourites) != 1 || g.favouriteOf(b) != 0 {
 		t.Errorf("after unstarring: %v", g.favourites)
 	}
@@ -205,20 +159,20 @@ func TestBadSettings(t *testing.T) {
 		set  func(g *Gallery)
 		want string
 	}{
-		{func(g *Gallery) { g.chains = 0 }, "0 chains"},
-		{func(g *Gallery) { g.iterations = 0 }, "0 iterations"},
-		{func(g *Gallery) { g.current().(*ball2D).Sigma = -1 }, "σ_d = -1"},
-		{func(g *Gallery) { g.current().(*ball2D).Tolerance = 0 }, "tolerance 0"},
-		{func(g *Gallery) { g.weights = []float64{0} }, "weight is 0"},
+		{func(g *Gallery) { g.Chains = 0 }, "0 chains"},
+		{func(g *Gallery) { g.Iterations = 0 }, "0 iterations"},
+		{func(g *Gallery) { g.Settings().(*Ball2DSettings).Sigma = -1 }, "σ_d = -1"},
+		{func(g *Gallery) { g.Settings().(*Ball2DSettings).Tolerance = 0 }, "tolerance 0"},
+		{func(g *Gallery) { g.Weights = []float64{0} }, "weight is 0"},
 	}
 	for _, c := range cases {
-		h := &host{}
+		h := toolstest.New(nil)
 		g := &Gallery{}
 		g.Update(h)
 		c.set(g)
-		g.start(h)
-		if g.run != nil || len(h.errs) != 1 || !strings.Contains(h.errs[0].Error(), c.want) {
-			t.Errorf("want one error containing %q, got %v (run started: %v)", c.want, h.errs, g.run != nil)
+		g.Start(h)
+		if g.run != nil || len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), c.want) {
+			t.Errorf("want one error containing %q, got %v (run started: %v)", c.want, h.Errs, g.run != nil)
 		}
 	}
 	for raw, want := range map[string]string{
@@ -226,7 +180,7 @@ func TestBadSettings(t *testing.T) {
 		`{"scenario": "2D ball", "settings": {"2D ball": {"Sigma": "wide"}}}`: "2D ball settings",
 		`not json`: "gallery tool state",
 	} {
-		if err := (&Gallery{}).Restore(&host{}, json.RawMessage(raw)); err == nil || !strings.Contains(err.Error(), want) {
+		if err := (&Gallery{}).Restore(toolstest.New(nil), json.RawMessage(raw)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want an error containing %q", raw, err, want)
 		}
 	}
@@ -235,12 +189,12 @@ func TestBadSettings(t *testing.T) {
 // TestNeverSatisfied: a target out of reach gives one line per chain
 // saying it never satisfied the constraints.
 func TestNeverSatisfied(t *testing.T) {
-	h := &host{}
+	h := toolstest.New(nil)
 	g := &Gallery{}
 	g.Update(h)
-	g.current().(*ball2D).Target = 500
-	g.chains, g.iterations = 3, 50
-	g.start(h)
+	g.Settings().(*Ball2DSettings).Target = 500
+	g.Chains, g.Iterations = 3, 50
+	g.Start(h)
 	finish(t, g, h)
 	if len(g.unsatisfied) != 3 || g.unsatisfied[2] != "chain 3 never satisfied the constraints in 50 iterations" {
 		t.Errorf("unsatisfied lines %q", g.unsatisfied)
@@ -249,21 +203,72 @@ func TestNeverSatisfied(t *testing.T) {
 
 // TestStop: Stop ends a long run early and keeps what it found.
 func TestStop(t *testing.T) {
-	h := &host{}
+	h := toolstest.New(nil)
 	g := &Gallery{}
 	g.Update(h)
-	g.chains, g.iterations = 2, 100_000_000
-	g.start(h)
-	time.Sleep(600 * time.Millisecond)
-	h.runner.Poll()
-	g.Update(h)
-	g.stop()
-	finish(t, g, h)
-	if len(h.errs) > 0 {
-		t.Errorf("a stopped run reported %v", h.errs)
+	g.Chains, g.Iterations = 2, 100_000_000
+	g.Start(h)
+	for g.Update(h); g.Snapshot() == nil || g.Snapshot().Done == 0; g.Update(h) {
+		time.Sleep(2 * time.Millisecond) // until the first snapshot with progress
 	}
-	if g.snap == nil || g.snap.done == 0 || g.snap.done >= g.snap.total {
-		t.Errorf("snapshot after Stop: %+v", g.snap)
+	g.Stop()
+	finish(t, g, h)
+	if len(h.Errs) > 0 {
+		t.Errorf("a stopped run reported %v", h.Errs)
+	}
+	if g.Snapshot() == nil || g.Snapshot().Done == 0 || g.Snapshot().Done >= g.Snapshot().Total {
+		t.Errorf("Snapshot after Stop: %+v", g.Snapshot())
+	}
+}
+
+// TestRecordingFailureStopsChains: when a sample cannot be recorded the
+// chains stop at once (not after their remaining iterations) and the run
+// reports the error.
+func TestRecordingFailureStopsChains(t *testing.T) {
+	h := toolstest.New(nil)
+	g := &Gallery{record: func(plausible.Entry, float64) (*assets.RigidAnimation, error) {
+		return nil, errors.New("test: the recorder failed")
+	}}
+	g.Update(h)
+	g.Chains, g.Iterations = 2, 1_000_000_000 // hours of sampling if it did not stop
+	g.Start(h)
+	finish(t, g, h)
+	if len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), "the recorder failed") {
+		t.Fatalf("errors %v; want the recording's", h.Errs)
+	}
+	if snap := g.Snapshot(); snap != nil && snap.Done >= snap.Total {
+		t.Errorf("the chains ran all %d iterations after the recording failed", snap.Total)
+	}
+}
+
+// panicky is the 2D ball with a simulator that panics after a few calls:
+// a bug in a scenario.
+type panicky struct {
+	*plausible.Ball2D
+	calls atomic.Int32
+}
+
+func (p *panicky) Simulate(s plausible.Ball2DState) (plausible.Ball2DOutcome, error) {
+	if p.calls.Add(1) > 100 {
+		panic("test: a simulator bug")
+	}
+	return p.Ball2D.Simulate(s)
+}
+
+// TestChainPanicIsReported: a panic inside the sampling (in a chain's
+// goroutine) ends the run with an error naming it; the process lives.
+func TestChainPanicIsReported(t *testing.T) {
+	h := toolstest.New(nil)
+	sc := &panicky{Ball2D: plausible.NewBall2D()}
+	pg, err := plausible.NewGallery(sc, []uint64{1, 2}, 1_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{gallery: pg, scenario: "panicky", iterations: 1_000_000}
+	r.start(&h.Runner, nil)
+	h.Runner.Wait()
+	if r.task.Err == nil || !strings.Contains(r.task.Err.Error(), "panic") || !strings.Contains(r.task.Err.Error(), "a simulator bug") {
+		t.Fatalf("the run's error is %v; want the panic", r.task.Err)
 	}
 }
 

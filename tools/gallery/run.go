@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
 	"gallop/assets"
@@ -18,34 +17,34 @@ import (
 // Limits of what a run publishes.
 const (
 	maxThumbs   = 12                     // distinct samples shown
-	plotPoints  = 2000                   // points per chain and plot line
+	plotPoints  = 2000                   // points per chain and plot Line
 	publishRate = 250 * time.Millisecond // snapshots per second: 4
 	fps         = 30                     // frame rate of recorded samples
 )
 
-// sample is a distinct satisfying sample, recorded and ready to draw.
-type sample struct {
+// Sample is a distinct satisfying sample, recorded and ready to draw.
+type Sample struct {
 	plausible.Entry
 	State json.RawMessage // the scenario's state (Gallery.State), for favourites
 	Anim  *assets.RigidAnimation
 	Scene *viewport.RigidScene
 }
 
-// line is one chain's plot data, decimated to at most plotPoints points.
-type line struct {
+// Line is one chain's plot data, decimated to at most plotPoints points.
+type Line struct {
 	Iteration, Value, Met, LogP []float64
 }
 
-// snapshot is what a run publishes for the UI: immutable once published.
-type snapshot struct {
-	done, total int
-	lines       []line
-	kept        []int // satisfying samples kept per chain
-	samples     []*sample
-	// final is set in the last snapshot, after the chains ended, with
+// Snapshot is what a run publishes for the UI: immutable once published.
+type Snapshot struct {
+	Done, Total int    // iterations done and to do, over every chain
+	Lines       []Line // per chain
+	Kept        []int  // satisfying samples kept per chain
+	Samples     []*Sample
+	// Final is set in the last snapshot, after the chains ended, with
 	// their statistics.
-	final bool
-	stats []mcmc.Stats
+	Final bool
+	Stats []mcmc.Stats
 }
 
 // run is one sampling job: the gallery it runs and the snapshots it
@@ -55,37 +54,43 @@ type run struct {
 	scenario   string // its name
 	settings   json.RawMessage
 	iterations int
-	job        *jobs.Job
-	latest     jobs.Latest[snapshot]
-	err        error // the job's error, once it is done (nil if cancelled)
-	finished   bool
+	task       jobs.Task[Snapshot]
+
+	// record makes a sample's animation: the gallery's own recording
+	// unless the tool sets another.
+	record func(e plausible.Entry, fps float64) (*assets.RigidAnimation, error)
 }
 
 // start runs g as a job of runner; done runs on the UI thread when it
 // ends.
 func (r *run) start(runner *jobs.Runner, done func()) {
-	r.job = runner.Start("Gallery: "+r.scenario, r.work, func(err error) {
-		r.finished = true
-		if !jobs.IsCanceled(err) {
-			r.err = err
-		}
-		done()
-	})
+	if r.record == nil {
+		r.record = r.gallery.Record
+	}
+	r.task.Start(runner, "Gallery: "+r.scenario, r.work, done)
 }
 
 // work is the job: it runs the chains on a goroutine of their own and,
 // every publishRate until they end, publishes a snapshot and reports
 // progress. Recording distinct samples and decimating plots happen here,
-// off the UI thread.
+// off the UI thread. A panic in the chains' goroutine becomes the job's
+// error; a sample that cannot be recorded stops the chains at once and is
+// the job's error.
 func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
-	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var err error
 	ended := make(chan struct{})
-	wg.Go(func() {
+	go func() {
 		defer close(ended)
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("internal error in the chains: %v", p)
+			}
+		}()
 		_, err = r.gallery.Run(ctx)
-	})
-	recorded := map[[2]int]*sample{}
+	}()
+	recorded := map[[2]int]*Sample{}
 	var buf []plausible.Point
 	tick := time.NewTicker(publishRate)
 	defer tick.Stop()
@@ -98,17 +103,17 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 		}
 		snap, perr := r.snapshot(recorded, &buf)
 		if perr != nil {
+			cancel()
 			<-ended
 			return perr
 		}
 		if final {
-			snap.final = true
-			snap.stats, _, _ = r.gallery.Stats()
+			snap.Final = true
+			snap.Stats, _, _ = r.gallery.Stats()
 		}
-		r.latest.Publish(snap)
-		rep.Report(float64(snap.done)/float64(snap.total), fmt.Sprintf("%d of %d iterations, %d distinct samples", snap.done, snap.total, len(snap.samples)))
+		r.task.Latest.Publish(snap)
+		rep.Report(float64(snap.Done)/float64(snap.Total), fmt.Sprintf("%d of %d iterations, %d distinct samples", snap.Done, snap.Total, len(snap.Samples)))
 		if final {
-			wg.Wait()
 			return err
 		}
 	}
@@ -116,14 +121,14 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 
 // snapshot gathers the gallery's state now; recorded caches the samples
 // recorded so far, by key.
-func (r *run) snapshot(recorded map[[2]int]*sample, buf *[]plausible.Point) (*snapshot, error) {
+func (r *run) snapshot(recorded map[[2]int]*Sample, buf *[]plausible.Point) (*Snapshot, error) {
 	g := r.gallery
-	s := &snapshot{}
-	s.done, s.total = g.Progress()
+	s := &Snapshot{}
+	s.Done, s.Total = g.Progress()
 	for c := range g.Chains() {
 		*buf = g.Series(c, *buf)
-		s.lines = append(s.lines, decimate(*buf))
-		s.kept = append(s.kept, g.Kept(c))
+		s.Lines = append(s.Lines, decimate(*buf))
+		s.Kept = append(s.Kept, g.Kept(c))
 	}
 	for _, e := range g.Distinct(maxThumbs) {
 		k := [2]int{e.Chain, e.Iteration}
@@ -133,7 +138,7 @@ func (r *run) snapshot(recorded map[[2]int]*sample, buf *[]plausible.Point) (*sn
 			if err != nil {
 				return nil, err
 			}
-			anim, err := g.Record(e, fps)
+			anim, err := r.record(e, fps)
 			if err != nil {
 				return nil, fmt.Errorf("recording chain %d, iteration %d: %w", e.Chain+1, e.Iteration, err)
 			}
@@ -142,19 +147,19 @@ func (r *run) snapshot(recorded map[[2]int]*sample, buf *[]plausible.Point) (*sn
 			if err != nil {
 				return nil, fmt.Errorf("recording chain %d, iteration %d: %w", e.Chain+1, e.Iteration, err)
 			}
-			smp = &sample{Entry: e, State: state, Anim: anim, Scene: scene}
+			smp = &Sample{Entry: e, State: state, Anim: anim, Scene: scene}
 			recorded[k] = smp
 		}
-		s.samples = append(s.samples, smp)
+		s.Samples = append(s.Samples, smp)
 	}
 	return s, nil
 }
 
 // decimate turns a chain's points into plot data of at most plotPoints
 // points: every k-th point, and the last.
-func decimate(ps []plausible.Point) line {
+func decimate(ps []plausible.Point) Line {
 	k := max(1, (len(ps)+plotPoints-1)/plotPoints)
-	var l line
+	var l Line
 	for i := 0; i < len(ps); i += k {
 		l.add(ps[i])
 	}
@@ -166,7 +171,7 @@ func decimate(ps []plausible.Point) line {
 
 // add appends p; a log p of −∞ (an impossible world) becomes NaN, which
 // the plot leaves out.
-func (l *line) add(p plausible.Point) {
+func (l *Line) add(p plausible.Point) {
 	logP := p.LogP
 	if math.IsInf(logP, -1) {
 		logP = math.NaN()

@@ -16,16 +16,16 @@ type stateJSON struct {
 	Chains     int32                      `json:"chains"`
 	Iterations int32                      `json:"iterations"`
 	Seed       int32                      `json:"seed"`
-	Favourites []favourite                `json:"favourites,omitempty"`
+	Favourites []Favourite                `json:"favourites,omitempty"`
 }
 
-// State implements panels.Tool: the scenario, its settings, the chain
+// State returns the tool's state for the project file: the scenario, its settings, the chain
 // settings and the favourites (the samples themselves are not saved).
 func (t *Gallery) State() (json.RawMessage, error) {
 	t.defaults()
-	t.current()
+	t.Settings()
 	s := stateJSON{Scenario: scenarios[t.scenario].Name, Settings: map[string]json.RawMessage{},
-		Weights: t.weights, Chains: t.chains, Iterations: t.iterations, Seed: t.seed, Favourites: t.favourites}
+		Weights: t.Weights, Chains: t.Chains, Iterations: t.Iterations, Seed: t.Seed, Favourites: t.favourites}
 	for i, st := range t.settings {
 		if st == nil {
 			continue
@@ -39,7 +39,7 @@ func (t *Gallery) State() (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
-// Restore implements panels.Tool. A scenario it does not know, settings
+// Restore sets the tool's state from a project file. A scenario it does not know, settings
 // that do not parse or a favourite of an unknown scenario are errors that
 // say which.
 func (t *Gallery) Restore(_ tools.Host, raw json.RawMessage) error {
@@ -64,11 +64,11 @@ func (t *Gallery) Restore(_ tools.Host, raw json.RawMessage) error {
 	}
 	for _, f := range s.Favourites {
 		if scenarioIndex(f.Scenario) < 0 {
-			return fmt.Errorf("gallery tool state: favourite %s: unknown scenario %q", f.label(), f.Scenario)
+			return fmt.Errorf("gallery tool state: Favourite %s: unknown scenario %q", f.Label(), f.Scenario)
 		}
 	}
 	t.Close()
-	*t = Gallery{scenario: k, settings: settings, weights: s.Weights,
-		chains: s.Chains, iterations: s.Iterations, seed: s.Seed, favourites: s.Favourites}
+	*t = Gallery{scenario: k, settings: settings, Weights: s.Weights,
+		Chains: s.Chains, Iterations: s.Iterations, Seed: s.Seed, favourites: s.Favourites, record: t.record}
 	return nil
 }

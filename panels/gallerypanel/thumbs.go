@@ -1,10 +1,11 @@
-package gallery
+package gallerypanel
 
 import (
 	"time"
 
 	"github.com/AllenDang/giu"
 
+	"gallop/tools/gallery"
 	"gallop/viewport"
 	"gallop/viewport/render"
 )
@@ -19,13 +20,13 @@ type thumbnails struct {
 	r   *render.Renderer
 	err error // the renderer could not be made: no pictures
 
-	tex     map[*sample]*thumb
-	used    map[*sample]bool // drawn this UI frame
-	budget  int              // new pictures left this UI frame
-	hovered *sample          // under the mouse in the last UI frame
-	next    *sample          // under the mouse in this one
-	since   time.Time        // when hovered was first hovered
-	ready   int              // pictures in tex
+	tex     map[*gallery.Sample]*thumb
+	used    map[*gallery.Sample]bool // drawn this UI frame
+	budget  int                      // new pictures left this UI frame
+	hovered *gallery.Sample          // under the mouse in the last UI frame
+	next    *gallery.Sample          // under the mouse in this one
+	since   time.Time                // when hovered was first hovered
+	ready   int                      // pictures in tex
 }
 
 // thumb is a sample's picture and the frame it shows.
@@ -46,17 +47,17 @@ const (
 // begin starts a UI frame.
 func (th *thumbnails) begin() {
 	th.budget, th.next = newPerFrame, nil
-	th.used = map[*sample]bool{}
+	th.used = map[*gallery.Sample]bool{}
 }
 
 // hover notes that s is under the mouse.
-func (th *thumbnails) hover(s *sample) { th.next = s }
+func (th *thumbnails) hover(s *gallery.Sample) { th.next = s }
 
 // texture returns the texture showing s, rendering it if needed: a strobe
 // picture of its motion (strobeFrames exposures), or while animate the
 // frame due since the hover began. It returns 0 while s has no picture
 // yet.
-func (th *thumbnails) texture(s *sample, animate bool) uint32 {
+func (th *thumbnails) texture(s *gallery.Sample, animate bool) uint32 {
 	th.used[s] = true
 	if th.err != nil {
 		return 0
@@ -97,7 +98,7 @@ func (th *thumbnails) texture(s *sample, animate bool) uint32 {
 	if t == nil {
 		t = &thumb{}
 		if th.tex == nil {
-			th.tex = map[*sample]*thumb{}
+			th.tex = map[*gallery.Sample]*thumb{}
 		}
 		th.tex[s] = t
 		th.budget--
