@@ -12,6 +12,7 @@ import (
 
 	"gallop/assets"
 	"gallop/solver/plausible"
+	"gallop/tools/gallery"
 )
 
 // chainReport is one line of `gallop sample --json`.
@@ -147,7 +148,11 @@ func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sample
 	}
 	if r.dir != "" {
 		for _, e := range g.Distinct(r.distinct) {
-			a, err := g.Record(e, r.fps)
+			rec, err := g.Record(e, r.fps)
+			if err != nil {
+				return fmt.Errorf("chain %d, iteration %d: %w", e.Chain, e.Iteration, err)
+			}
+			a, err := gallery.Animation(rec)
 			if err != nil {
 				return fmt.Errorf("chain %d, iteration %d: %w", e.Chain, e.Iteration, err)
 			}

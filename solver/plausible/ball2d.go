@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"gallop/assets"
 	"gallop/solver/mcmc"
 )
 
@@ -155,21 +154,41 @@ func (b *Ball2D) Kernels() []mcmc.Kernel[Ball2DState] {
 	}}
 }
 
+// MaxTrajectoryPoints bounds the points Trajectory returns: a time step
+// so small that the path would hold more is an error, not an allocation
+// without bound.
+const MaxTrajectoryPoints = 1 << 20
+
 // Trajectory returns the ball centre's path from the drop to the landing
-// as (x, y) pairs, every dt time units (√(D/g)), the landing last.
-func (b *Ball2D) Trajectory(s Ball2DState, dt float64) [][2]float64 {
+// as (x, y) pairs, every dt time units (√(D/g)), the landing last. dt must
+// be a positive finite number giving at most MaxTrajectoryPoints points.
+func (b *Ball2D) Trajectory(s Ball2DState, dt float64) ([][2]float64, error) {
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return nil, fmt.Errorf("ball2d: time step %v, want a positive number", dt)
+	}
 	var path [][2]float64
-	b.fly(s, nil, dt, func(x, y float64) { path = append(path, [2]float64{x, y}) })
-	return path
+	long := false
+	b.fly(s, nil, dt, func(x, y float64) bool {
+		if len(path) == MaxTrajectoryPoints {
+			long = true
+			return false
+		}
+		path = append(path, [2]float64{x, y})
+		return true
+	})
+	if long {
+		return nil, fmt.Errorf("ball2d: time step %v gives more than %d points", dt, MaxTrajectoryPoints)
+	}
+	return path, nil
 }
 
 // fly runs the ballistic model: hit(i, x) is called at each collision;
 // point(x, y), if not nil, every dt time units from the drop and at the
-// landing. It reports false, and stops, when a collision leaves the ball
+// landing, until it returns false. It reports false, and stops, when a collision leaves the ball
 // moving into the table or along it (a normal too steep for the incoming
 // velocity): the paper's model does not say what happens then, so such
 // worlds are impossible.
-func (b *Ball2D) fly(s Ball2DState, hit func(i int, x float64), dt float64, point func(x, y float64)) bool {
+func (b *Ball2D) fly(s Ball2DState, hit func(i int, x float64), dt float64, point func(x, y float64) bool) bool {
 	const g = 1.0
 	x, y := 0.0, Ball2DHeight
 	vx, vy := 0.0, 0.0
@@ -179,7 +198,9 @@ func (b *Ball2D) fly(s Ball2DState, hit func(i int, x float64), dt float64, poin
 		t := (vy + math.Sqrt(math.Max(0, vy*vy+2*g*y))) / g
 		if point != nil {
 			for ; next < t; next += dt {
-				point(x+vx*next, y+vy*next-0.5*g*next*next)
+				if !point(x+vx*next, y+vy*next-0.5*g*next*next) {
+					return true
+				}
 			}
 			next -= t
 		}
@@ -226,27 +247,33 @@ const Ball2DDiameter = 0.2
 // ball (a sphere of diameter Ball2DDiameter, moving in the x-y plane, y up)
 // and the table under it (a thin box from the drop point past the target),
 // with a marker of the target on the table.
-func (b *Ball2D) Record(s Ball2DState, fps float64) (*assets.RigidAnimation, error) {
+func (b *Ball2D) Record(s Ball2DState, fps float64) (*Recording, error) {
+	if !(fps > 0) || math.IsInf(fps, 0) {
+		return nil, fmt.Errorf("ball2d: frame rate %v, want a positive number", fps)
+	}
 	const d = Ball2DDiameter
 	// Time unit √(D/g) in seconds; one frame is 1/fps seconds.
 	unit := math.Sqrt(d / 9.81)
-	path := b.Trajectory(s, 1/(fps*unit))
-	ball := assets.RigidBody{Name: "ball", Mesh: assets.SphereMesh(d/2, 24), Color: [3]float32{0.8, 0.25, 0.2}}
+	path, err := b.Trajectory(s, 1/(fps*unit))
+	if err != nil {
+		return nil, err
+	}
+	ball := RecordedBody{Name: "ball", Shape: sphereShape(d/2, 24), Color: [3]float32{0.8, 0.25, 0.2}}
 	for _, p := range path {
-		ball.Positions = append(ball.Positions, assets.Vec3{p[0] * d, p[1] * d, 0})
+		ball.Positions = append(ball.Positions, mgl64.Vec3{p[0] * d, p[1] * d, 0})
 		ball.Rotations = append(ball.Rotations, mgl64.QuatIdent())
 	}
 	lo, hi := math.Min(-1, b.Target-2), math.Max(1, b.Target+2)
 	for _, p := range path {
 		lo, hi = math.Min(lo, p[0]-1), math.Max(hi, p[0]+1)
 	}
-	table := assets.BoxMesh(assets.Vec3{(hi - lo) * d, 0.05 * d, 2 * d}).Translate(assets.Vec3{(lo + hi) / 2 * d, -0.525 * d, 0})
-	target := assets.BoxMesh(assets.Vec3{2 * b.Tolerance * d, 0.01 * d, 1.2 * d}).Translate(assets.Vec3{b.Target * d, -0.495 * d, 0})
-	return &assets.RigidAnimation{
-		Name: "ball2d", FPS: fps, Bodies: []assets.RigidBody{ball},
-		Static: []assets.RigidPart{
-			{Name: "table", Mesh: table, Color: [3]float32{0.55, 0.45, 0.35}},
-			{Name: "target", Mesh: target, Color: [3]float32{0.3, 0.8, 0.3}},
+	table := &Shape{Pieces: []Piece{boxAt(mgl64.Vec3{(hi - lo) * d, 0.05 * d, 2 * d}, mgl64.Vec3{(lo + hi) / 2 * d, -0.525 * d, 0})}}
+	target := &Shape{Pieces: []Piece{boxAt(mgl64.Vec3{2 * b.Tolerance * d, 0.01 * d, 1.2 * d}, mgl64.Vec3{b.Target * d, -0.495 * d, 0})}}
+	return &Recording{
+		Name: "ball2d", FPS: fps, Bodies: []RecordedBody{ball},
+		Static: []RecordedPart{
+			{Name: "table", Shape: table, Color: [3]float32{0.55, 0.45, 0.35}},
+			{Name: "target", Shape: target, Color: [3]float32{0.3, 0.8, 0.3}},
 		},
 	}, nil
 }

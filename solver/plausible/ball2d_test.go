@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +21,10 @@ func TestBall2DFlatTable(t *testing.T) {
 			t.Fatalf("collision %d at x = %v on a flat table", i, x)
 		}
 	}
-	path := b.Trajectory(Ball2DState{}, 0.01)
+	path, err := b.Trajectory(Ball2DState{}, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The first local maximum of the height after the drop is the first
 	// hop's peak.
 	peak := 0.0
@@ -32,6 +36,25 @@ func TestBall2DFlatTable(t *testing.T) {
 	}
 	if math.Abs(peak-Ball2DHeight/2) > 0.01 {
 		t.Errorf("first hop peaks at %v, want %v", peak, Ball2DHeight/2)
+	}
+}
+
+// TestBall2DBadTimeStep: a time step or frame rate that is zero,
+// negative, NaN or infinite, or a step so small that the path would not
+// fit in memory, is an error (a zero or negative step used to loop
+// forever).
+func TestBall2DBadTimeStep(t *testing.T) {
+	b := NewBall2D()
+	s := Ball2DState{3, -2, 5, 1, -4}
+	for _, dt := range []float64{0, -0.01, math.NaN(), math.Inf(1), math.Inf(-1), 1e-300} {
+		if _, err := b.Trajectory(s, dt); err == nil || !strings.Contains(err.Error(), "time step") {
+			t.Errorf("Trajectory with time step %v: error %v", dt, err)
+		}
+	}
+	for _, fps := range []float64{0, -30, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, err := b.Record(s, fps); err == nil || !strings.Contains(err.Error(), "frame rate") {
+			t.Errorf("Record at %v fps: error %v", fps, err)
+		}
 	}
 }
 

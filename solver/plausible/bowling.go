@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"gallop/assets"
 	"gallop/solver/mcmc"
 	"gallop/solver/rigidbody"
 )
@@ -916,7 +915,7 @@ func (bw *bowlWorld) settled() bool {
 // early stop): the ball and the pins on the deck as bodies (the pin a
 // merged mesh of its parts in the body frame), the lane, gutters,
 // cappings, kickbacks and pit as static parts.
-func (b *Bowling) Record(s BowlingState, fps float64) (*assets.RigidAnimation, error) {
+func (b *Bowling) Record(s BowlingState, fps float64) (*Recording, error) {
 	if !(fps > 0) || math.IsInf(fps, 0) {
 		return nil, fmt.Errorf("bowling: frame rate %v, want a positive number", fps)
 	}
@@ -940,19 +939,19 @@ func (b *Bowling) Record(s BowlingState, fps float64) (*assets.RigidAnimation, e
 		return nil, err
 	}
 	// Seen from behind the bowler, above the lane.
-	a := &assets.RigidAnimation{Name: "bowling " + b.Name, FPS: fps, View: mgl64.Vec3{0, 0.5, 1}}
+	a := &Recording{Name: "bowling " + b.Name, FPS: fps, View: mgl64.Vec3{0, 0.5, 1}}
 	nb := len(poses) / frames
-	body := func(name string, mesh *assets.Mesh, color [3]float32, k int) assets.RigidBody {
-		rb := assets.RigidBody{Name: name, Mesh: mesh, Color: color,
-			Positions: make([]assets.Vec3, frames), Rotations: make([]mgl64.Quat, frames)}
+	body := func(name string, shape *Shape, color [3]float32, k int) RecordedBody {
+		rb := RecordedBody{Name: name, Shape: shape, Color: color,
+			Positions: make([]mgl64.Vec3, frames), Rotations: make([]mgl64.Quat, frames)}
 		for f := 0; f < frames; f++ {
 			p := poses[f*nb+k]
 			rb.Positions[f], rb.Rotations[f] = p.Pos, p.Rot
 		}
 		return rb
 	}
-	a.Bodies = append(a.Bodies, body("ball", assets.SphereMesh(s.Radius, 24), [3]float32{0.12, 0.2, 0.6}, 0))
-	pin := bowlPinMesh(pinOffset)
+	a.Bodies = append(a.Bodies, body("ball", sphereShape(s.Radius, 24), [3]float32{0.12, 0.2, 0.6}, 0))
+	pin := bowlPinShape(pinOffset)
 	k := 1
 	for i, on := range b.Start {
 		if on {
@@ -961,39 +960,31 @@ func (b *Bowling) Record(s BowlingState, fps float64) (*assets.RigidAnimation, e
 		}
 	}
 	for _, bx := range bowlAlley() {
-		m := assets.BoxMesh(bx.hi.Sub(bx.lo)).Translate(bx.lo.Add(bx.hi).Mul(0.5))
-		a.Static = append(a.Static, assets.RigidPart{Name: bx.name, Mesh: m, Color: bx.color})
+		box := &Shape{Pieces: []Piece{boxAt(bx.hi.Sub(bx.lo), bx.lo.Add(bx.hi).Mul(0.5))}}
+		a.Static = append(a.Static, RecordedPart{Name: bx.name, Shape: box, Color: bx.color})
 	}
 	return a, a.Validate()
 }
 
-// bowlPinMesh returns a pin's mesh in its body frame: its parts' meshes
-// turned and placed as in bowlPinParts and moved by the compound's model
-// offset (the body origin is the centre of mass).
-func bowlPinMesh(offset mgl64.Vec3) *assets.Mesh {
-	var parts []*assets.Mesh
+// bowlPinShape returns a pin's look in its body frame: its parts turned
+// and placed as in bowlPinParts and moved by the compound's model offset
+// (the body origin is the centre of mass).
+func bowlPinShape(offset mgl64.Vec3) *Shape {
+	out := &Shape{Name: "pin"}
 	for _, p := range bowlPinParts() {
-		var m *assets.Mesh
+		pc := Piece{Rot: p.Rot, Pos: p.Pos.Add(offset)}
 		switch sh := p.Shape.(type) {
 		case rigidbody.Cylinder:
-			m = assets.CylinderMesh(sh.Radius, sh.Length, 20)
+			pc.Kind, pc.Radius, pc.Length, pc.Segments = CylinderPiece, sh.Radius, sh.Length, 20
 		case rigidbody.Capsule:
-			m = assets.CapsuleMesh(sh.Radius, sh.Length, 20)
+			pc.Kind, pc.Radius, pc.Length, pc.Segments = CapsulePiece, sh.Radius, sh.Length, 20
 		case rigidbody.Sphere:
-			m = assets.SphereMesh(sh.Radius, 16)
+			pc.Kind, pc.Radius, pc.Segments = SpherePiece, sh.Radius, 16
 		default:
 			panic(fmt.Sprintf("plausible: bowling pin part of shape %T", p.Shape))
 		}
-		for k, v := range m.Positions {
-			m.Positions[k] = p.Rot.Rotate(v).Add(p.Pos).Add(offset)
-		}
-		for k, n := range m.Normals {
-			m.Normals[k] = p.Rot.Rotate(n)
-		}
-		parts = append(parts, m)
+		out.Pieces = append(out.Pieces, pc)
 	}
-	out := assets.MergeMeshes(parts...)
-	out.Name = "pin"
 	return out
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"gallop/assets"
 	"gallop/solver/mcmc"
 	"gallop/solver/rigidbody"
 )
@@ -636,7 +635,7 @@ func (d *Dice) changeAll(rng *rand.Rand, cur DiceState) (DiceState, float64) {
 // (the simulation run again): the die (red, with white pips as a second
 // body that moves with it), the table (the spline surface as a slab of
 // wood colour) and a green disc of the tolerance's radius at the target.
-func (d *Dice) Record(s DiceState, fps float64) (*assets.RigidAnimation, error) {
+func (d *Dice) Record(s DiceState, fps float64) (*Recording, error) {
 	if !(fps > 0) || math.IsInf(fps, 0) {
 		return nil, fmt.Errorf("dice: frame rate %v, want a positive number", fps)
 	}
@@ -644,8 +643,8 @@ func (d *Dice) Record(s DiceState, fps float64) (*assets.RigidAnimation, error) 
 	if _, err := simulateDice(s, func(p rigidbody.Pose) { poses = append(poses, p) }); err != nil {
 		return nil, err
 	}
-	die := assets.RigidBody{Name: "die", Mesh: assets.BoxMesh(mgl64.Vec3{DiceSide, DiceSide, DiceSide}), Color: [3]float32{0.75, 0.07, 0.07}}
-	pips := assets.RigidBody{Name: "pips", Mesh: dicePipMesh(), Color: [3]float32{0.95, 0.95, 0.92}}
+	die := RecordedBody{Name: "die", Shape: &Shape{Pieces: []Piece{boxAt(mgl64.Vec3{DiceSide, DiceSide, DiceSide}, mgl64.Vec3{})}}, Color: [3]float32{0.75, 0.07, 0.07}}
+	pips := RecordedBody{Name: "pips", Shape: dicePipShape(), Color: [3]float32{0.95, 0.95, 0.92}}
 	// Frame f shows the step nearest to time f/fps; the last frame is
 	// the final pose.
 	last := len(poses) - 1
@@ -662,7 +661,7 @@ func (d *Dice) Record(s DiceState, fps float64) (*assets.RigidAnimation, error) 
 	}
 	pips.Positions, pips.Rotations = die.Positions, die.Rotations
 	ch, _, _ := s.ControlFields()
-	table := diceTableMesh(ch)
+	table := diceTableShape(ch)
 	// The target: a thin disc just above the surface.
 	n := 4*DiceSpans + 1
 	hs := DiceSpline(ch, n)
@@ -677,34 +676,22 @@ func (d *Dice) Record(s DiceState, fps float64) (*assets.RigidAnimation, error) 
 			}
 		}
 	}
-	disc := assets.CylinderMesh(d.Tolerance, 0.0005, 32)
-	rotateXZ(disc)
-	disc.Translate(mgl64.Vec3{d.Target[0], top + 0.0005, d.Target[1]})
-	return &assets.RigidAnimation{
-		Name: "dice", FPS: fps, Bodies: []assets.RigidBody{die, pips}, View: mgl64.Vec3{0.3, 1, 1},
-		Static: []assets.RigidPart{
-			{Name: "table", Mesh: table, Color: [3]float32{0.55, 0.38, 0.22}},
-			{Name: "target", Mesh: disc, Color: [3]float32{0.2, 0.75, 0.3}},
+	// A cylinder along z laid flat by the quarter turn about x that takes
+	// +z to +y.
+	disc := &Shape{Pieces: []Piece{{Kind: CylinderPiece, Radius: d.Tolerance, Length: 0.0005, Segments: 32,
+		Rot: mgl64.QuatRotate(-math.Pi/2, mgl64.Vec3{1, 0, 0}), Pos: mgl64.Vec3{d.Target[0], top + 0.0005, d.Target[1]}}}}
+	return &Recording{
+		Name: "dice", FPS: fps, Bodies: []RecordedBody{die, pips}, View: mgl64.Vec3{0.3, 1, 1},
+		Static: []RecordedPart{
+			{Name: "table", Shape: table, Color: [3]float32{0.55, 0.38, 0.22}},
+			{Name: "target", Shape: disc, Color: [3]float32{0.2, 0.75, 0.3}},
 		},
 	}, nil
 }
 
-// rotateXZ turns a mesh modelled along z to lie along y by the quarter
-// turn about x that takes +z to +y: (x, y, z) → (x, z, −y).
-func rotateXZ(m *assets.Mesh) {
-	r := func(p mgl64.Vec3) mgl64.Vec3 { return mgl64.Vec3{p[0], p[2], -p[1]} }
-	for i := range m.Positions {
-		m.Positions[i] = r(m.Positions[i])
-	}
-	for i := range m.Normals {
-		m.Normals[i] = r(m.Normals[i])
-	}
-}
-
-// dicePipMesh returns the pips of every face as one mesh in the die's
-// frame: small square tiles standing 0.2 mm proud of the faces, in the
-// usual patterns.
-func dicePipMesh() *assets.Mesh {
+// dicePipShape returns the pips of every face in the die's frame: small
+// square tiles standing 0.2 mm proud of the faces, in the usual patterns.
+func dicePipShape() *Shape {
 	a := DiceSide * 0.27 // offset of the off-centre pips
 	pattern := map[int][][2]float64{
 		1: {{0, 0}},
@@ -714,7 +701,7 @@ func dicePipMesh() *assets.Mesh {
 		5: {{-1, -1}, {-1, 1}, {1, -1}, {1, 1}, {0, 0}},
 		6: {{-1, -1}, {-1, 1}, {1, -1}, {1, 1}, {-1, 0}, {1, 0}},
 	}
-	var tiles []*assets.Mesh
+	out := &Shape{Name: "pips"}
 	pip := DiceSide * 0.16
 	for face := 1; face <= 6; face++ {
 		axis, sign := DiceFaceAxis(face)
@@ -723,23 +710,21 @@ func dicePipMesh() *assets.Mesh {
 			var size, c mgl64.Vec3
 			size[axis], size[u], size[v] = 0.0008, pip, pip
 			c[axis], c[u], c[v] = sign*DiceSide/2, uv[0]*a, uv[1]*a
-			tiles = append(tiles, assets.BoxMesh(size).Translate(c))
+			out.Pieces = append(out.Pieces, boxAt(size, c))
 		}
 	}
-	out := assets.MergeMeshes(tiles...)
-	out.Name = "pips"
 	return out
 }
 
-// diceTableMesh returns the table as a closed slab: the spline surface of
-// control heights h sampled every 1 cm on top, flat sides and bottom 3 cm
-// below.
-func diceTableMesh(h []float64) *assets.Mesh {
+// diceTableShape returns the table as a closed slab: the spline surface
+// of control heights h sampled every 1 cm on top, flat sides and bottom 3
+// cm below.
+func diceTableShape(h []float64) *Shape {
 	n := 4*DiceSpans + 1
 	ys := DiceSpline(h, n)
 	step := DiceTableSize / float64(n-1)
 	const bottom = -0.03
-	m := &assets.Mesh{Name: "table"}
+	m := &Shape{Name: "table"}
 	at := func(i int) float64 { return -DiceTableSize/2 + float64(i)*step }
 	for j := 0; j < n; j++ {
 		for i := 0; i < n; i++ {

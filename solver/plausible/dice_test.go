@@ -343,12 +343,12 @@ func TestDiceRecord(t *testing.T) {
 	if !slices.Equal(die.Positions, pips.Positions) || !slices.Equal(die.Rotations, pips.Rotations) {
 		t.Error("the pips do not move with the die")
 	}
-	if got := len(pips.Mesh.Triangles); got != 21*12 {
-		t.Errorf("%d pip triangles, want 21 boxes of 12", got)
+	if got := len(pips.Shape.Pieces); got != 21 {
+		t.Errorf("%d pips, want 21", got)
 	}
 	// Closed and consistently oriented: every directed edge once, and
 	// its reverse once.
-	table := a.Static[0].Mesh
+	table := a.Static[0].Shape
 	edges := map[[2]int]int{}
 	for _, tri := range table.Triangles {
 		for c := 0; c < 3; c++ {

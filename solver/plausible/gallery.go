@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gallop/assets"
 	"gallop/solver/mcmc"
 )
 
@@ -94,7 +93,7 @@ type Gallery struct {
 	distinct           func(n int) []Entry
 	kept               func(chain int) int
 	distinctIn         func(chain, n int) int
-	record             func(e Entry, fps float64) (*assets.RigidAnimation, error)
+	record             func(e Entry, fps float64) (*Recording, error)
 	state              func(e Entry) (json.RawMessage, error)
 
 	done atomic.Int64 // iterations finished over all chains
@@ -166,7 +165,7 @@ func NewGallery[S, O any](sc Scenario[S, O], seeds []uint64, iterations int) (*G
 		}
 		return k, nil
 	}
-	g.record = func(e Entry, fps float64) (*assets.RigidAnimation, error) {
+	g.record = func(e Entry, fps float64) (*Recording, error) {
 		k, err := kept(e)
 		if err != nil {
 			return nil, err
@@ -251,7 +250,7 @@ func (g *Gallery) Stats() (stats []mcmc.Stats, done bool, err error) {
 
 // Record replays entry e, one of this gallery's, as a rigid animation at
 // fps frames per second (the scenario's Record).
-func (g *Gallery) Record(e Entry, fps float64) (*assets.RigidAnimation, error) {
+func (g *Gallery) Record(e Entry, fps float64) (*Recording, error) {
 	return g.record(e, fps)
 }
 

@@ -1,7 +1,6 @@
 package plausible
 
 import (
-	"gallop/assets"
 	"gallop/solver/mcmc"
 )
 
@@ -16,9 +15,9 @@ type Scenario[S, O any] interface {
 	// Same is the distance at or below which two outcomes are the same
 	// animation for the gallery.
 	Same() float64
-	// Record replays a state as a rigid animation at fps frames per
-	// second (the simulation run again, recording every body).
-	Record(s S, fps float64) (*assets.RigidAnimation, error)
+	// Record replays a state at fps frames per second (the simulation run
+	// again, recording every body).
+	Record(s S, fps float64) (*Recording, error)
 }
 
 var _ Scenario[Ball2DState, Ball2DOutcome] = (*Ball2D)(nil)

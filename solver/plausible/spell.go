@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"gallop/assets"
 	"gallop/solver/mcmc"
 	"gallop/solver/rigidbody"
 )
@@ -662,8 +661,8 @@ func (s *Spell) offsetLogPrior(off []float64) float64 {
 // Record implements Scenario: the balls' flights at fps frames per second
 // (inactive balls are left out), the floor, the outer walls and the
 // partitions as static parts, and the designated bins marked on the floor.
-func (s *Spell) Record(st SpellState, fps float64) (*assets.RigidAnimation, error) {
-	if !(fps > 0) {
+func (s *Spell) Record(st SpellState, fps float64) (*Recording, error) {
+	if !(fps > 0) || math.IsInf(fps, 0) {
 		return nil, errors.New("spell: frame rate must be positive")
 	}
 	o, err := s.simulate(st, fps)
@@ -671,13 +670,13 @@ func (s *Spell) Record(st SpellState, fps float64) (*assets.RigidAnimation, erro
 		return nil, err
 	}
 	// Seen from above, a little toward +z, so row 0 is at the top.
-	a := &assets.RigidAnimation{Name: "spell " + s.Word, FPS: fps, View: assets.Vec3{0, 1, 0.35}}
-	ball := assets.SphereMesh(SpellBallRadius, 16)
+	a := &Recording{Name: "spell " + s.Word, FPS: fps, View: mgl64.Vec3{0, 1, 0.35}}
+	ball := sphereShape(SpellBallRadius, 16)
 	for b, on := range st.Active {
 		if !on {
 			continue
 		}
-		body := assets.RigidBody{Name: fmt.Sprintf("ball %d", b+1), Mesh: ball, Color: [3]float32{0.85, 0.2, 0.15}}
+		body := RecordedBody{Name: fmt.Sprintf("ball %d", b+1), Shape: ball, Color: [3]float32{0.85, 0.2, 0.15}}
 		for _, p := range o.Paths[b] {
 			body.Positions = append(body.Positions, p)
 			body.Rotations = append(body.Rotations, mgl64.QuatIdent())
@@ -688,28 +687,28 @@ func (s *Spell) Record(st SpellState, fps float64) (*assets.RigidAnimation, erro
 		return nil, fmt.Errorf("spell %q: no active ball to record", s.Word)
 	}
 	hx, hz := s.extent()
-	floor := assets.BoxMesh(assets.Vec3{2*hx + 0.1, 0.01, 2*hz + 0.1}).Translate(assets.Vec3{0, -0.005, 0})
-	a.Static = append(a.Static, assets.RigidPart{Name: "floor", Mesh: floor, Color: [3]float32{0.75, 0.72, 0.65}})
-	var marks []*assets.Mesh
+	floor := &Shape{Pieces: []Piece{boxAt(mgl64.Vec3{2*hx + 0.1, 0.01, 2*hz + 0.1}, mgl64.Vec3{0, -0.005, 0})}}
+	a.Static = append(a.Static, RecordedPart{Name: "floor", Shape: floor, Color: [3]float32{0.75, 0.72, 0.65}})
+	marks := &Shape{}
 	for bin, d := range s.Designated {
 		if d {
 			x, z := s.corner(bin%s.Cols, bin/s.Cols)
-			marks = append(marks, assets.BoxMesh(assets.Vec3{SpellBin * 0.8, 0.002, SpellBin * 0.8}).Translate(assets.Vec3{x + SpellBin/2, 0.001, z + SpellBin/2}))
+			marks.Pieces = append(marks.Pieces, boxAt(mgl64.Vec3{SpellBin * 0.8, 0.002, SpellBin * 0.8}, mgl64.Vec3{x + SpellBin/2, 0.001, z + SpellBin/2}))
 		}
 	}
-	a.Static = append(a.Static, assets.RigidPart{Name: "designated bins", Mesh: assets.MergeMeshes(marks...), Color: [3]float32{0.2, 0.65, 0.3}})
-	var rims []*assets.Mesh
+	a.Static = append(a.Static, RecordedPart{Name: "designated bins", Shape: marks, Color: [3]float32{0.2, 0.65, 0.3}})
+	rims := &Shape{}
 	for _, r := range s.rim() {
-		rims = append(rims, assets.BoxMesh(r[1]).Translate(r[0]))
+		rims.Pieces = append(rims.Pieces, boxAt(r[1], r[0]))
 	}
-	a.Static = append(a.Static, assets.RigidPart{Name: "box", Mesh: assets.MergeMeshes(rims...), Color: [3]float32{0.45, 0.35, 0.25}})
+	a.Static = append(a.Static, RecordedPart{Name: "box", Shape: rims, Color: [3]float32{0.45, 0.35, 0.25}})
 	if s.Cols > 1 || s.Rows > 1 {
 		v, t := s.partitions(st)
-		m := &assets.Mesh{Name: "partitions", Positions: v, Triangles: make([][3]int, len(t))}
+		m := &Shape{Name: "partitions", Positions: v, Triangles: make([][3]int, len(t))}
 		for i, tri := range t {
 			m.Triangles[i] = [3]int{int(tri[0]), int(tri[1]), int(tri[2])}
 		}
-		a.Static = append(a.Static, assets.RigidPart{Name: "partitions", Mesh: m, Color: [3]float32{0.55, 0.45, 0.35}})
+		a.Static = append(a.Static, RecordedPart{Name: "partitions", Shape: m, Color: [3]float32{0.55, 0.45, 0.35}})
 	}
 	return a, a.Validate()
 }

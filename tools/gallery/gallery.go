@@ -344,24 +344,24 @@ func (t *Gallery) PlayFavourite(h tools.Host, i int) {
 func (f *Favourite) replay() (*Sample, error) {
 	k := scenarioIndex(f.Scenario)
 	if k < 0 {
-		return nil, fmt.Errorf("Favourite %s: unknown scenario %q", f.Label(), f.Scenario)
+		return nil, fmt.Errorf("favourite %s: unknown scenario %q", f.Label(), f.Scenario)
 	}
 	s := scenarios[k].New()
 	if err := json.Unmarshal(f.Settings, s); err != nil {
-		return nil, fmt.Errorf("Favourite %s: settings: %w", f.Label(), err)
+		return nil, fmt.Errorf("favourite %s: settings: %w", f.Label(), err)
 	}
 	m, err := s.Model()
 	if err != nil {
-		return nil, fmt.Errorf("Favourite %s: %w", f.Label(), err)
+		return nil, fmt.Errorf("favourite %s: %w", f.Label(), err)
 	}
 	anim, err := m.Replay(f.State, fps)
 	if err != nil {
-		return nil, fmt.Errorf("Favourite %s: %w", f.Label(), err)
+		return nil, fmt.Errorf("favourite %s: %w", f.Label(), err)
 	}
 	anim.Name = fmt.Sprintf("%s chain %d iteration %d", anim.Name, f.Chain+1, f.Iteration)
 	scene, err := viewport.NewRigidScene(anim)
 	if err != nil {
-		return nil, fmt.Errorf("Favourite %s: %w", f.Label(), err)
+		return nil, fmt.Errorf("favourite %s: %w", f.Label(), err)
 	}
 	smp := &Sample{State: f.State, Anim: anim, Scene: scene}
 	smp.Chain, smp.Iteration, smp.LogP = f.Chain, f.Iteration, f.LogP
@@ -419,11 +419,11 @@ func (t *Gallery) ToggleFavourite(s *Sample) {
 func (t *Gallery) Export(h tools.Host) {
 	s := t.chosen
 	if s == nil {
-		h.Error(errors.New("gallery: click a thumbnail (or play a Favourite) to choose the Sample to export"))
+		h.Error(errors.New("gallery: click a thumbnail (or play a favourite) to choose the sample to export"))
 		return
 	}
 	name := fmt.Sprintf("sample-chain%d-iteration%d.glb", s.Chain+1, s.Iteration)
-	h.SaveFile("Export Sample as glTF", []string{"glb", "gltf"}, name, func(path string) {
+	h.SaveFile("Export sample as glTF", []string{"glb", "gltf"}, name, func(path string) {
 		if err := assets.SaveRigidGLTF(path, s.Anim); err != nil {
 			h.Error(err)
 			return

@@ -60,7 +60,7 @@ func TestRunPlayExport(t *testing.T) {
 	defer g.Close()
 	snap := g.Snapshot()
 	if snap == nil || !snap.Final || snap.Done != snap.Total || snap.Total != 4000 {
-		t.Fatalf("final Snapshot %+v", snap)
+		t.Fatalf("final snapshot %+v", snap)
 	}
 	if len(snap.Samples) < 5 {
 		t.Fatalf("%d samples in the gallery, want at least 5", len(snap.Samples))
@@ -79,7 +79,7 @@ func TestRunPlayExport(t *testing.T) {
 		ball := s.Anim.Bodies[0].Positions
 		x := ball[len(ball)-1][0] / plausible.Ball2DDiameter
 		if d := x - b.Target; d < -b.Tolerance || d > b.Tolerance {
-			t.Errorf("Sample chain %d iteration %d lands at %.3f D, off the target", s.Chain+1, s.Iteration, x)
+			t.Errorf("sample chain %d iteration %d lands at %.3f D, off the target", s.Chain+1, s.Iteration, x)
 		}
 	}
 
@@ -143,7 +143,7 @@ func TestFavouritesRoundTrip(t *testing.T) {
 	}
 	want, got := b.Anim.Bodies[0].Positions, h.Shown.Bodies[0].Positions
 	if len(got) != len(want) || got[len(got)-1] != want[len(want)-1] {
-		t.Errorf("the Favourite replays to %v, was %v", got[len(got)-1], want[len(want)-1])
+		t.Errorf("the favourite replays to %v, was %v", got[len(got)-1], want[len(want)-1])
 	}
 	g.ToggleFavourite(a)
 	if len(g.favourites) != 1 || g.favouriteOf(b) != 0 {
@@ -217,7 +217,7 @@ func TestStop(t *testing.T) {
 		t.Errorf("a stopped run reported %v", h.Errs)
 	}
 	if g.Snapshot() == nil || g.Snapshot().Done == 0 || g.Snapshot().Done >= g.Snapshot().Total {
-		t.Errorf("Snapshot after Stop: %+v", g.Snapshot())
+		t.Errorf("snapshot after Stop: %+v", g.Snapshot())
 	}
 }
 

@@ -65,7 +65,13 @@ type run struct {
 // ends.
 func (r *run) start(runner *jobs.Runner, done func()) {
 	if r.record == nil {
-		r.record = r.gallery.Record
+		r.record = func(e plausible.Entry, fps float64) (*assets.RigidAnimation, error) {
+			rec, err := r.gallery.Record(e, fps)
+			if err != nil {
+				return nil, err
+			}
+			return Animation(rec)
+		}
 	}
 	r.task.Start(runner, "Gallery: "+r.scenario, r.work, done)
 }

@@ -68,13 +68,23 @@ func modelOf[S, O any](sc plausible.Scenario[S, O], setup S) *Model {
 			}
 			return plausible.NewGallery(w, seeds, iterations)
 		},
-		Setup: func(fps float64) (*assets.RigidAnimation, error) { return sc.Record(setup, fps) },
+		Setup: func(fps float64) (*assets.RigidAnimation, error) {
+			rec, err := sc.Record(setup, fps)
+			if err != nil {
+				return nil, err
+			}
+			return Animation(rec)
+		},
 		Replay: func(raw json.RawMessage, fps float64) (*assets.RigidAnimation, error) {
 			var s S
 			if err := json.Unmarshal(raw, &s); err != nil {
-				return nil, fmt.Errorf("Sample state: %w", err)
+				return nil, fmt.Errorf("sample state: %w", err)
 			}
-			return sc.Record(s, fps)
+			rec, err := sc.Record(s, fps)
+			if err != nil {
+				return nil, err
+			}
+			return Animation(rec)
 		},
 	}
 	for _, k := range sc.Kernels() {

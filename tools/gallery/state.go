@@ -64,7 +64,7 @@ func (t *Gallery) Restore(_ tools.Host, raw json.RawMessage) error {
 	}
 	for _, f := range s.Favourites {
 		if scenarioIndex(f.Scenario) < 0 {
-			return fmt.Errorf("gallery tool state: Favourite %s: unknown scenario %q", f.Label(), f.Scenario)
+			return fmt.Errorf("gallery tool state: favourite %s: unknown scenario %q", f.Label(), f.Scenario)
 		}
 	}
 	t.Close()

@@ -1,0 +1,4 @@
+// Package layering holds the test that keeps Gallop's import graph
+// pointing down the layers (see layering_test.go and the README's
+// Architecture section). It has no code of its own.
+package layering
