@@ -91,7 +91,7 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 and the job's reloads per second meanwhile`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *runs < 1 {

@@ -3,9 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,5 +125,75 @@ func TestCommandErrors(t *testing.T) {
 				t.Fatalf("error %v, want one mentioning %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestFlagsAnywhere: flags go before, between or after the arguments, as
+// people type them (Go's flag package alone stops at the first argument).
+func TestFlagsAnywhere(t *testing.T) {
+	dir := barFrames(t, 12)
+	out := filepath.Join(t.TempDir(), "bar.glb")
+	var b bytes.Buffer
+	if err := runConvert([]string{dir, out, "--morph"}, &b); err != nil {
+		t.Fatalf("convert IN OUT --morph: %v", err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := runInfo([]string{dir, "--json"}, &b); err != nil {
+		t.Fatalf("info DIR --json: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil || m["frames"] != 12.0 {
+		t.Fatalf("info DIR --json printed %q (%v)", b.String(), err)
+	}
+	b.Reset()
+	if err := runRig([]string{dir, "--bones", "8", "--json", "--iterations=5"}, &b); err != nil {
+		t.Fatalf("rig DIR --bones 8 --json: %v", err)
+	}
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil || m["bones"] != 8.0 {
+		t.Fatalf("rig DIR --bones 8 --json printed %q (%v)", b.String(), err)
+	}
+	// -- ends the flags: what follows is a file name, even if it looks
+	// like a flag.
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	j := fs.Bool("json", false, "")
+	n := fs.Int("n", 0, "")
+	if err := parse(fs, []string{"a", "-n", "-3", "b", "--", "--json"}); err != nil || *j || *n != -3 || !slices.Equal(fs.Args(), []string{"a", "b", "--json"}) {
+		t.Errorf("parse: err %v, json %v, n %d, args %q", err, *j, *n, fs.Args())
+	}
+}
+
+// TestUnknownFlagNamed: an unknown flag anywhere is a usage error (exit
+// status 2) whose message names it as typed.
+func TestUnknownFlagNamed(t *testing.T) {
+	dir := barFrames(t, 2)
+	var b bytes.Buffer
+	if err := runInfo([]string{"--bogus", dir}, &b); !errors.Is(err, errUsage) {
+		t.Fatalf("info --bogus DIR: %v, want a usage error", err)
+	}
+	var msg bytes.Buffer
+	fs := flag.NewFlagSet("info", flag.ContinueOnError)
+	fs.SetOutput(&msg)
+	fs.Bool("json", false, "")
+	if err := parse(fs, []string{dir, "--bogus=1"}); !errors.Is(err, errUsage) || !strings.Contains(msg.String(), "unknown flag --bogus") {
+		t.Errorf("err %v, message %q; want one naming --bogus", err, msg.String())
+	}
+}
+
+// TestProgressLineOnlyOnATerminal: the progress line is drawn on a
+// terminal and nowhere else (go test's stderr is a pipe).
+func TestProgressLineOnlyOnATerminal(t *testing.T) {
+	if p := newProgress(); p.w != nil {
+		t.Fatal("a progress line on stderr that is not a terminal")
+	}
+	var b bytes.Buffer
+	p := &progress{w: &b}
+	p.Report("rig: iteration %d", 3)
+	p.Report("rig: iteration %d", 4) // within 0.1 s: not drawn
+	p.Done()
+	if got := b.String(); got != "\rrig: iteration 3\x1b[K\r\x1b[K" {
+		t.Errorf("the terminal got %q", got)
 	}
 }

@@ -30,7 +30,7 @@ IN is an .obj, .gltf, .glb or .gallop file, several .obj frames, or a folder of 
                  the clip as an OBJ sequence 1.obj, 2.obj, ...`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() < 2 {

@@ -40,7 +40,7 @@ func runInfo(args []string, stdout io.Writer) error {
 		fmt.Fprintln(fs.Output(), "Usage: gallop info [--json] FILE|DIR...\n\nPrints the vertices, triangles, frames, groups and bounding box of a mesh,\nan OBJ sequence (a folder or several .obj files), a glTF file or a project.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

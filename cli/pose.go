@@ -97,7 +97,7 @@ C.json: {"constraints": [{"vertex": 17, "position": [x, y, z]}, ...],
 and are left out of the weight fit, as in the paper's Figure 6C).`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *refPath == "" || *consPath == "" || fs.NArg() > 0 {
@@ -157,11 +157,14 @@ and are left out of the weight fit, as in the paper's Figure 6C).`)
 	}
 	var iterTime time.Duration
 	iterStart := time.Now()
-	res, solveErr := s.Solve(func(meshik.Stats) bool {
+	line := newProgress()
+	res, solveErr := s.Solve(func(st meshik.Stats) bool {
 		iterTime += time.Since(iterStart)
+		line.Report("pose: iteration %d, objective %.4g", st.Iteration, st.Objective)
 		iterStart = time.Now()
 		return true
 	})
+	line.Done()
 	total := time.Since(start)
 	if solveErr != nil && !errors.Is(solveErr, meshik.ErrNotConverged) {
 		return solveErr

@@ -67,7 +67,7 @@ also reports the file's size and that of the clip's morph-target export.`)
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		in, args = args[0], args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if in == "" && fs.NArg() == 1 {
@@ -114,8 +114,15 @@ also reports the file's size and that of the clip's morph-target export.`)
 	if *polish == 0 {
 		opts.PolishIterations = -1
 	}
+	line := newProgress()
+	total := opts.MaxRounds()
+	opts.Progress = func(it int, rmse float64) {
+		line.Report("rig: iteration %d of at most %d, RMSE %.4g", it, total, rmse)
+	}
+	line.Report("rig: clustering %d vertices into %d bones", len(rest), *bones)
 	start := time.Now()
 	res, err := ssdr.Decompose(context.Background(), rest, mesh.Triangles, clip.Frames, opts)
+	line.Done()
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}

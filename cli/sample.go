@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"time"
 
 	"gallop/assets"
 	"gallop/solver/plausible"
@@ -57,7 +58,7 @@ satisfy them, how many satisfying samples it kept and how many of those are
 distinct animations, and the wall time.`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -142,7 +143,24 @@ func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sample
 	if err != nil {
 		return err
 	}
+	line := newProgress()
+	stop := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				done, total := g.Progress()
+				line.Report("sample: %d of %d iterations (%.0f%%)", done, total, 100*float64(done)/float64(max(1, total)))
+			}
+		}
+	}()
 	stats, err := g.Run(ctx)
+	close(stop)
+	line.Done()
 	if err != nil {
 		return err
 	}
