@@ -3,9 +3,12 @@ package jobs
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"gallop/internal/parallel"
 )
 
 func TestJobCompletesOnPoll(t *testing.T) {
@@ -45,11 +48,7 @@ func TestCancelStopsJob(t *testing.T) {
 		t.Fatalf("running = %d, want 1", n)
 	}
 	j.Cancel()
-	select {
-	case <-j.Done():
-	case <-time.After(2 * time.Second):
-		t.Fatal("job did not stop after Cancel")
-	}
+	<-j.Done() // a job that ignored Cancel would hang here until go test's -timeout
 	r.Poll()
 	if !IsCanceled(cbErr) {
 		t.Fatalf("error = %v, want context.Canceled", cbErr)
@@ -67,6 +66,32 @@ func TestPanicBecomesError(t *testing.T) {
 	r.Wait()
 	if cbErr == nil {
 		t.Fatal("panic in job was not reported as an error")
+	}
+}
+
+// TestParallelPanicBecomesError: a loop body that panics inside a job's
+// parallel.For (on the job's goroutine or a pool worker) fails the job
+// with the panic's value; the process lives and the pool still works.
+func TestParallelPanicBecomesError(t *testing.T) {
+	var r Runner
+	var got error
+	r.Start("loop", func(context.Context, Reporter) error {
+		parallel.For(1000, func(i int) {
+			if i%7 == 3 {
+				panic(fmt.Sprintf("boom at %d", i))
+			}
+		})
+		return nil
+	}, func(err error) { got = err })
+	r.Wait()
+	if got == nil || !strings.Contains(got.Error(), "internal error") || !strings.Contains(got.Error(), "boom at") {
+		t.Fatalf("job error %v, want the loop's panic", got)
+	}
+	n := 0
+	parallel.For(10, func(int) {})
+	parallel.Do(func() { n++ })
+	if n != 1 {
+		t.Fatal("the pool is broken after a panic")
 	}
 }
 

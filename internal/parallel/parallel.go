@@ -30,7 +30,9 @@
 package parallel
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,11 +40,13 @@ import (
 
 var nice atomic.Int32
 
-// SetNice sets the niceness (0 to 19; larger is lower priority) that
-// background threads run at: the pool workers' (from their next loop on;
-// raising priority again may need privilege) and those of goroutines
-// calling Background. 0, the default, leaves them at the priority of the
-// process.
+// SetNice sets how much lower than the process's own priority background
+// threads run (a niceness increment, 0 to 19; the result is capped at
+// 19): the pool workers' (from their next loop on; raising priority again
+// may need privilege) and those of goroutines calling Background. Under
+// `nice -n 10 gallop`, SetNice(5) runs the workers at 15 and the UI at 10.
+// 0, the default, leaves them at the priority of the process. A failure to
+// lower a thread's priority is logged once.
 func SetNice(n int) {
 	nice.Store(int32(max(0, min(19, n))))
 }
@@ -64,7 +68,10 @@ func Background() {
 // For calls fn(i) for every i in [0, n), on the calling goroutine and up
 // to Workers()−1 pool workers, and returns when all calls have returned.
 // Indices are handed out one at a time in increasing order; fn must be
-// safe to call concurrently for different indices.
+// safe to call concurrently for different indices. If a call panics, on
+// whichever goroutine, the indices not yet started are skipped and For
+// panics on the calling goroutine with a *Panic holding the value, once
+// every call that started has returned; the pool stays usable.
 func For(n int, fn func(i int)) {
 	w := min(Workers(), n)
 	if w <= 0 {
@@ -87,6 +94,9 @@ func For(n int, fn func(i int)) {
 	t.work()
 	if !spinUntil(func() bool { return t.finished.Load() == int64(t.n) }) {
 		<-t.done
+	}
+	if p := t.failed.Load(); p != nil {
+		panic(p)
 	}
 }
 
@@ -122,21 +132,53 @@ type task struct {
 	fn       func(int)
 	next     atomic.Int64
 	finished atomic.Int64
-	done     chan struct{} // closed when all n calls have returned
+	done     chan struct{}          // closed when all n calls have returned
+	failed   atomic.Pointer[Panic] // the first panic of a call, if any
 }
 
-// work runs indices of t until none are left.
+// Panic is what For panics with on the calling goroutine when a call of
+// its body panicked on any goroutine: the value the body panicked with
+// and the stack where it did. A job's recover (package jobs) turns it
+// into the job's error, so a bug in a loop body fails that job instead of
+// taking the process down.
+type Panic struct {
+	Value any
+	Stack []byte
+}
+
+// Error reports the body's panic value.
+func (p *Panic) Error() string { return fmt.Sprintf("panic in a parallel loop: %v", p.Value) }
+
+// work runs indices of t until none are left. Once a call panicked, the
+// indices left are counted but not run.
 func (t *task) work() {
 	for {
 		i := int(t.next.Add(1) - 1)
 		if i >= t.n {
 			return
 		}
-		t.fn(i)
+		if t.failed.Load() == nil {
+			t.call(i)
+		}
 		if t.finished.Add(1) == int64(t.n) {
 			close(t.done)
 		}
 	}
+}
+
+// call runs fn(i), recording a panic instead of letting it end the
+// goroutine (and, on a pool worker, the process).
+func (t *task) call(i int) {
+	defer func() {
+		if p := recover(); p != nil {
+			if pp, ok := p.(*Panic); ok { // a nested loop's: keep its stack
+				t.failed.CompareAndSwap(nil, pp)
+				return
+			}
+			t.failed.CompareAndSwap(nil, &Panic{Value: p, Stack: debug.Stack()})
+		}
+	}()
+	t.fn(i)
 }
 
 var (

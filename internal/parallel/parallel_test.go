@@ -2,6 +2,8 @@ package parallel
 
 import (
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -53,22 +55,47 @@ func TestNestedCallsDoNotDeadlock(t *testing.T) {
 	}
 }
 
+// onWorkerAndCaller runs loops of 16 calls until a call ran on a pool
+// worker, and calls seen with whether each call ran on one. A loop that
+// finds the pool busy runs on its caller alone; the next one gets the
+// worker. There is no time limit: the pool is idle in these tests. The
+// calling goroutine keeps its thread meanwhile, so a thread other than
+// its own is a worker's.
+func onWorkerAndCaller(seen func(worker bool)) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	caller := syscall.Gettid()
+	var joined atomic.Bool
+	for !joined.Load() {
+		For(16, func(int) {
+			worker := syscall.Gettid() != caller
+			if worker {
+				joined.Store(true)
+			}
+			seen(worker)
+			// Some work, so that a worker handed the loop joins in.
+			for start := time.Now(); time.Since(start) < 50*time.Microsecond; {
+			}
+		})
+	}
+}
+
 // TestNiceAppliesToWorkersOnly checks that loop bodies running on pool
-// workers run at the niceness set and that the calling thread keeps its
-// own.
+// workers run at the process's niceness plus the increment set, and that
+// the calling thread keeps its own.
 func TestNiceAppliesToWorkersOnly(t *testing.T) {
 	if _, err := os.Stat("/proc/thread-self/stat"); err != nil {
 		t.Skip("no /proc/thread-self: not Linux")
 	}
 	defer SetNice(0)
 	SetNice(7)
-	caller := syscall.Gettid()
+	want := min(19, processNice+7)
 	var onWorker, badNice atomic.Int32
-	For(16, func(i int) {
-		time.Sleep(2 * time.Millisecond) // long enough for the pool to join in
-		if syscall.Gettid() != caller {
+	badNice.Store(-100)
+	onWorkerAndCaller(func(worker bool) {
+		if worker {
 			onWorker.Add(1)
-			if n := threadNice(t); n != 7 {
+			if n := threadNice(t); n != want {
 				badNice.Store(int32(n))
 			}
 		}
@@ -76,16 +103,73 @@ func TestNiceAppliesToWorkersOnly(t *testing.T) {
 	if onWorker.Load() == 0 {
 		t.Fatal("no loop body ran on a pool worker")
 	}
-	if badNice.Load() != 0 {
-		t.Fatalf("a pool worker ran at nice %d, want 7", badNice.Load())
+	if n := badNice.Load(); n != -100 {
+		t.Fatalf("a pool worker ran at nice %d, want %d", n, want)
 	}
-	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	if n := threadNice(t); n == want && processNice != want {
+		t.Fatal("the calling thread's priority was lowered too")
+	}
+}
+
+// TestNiceIsRelativeToTheProcess runs this test binary under nice -n 5:
+// there the workers must run at 5 plus the increment, below the UI's 5
+// (an absolute niceness of 3 would give them a higher priority than the
+// UI, or fail silently without privilege and give them the same).
+func TestNiceIsRelativeToTheProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/thread-self/stat"); err != nil {
+		t.Skip("no /proc/thread-self: not Linux")
+	}
+	if os.Getenv("GALLOP_NICE_CHILD") == "1" {
+		if processNice < 5 {
+			t.Fatalf("the child runs at nice %d, want at least 5", processNice)
+		}
+		defer SetNice(0)
+		SetNice(3)
+		want := min(19, processNice+3)
+		var got atomic.Int32
+		got.Store(-100)
+		onWorkerAndCaller(func(worker bool) {
+			if worker {
+				got.Store(int32(threadNice(t)))
+			}
+		})
+		if int(got.Load()) != want {
+			t.Fatalf("under nice %d, SetNice(3) ran a worker at %d, want %d", processNice, got.Load(), want)
+		}
+		return
+	}
+	nice, err := exec.LookPath("nice")
 	if err != nil {
-		t.Fatal(err)
+		t.Skip("no nice command")
 	}
-	// getpriority returns 20 - nice on Linux.
-	if nice := 20 - prio; nice == 7 {
-		t.Fatal("the calling process's priority was lowered too")
+	cmd := exec.Command(nice, "-n", "5", os.Args[0], "-test.run=^TestNiceIsRelativeToTheProcess$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "GALLOP_NICE_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("under nice -n 5: %v\n%s", err, out)
+	}
+}
+
+// TestWorkerPanicReachesCaller: a loop body that panics on a pool worker
+// does not end the process: For panics on the caller with a *Panic
+// holding the value, and the pool still runs loops afterwards.
+func TestWorkerPanicReachesCaller(t *testing.T) {
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		onWorkerAndCaller(func(worker bool) {
+			if worker {
+				panic("boom on a worker")
+			}
+		})
+		return nil // not reached: the loop a worker joined panics
+	}()
+	pp, ok := got.(*Panic)
+	if !ok || pp.Value != "boom on a worker" || len(pp.Stack) == 0 || !strings.Contains(pp.Error(), "boom on a worker") {
+		t.Fatalf("For panicked with %v (%T), want a *Panic with the worker's value", got, got)
+	}
+	var n atomic.Int32
+	For(100, func(int) { n.Add(1) })
+	if n.Load() != 100 {
+		t.Fatalf("after the panic a loop ran %d of 100 bodies", n.Load())
 	}
 }
 
