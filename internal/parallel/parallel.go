@@ -132,7 +132,7 @@ type task struct {
 	fn       func(int)
 	next     atomic.Int64
 	finished atomic.Int64
-	done     chan struct{}          // closed when all n calls have returned
+	done     chan struct{}         // closed when all n calls have returned
 	failed   atomic.Pointer[Panic] // the first panic of a call, if any
 }
 
