@@ -9,6 +9,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/jobs"
+	"gallop/viewport"
 )
 
 // File dialog filters.
@@ -164,7 +165,7 @@ type settings struct {
 	Tool    string          `json:"tool"`
 }
 
-func (a *App) projectSnapshot() *assets.Project {
+func (a *App) projectSnapshot() (*assets.Project, error) {
 	objs := make([]*assets.Object, len(a.doc.Scene.Objects))
 	for i, o := range a.doc.Scene.Objects {
 		c := *o // shallow: geometry slices are never modified in place
@@ -178,21 +179,39 @@ func (a *App) projectSnapshot() *assets.Project {
 		Settings:  map[string]json.RawMessage{},
 		Tools:     map[string]json.RawMessage{},
 	}
-	cam, _ := json.Marshal(a.documentCamera())
-	style, _ := json.Marshal(a.view.Style)
-	app, _ := json.Marshal(settings{Camera: cam, Style: style, Overlay: int(a.overlay), Loop: a.play.loop, Tool: a.tools[a.tool].Name()})
+	cam, err := json.Marshal(a.documentCamera())
+	if err != nil {
+		// A camera with NaN or infinite values: save one that frames
+		// the scene, so the file reopens with a view, and say so.
+		framed := viewport.NewView()
+		framed.Width, framed.Height = a.view.Width, a.view.Height
+		if lo, hi, ok := a.doc.Bounds(); ok {
+			framed.FrameBox(lo, hi)
+		}
+		if cam, err = json.Marshal(framed.Camera); err != nil {
+			return nil, fmt.Errorf("the view: %w", err)
+		}
+		a.info("The view had non-finite values; the project keeps a view framing the scene instead")
+	}
+	style, err := json.Marshal(a.view.Style)
+	if err != nil {
+		return nil, fmt.Errorf("the display settings: %w", err)
+	}
+	app, err := json.Marshal(settings{Camera: cam, Style: style, Overlay: int(a.overlay), Loop: a.play.loop, Tool: a.tools[a.tool].Name()})
+	if err != nil {
+		return nil, fmt.Errorf("the application's settings: %w", err)
+	}
 	p.Settings["app"] = app
 	for _, t := range a.tools {
 		st, err := t.State()
 		if err != nil {
-			a.fail(fmt.Errorf("saving %s tool state: %w", t.Name(), err))
-			continue
+			return nil, fmt.Errorf("the %s tool's state: %w", t.Name(), err)
 		}
 		if st != nil {
 			p.Tools[t.Name()] = st
 		}
 	}
-	return p
+	return p, nil
 }
 
 // restoreSettings applies a loaded project's application and tool state.
@@ -241,7 +260,10 @@ func (a *App) restoreSettings(p *assets.Project) {
 }
 
 // save writes the document as a project at path (asking for a path if it
-// has none), in a job; then, if not nil, runs after a successful save.
+// has none), in a job; then, if not nil, runs after a successful save
+// only. When the project cannot be made (a tool's state does not
+// serialise) or written, nothing on disk changes, the document stays
+// unsaved and then does not run.
 func (a *App) save(path string, then func()) {
 	if path == "" {
 		path = a.opts.SaveTo
@@ -258,7 +280,14 @@ func (a *App) save(path string, then func()) {
 		a.fail(err)
 		return
 	}
-	p := a.projectSnapshot()
+	p, err := a.projectSnapshot()
+	if err != nil {
+		// Nothing is written: the previous file stays as it was, the
+		// document stays unsaved and then (a quit waiting for the save)
+		// does not run.
+		a.fail(fmt.Errorf("saving %s: %w; nothing was written", abs, err))
+		return
+	}
 	pos := a.history.Position()
 	a.jobs.Start("Saving "+filepath.Base(abs), func(ctx context.Context, rep jobs.Reporter) error {
 		rep.Report(0, "writing")
@@ -271,7 +300,9 @@ func (a *App) save(path string, then func()) {
 		a.doc.Path = abs
 		a.history.MarkSavedAt(pos)
 		a.addRecent(abs)
-		a.win.SetTitle("Gallop - " + filepath.Base(abs))
+		if a.win != nil {
+			a.win.SetTitle("Gallop - " + filepath.Base(abs))
+		}
 		a.info("Saved %s", abs)
 		if then != nil {
 			then()
