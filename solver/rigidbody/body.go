@@ -8,6 +8,7 @@ import "C"
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -29,6 +30,7 @@ type Body struct {
 // NewBody adds a dynamic body to the world and returns it; its index is
 // the number of bodies created before it.
 func (w *World) NewBody() *Body {
+	defer runtime.KeepAlive(w)
 	var id C.dBodyID
 	i := C.gallop_body_create(w.cw(), &id)
 	b := &Body{w: w, id: id, index: int(i)}
@@ -38,8 +40,9 @@ func (w *World) NewBody() *Body {
 
 // bid returns the ODE body, panicking if its world is closed.
 func (b *Body) bid() C.dBodyID {
+	defer runtime.KeepAlive(b)
 	if b.w.c == nil {
-		panic("ode: use of a body of a closed World")
+		panic("rigidbody: use of a body of a closed World")
 	}
 	return b.id
 }
@@ -53,6 +56,7 @@ func (b *Body) World() *World { return b.w }
 
 // touched resets the body's at-rest test after its state was set by hand.
 func (b *Body) touched() {
+	defer runtime.KeepAlive(b)
 	c := b.w.c
 	if C.gallop_body_at_rest(c, C.int(b.index)) != 0 {
 		c.nrest--
@@ -68,12 +72,13 @@ func (b *Body) touched() {
 // invalid mass (not positive, not finite, or an inertia tensor that is not
 // positive definite).
 func (b *Body) SetMass(m Mass) {
+	defer runtime.KeepAlive(b)
 	if m.Center.Len() > 1e-9 {
-		panic(fmt.Sprintf("ode: Body.SetMass: centre of mass %v is not at the body origin; translate the mass by its negation and offset the geoms (or use NewCompound)", m.Center))
+		panic(fmt.Sprintf("rigidbody: Body.SetMass: centre of mass %v is not at the body origin; translate the mass by its negation and offset the geoms (or use NewCompound)", m.Center))
 	}
 	m.Center = mgl64.Vec3{}
 	if err := m.check(); err != nil {
-		panic("ode: Body.SetMass: " + err.Error())
+		panic("rigidbody: Body.SetMass: " + err.Error())
 	}
 	dm := m.toC()
 	C.dBodySetMass(b.bid(), &dm)
@@ -81,6 +86,7 @@ func (b *Body) SetMass(m Mass) {
 
 // Mass returns the body's mass, in its own frame (centre at the origin).
 func (b *Body) Mass() Mass {
+	defer runtime.KeepAlive(b)
 	var dm C.dMass
 	C.dBodyGetMass(b.bid(), &dm)
 	return massFromC(&dm)
@@ -102,6 +108,7 @@ func (b *Body) SetModelPose(pos mgl64.Vec3, rot mgl64.Quat) {
 
 // SetPosition moves the body's origin (its centre of mass) to p, in m.
 func (b *Body) SetPosition(p mgl64.Vec3) {
+	defer runtime.KeepAlive(b)
 	checkVec("Body.SetPosition", p)
 	C.dBodySetPosition(b.bid(), C.dReal(p[0]), C.dReal(p[1]), C.dReal(p[2]))
 	b.touched()
@@ -109,11 +116,15 @@ func (b *Body) SetPosition(p mgl64.Vec3) {
 
 // Position returns the position of the body's origin (its centre of mass),
 // in m.
-func (b *Body) Position() mgl64.Vec3 { return vec3(C.dBodyGetPosition(b.bid())) }
+func (b *Body) Position() mgl64.Vec3 {
+	defer runtime.KeepAlive(b)
+	return vec3(C.dBodyGetPosition(b.bid()))
+}
 
 // SetRotation sets the body's orientation to the unit quaternion q (W
 // first); q is normalised, and the zero quaternion means no rotation.
 func (b *Body) SetRotation(q mgl64.Quat) {
+	defer runtime.KeepAlive(b)
 	q = unitQuat("Body.SetRotation", q)
 	dq := C.dQuaternion{C.dReal(q.W), C.dReal(q.V[0]), C.dReal(q.V[1]), C.dReal(q.V[2])}
 	C.dBodySetQuaternion(b.bid(), &dq[0])
@@ -122,6 +133,7 @@ func (b *Body) SetRotation(q mgl64.Quat) {
 
 // Rotation returns the body's orientation as a unit quaternion (W first).
 func (b *Body) Rotation() mgl64.Quat {
+	defer runtime.KeepAlive(b)
 	q := (*[4]C.dReal)(unsafe.Pointer(C.dBodyGetQuaternion(b.bid())))
 	return mgl64.Quat{W: float64(q[0]), V: mgl64.Vec3{float64(q[1]), float64(q[2]), float64(q[3])}}
 }
@@ -130,6 +142,7 @@ func (b *Body) Rotation() mgl64.Quat {
 // world = R·body + position), column-major as every mgl64.Mat3. ODE
 // stores it as rows of a 3×4 array; this is the same matrix.
 func (b *Body) RotationMatrix() mgl64.Mat3 {
+	defer runtime.KeepAlive(b)
 	r := (*[12]C.dReal)(unsafe.Pointer(C.dBodyGetRotation(b.bid())))
 	var m mgl64.Mat3
 	for row := 0; row < 3; row++ {
@@ -145,27 +158,36 @@ func (b *Body) Pose() Pose { return Pose{Pos: b.Position(), Rot: b.Rotation()} }
 
 // SetLinearVel sets the velocity of the body's centre of mass, m/s.
 func (b *Body) SetLinearVel(v mgl64.Vec3) {
+	defer runtime.KeepAlive(b)
 	checkVec("Body.SetLinearVel", v)
 	C.dBodySetLinearVel(b.bid(), C.dReal(v[0]), C.dReal(v[1]), C.dReal(v[2]))
 	b.touched()
 }
 
 // LinearVel returns the velocity of the body's centre of mass, m/s.
-func (b *Body) LinearVel() mgl64.Vec3 { return vec3(C.dBodyGetLinearVel(b.bid())) }
+func (b *Body) LinearVel() mgl64.Vec3 {
+	defer runtime.KeepAlive(b)
+	return vec3(C.dBodyGetLinearVel(b.bid()))
+}
 
 // SetAngularVel sets the body's angular velocity, rad/s, in world axes.
 func (b *Body) SetAngularVel(v mgl64.Vec3) {
+	defer runtime.KeepAlive(b)
 	checkVec("Body.SetAngularVel", v)
 	C.dBodySetAngularVel(b.bid(), C.dReal(v[0]), C.dReal(v[1]), C.dReal(v[2]))
 	b.touched()
 }
 
 // AngularVel returns the body's angular velocity, rad/s, in world axes.
-func (b *Body) AngularVel() mgl64.Vec3 { return vec3(C.dBodyGetAngularVel(b.bid())) }
+func (b *Body) AngularVel() mgl64.Vec3 {
+	defer runtime.KeepAlive(b)
+	return vec3(C.dBodyGetAngularVel(b.bid()))
+}
 
 // AddForce adds a force (N, world axes) through the centre of mass for the
 // next step only.
 func (b *Body) AddForce(f mgl64.Vec3) {
+	defer runtime.KeepAlive(b)
 	checkVec("Body.AddForce", f)
 	C.dBodyAddForce(b.bid(), C.dReal(f[0]), C.dReal(f[1]), C.dReal(f[2]))
 }
@@ -174,6 +196,7 @@ func (b *Body) AddForce(f mgl64.Vec3) {
 // disabled body does not move until an enabled body touches it; it counts
 // as at rest.
 func (b *Body) SetEnabled(on bool) {
+	defer runtime.KeepAlive(b)
 	if on {
 		C.dBodyEnable(b.bid())
 	} else {
@@ -182,12 +205,18 @@ func (b *Body) SetEnabled(on bool) {
 }
 
 // Enabled reports whether the body is enabled.
-func (b *Body) Enabled() bool { return C.dBodyIsEnabled(b.bid()) != 0 }
+func (b *Body) Enabled() bool {
+	defer runtime.KeepAlive(b)
+	return C.dBodyIsEnabled(b.bid()) != 0
+}
 
 // AtRest reports whether the body passed the world's at-rest test (see
 // World.SetRestThresholds) after the last step. Setting its position,
 // rotation or velocity clears it.
-func (b *Body) AtRest() bool { return C.gallop_body_at_rest(b.w.cw(), C.int(b.index)) != 0 }
+func (b *Body) AtRest() bool {
+	defer runtime.KeepAlive(b)
+	return C.gallop_body_at_rest(b.w.cw(), C.int(b.index)) != 0
+}
 
 // vec3 copies an ODE vector.
 func vec3(p *C.dReal) mgl64.Vec3 {
@@ -200,7 +229,7 @@ func vec3(p *C.dReal) mgl64.Vec3 {
 func unitQuat(what string, q mgl64.Quat) mgl64.Quat {
 	n := math.Sqrt(q.W*q.W + q.V.Dot(q.V))
 	if math.IsNaN(n) || math.IsInf(n, 0) {
-		panic(fmt.Sprintf("ode: %s: quaternion %v is not finite", what, q))
+		panic(fmt.Sprintf("rigidbody: %s: quaternion %v is not finite", what, q))
 	}
 	if n == 0 {
 		return mgl64.QuatIdent()

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -67,7 +68,7 @@ func (s Cylinder) create(sp C.dSpaceID) C.dGeomID {
 
 func checkDensity(density float64) {
 	if !(density > 0) || math.IsInf(density, 0) {
-		panic(fmt.Sprintf("ode: density %g must be positive and finite", density))
+		panic(fmt.Sprintf("rigidbody: density %g must be positive and finite", density))
 	}
 }
 
@@ -172,8 +173,9 @@ type Geom struct {
 
 // newGeom wraps id with a fresh surface record.
 func (w *World) newGeom(id C.dGeomID, s Surface) *Geom {
+	defer runtime.KeepAlive(w)
 	if err := s.check(); err != nil {
-		panic("ode: " + err.Error())
+		panic("rigidbody: " + err.Error())
 	}
 	g := &Geom{w: w, id: id, surf: C.gallop_surface_new(w.c, id)}
 	g.SetSurface(s)
@@ -183,8 +185,9 @@ func (w *World) newGeom(id C.dGeomID, s Surface) *Geom {
 // SetSurface sets the geom's contact parameters and removes any surface
 // field.
 func (g *Geom) SetSurface(s Surface) {
+	defer runtime.KeepAlive(g)
 	if err := s.check(); err != nil {
-		panic("ode: Geom.SetSurface: " + err.Error())
+		panic("rigidbody: Geom.SetSurface: " + err.Error())
 	}
 	g.w.cw()
 	*g.surf = C.gallop_surface{mu: C.double(s.Friction), bounce: C.double(s.Bounce), bounce_vel: C.double(s.BounceVel), rolling: C.double(s.Rolling)}
@@ -193,6 +196,7 @@ func (g *Geom) SetSurface(s Surface) {
 // SetSurfaceField makes the geom's friction and restitution vary over the
 // x-z plane; its bounce threshold and rolling friction stay.
 func (g *Geom) SetSurfaceField(f *SurfaceField) error {
+	defer runtime.KeepAlive(g)
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -208,6 +212,7 @@ func (g *Geom) SetSurfaceField(f *SurfaceField) error {
 // setOffset places the geom relative to its body or, for a static geom, in
 // the world.
 func (g *Geom) place(pos mgl64.Vec3, rot mgl64.Quat, body bool) {
+	defer runtime.KeepAlive(g)
 	checkVec("geom position", pos)
 	rot = unitQuat("geom rotation", rot)
 	dq := C.dQuaternion{C.dReal(rot.W), C.dReal(rot.V[0]), C.dReal(rot.V[1]), C.dReal(rot.V[2])}
@@ -224,8 +229,9 @@ func (g *Geom) place(pos mgl64.Vec3, rot mgl64.Quat, body bool) {
 // at pos and rotated by rot in the body's frame. It does not change the
 // body's mass.
 func (b *Body) AddGeom(s Shape, pos mgl64.Vec3, rot mgl64.Quat, surface Surface) *Geom {
+	defer runtime.KeepAlive(b)
 	if err := s.check(); err != nil {
-		panic("ode: Body.AddGeom: " + err.Error())
+		panic("rigidbody: Body.AddGeom: " + err.Error())
 	}
 	w := b.w
 	g := w.newGeom(s.create(w.cw().dyn), surface)
@@ -249,15 +255,15 @@ type Part struct {
 // the model frame's origin went; place it with SetModelPose.
 func (w *World) NewCompound(parts []Part, total float64, surface Surface) (*Body, error) {
 	if len(parts) == 0 {
-		return nil, errors.New("ode: NewCompound: no parts")
+		return nil, errors.New("rigidbody: NewCompound: no parts")
 	}
 	var m Mass
 	for i, p := range parts {
 		if err := p.Shape.check(); err != nil {
-			return nil, fmt.Errorf("ode: NewCompound: part %d: %w", i, err)
+			return nil, fmt.Errorf("rigidbody: NewCompound: part %d: %w", i, err)
 		}
 		if !(p.Density > 0) || math.IsInf(p.Density, 0) {
-			return nil, fmt.Errorf("ode: NewCompound: part %d: density %g must be positive and finite", i, p.Density)
+			return nil, fmt.Errorf("rigidbody: NewCompound: part %d: density %g must be positive and finite", i, p.Density)
 		}
 		pm := p.Shape.Mass(p.Density).Rotate(unitQuat("NewCompound", p.Rot)).Translate(p.Pos)
 		if i == 0 {
@@ -267,7 +273,7 @@ func (w *World) NewCompound(parts []Part, total float64, surface Surface) (*Body
 		}
 	}
 	if err := surface.check(); err != nil {
-		return nil, fmt.Errorf("ode: NewCompound: %w", err)
+		return nil, fmt.Errorf("rigidbody: NewCompound: %w", err)
 	}
 	c := m.Center
 	m = m.Translate(c.Mul(-1))
@@ -287,8 +293,9 @@ func (w *World) NewCompound(parts []Part, total float64, surface Surface) (*Body
 // NewStatic adds static geometry of the given shape centred at pos and
 // rotated by rot: it collides with bodies but never moves.
 func (w *World) NewStatic(s Shape, pos mgl64.Vec3, rot mgl64.Quat, surface Surface) *Geom {
+	defer runtime.KeepAlive(w)
 	if err := s.check(); err != nil {
-		panic("ode: NewStatic: " + err.Error())
+		panic("rigidbody: NewStatic: " + err.Error())
 	}
 	g := w.newGeom(s.create(w.cw().stat), surface)
 	g.place(pos, rot, false)
@@ -298,10 +305,11 @@ func (w *World) NewStatic(s Shape, pos mgl64.Vec3, rot mgl64.Quat, surface Surfa
 // NewPlane adds the static half-space n·x ≤ d (n is normalised); bodies
 // rest on the plane n·x = d.
 func (w *World) NewPlane(n mgl64.Vec3, d float64, surface Surface) *Geom {
+	defer runtime.KeepAlive(w)
 	checkVec("NewPlane normal", n)
 	l := n.Len()
 	if l == 0 || math.IsNaN(d) || math.IsInf(d, 0) {
-		panic(fmt.Sprintf("ode: NewPlane(%v, %g): need a non-zero normal and a finite offset", n, d))
+		panic(fmt.Sprintf("rigidbody: NewPlane(%v, %g): need a non-zero normal and a finite offset", n, d))
 	}
 	n = n.Mul(1 / l)
 	id := C.dCreatePlane(w.cw().stat, C.dReal(n[0]), C.dReal(n[1]), C.dReal(n[2]), C.dReal(d/l))
@@ -313,28 +321,29 @@ func (w *World) NewPlane(n mgl64.Vec3, d float64, surface Surface) *Geom {
 // from outside (the side contacts push toward). Triangle meshes collide
 // with every primitive shape; they do not collide with each other.
 func (w *World) NewTriMesh(vertices []mgl64.Vec3, triangles [][3]uint32, surface Surface) (*Geom, error) {
+	defer runtime.KeepAlive(w)
 	if len(vertices) == 0 || len(triangles) == 0 {
-		return nil, errors.New("ode: NewTriMesh: empty mesh")
+		return nil, errors.New("rigidbody: NewTriMesh: empty mesh")
 	}
 	for i, v := range vertices {
 		for _, x := range v {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("ode: NewTriMesh: vertex %d is not finite", i)
+				return nil, fmt.Errorf("rigidbody: NewTriMesh: vertex %d is not finite", i)
 			}
 		}
 	}
 	for i, t := range triangles {
 		for _, k := range t {
 			if int(k) >= len(vertices) {
-				return nil, fmt.Errorf("ode: NewTriMesh: triangle %d uses vertex %d of %d", i, k, len(vertices))
+				return nil, fmt.Errorf("rigidbody: NewTriMesh: triangle %d uses vertex %d of %d", i, k, len(vertices))
 			}
 		}
 		if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
-			return nil, fmt.Errorf("ode: NewTriMesh: triangle %d repeats a vertex", i)
+			return nil, fmt.Errorf("rigidbody: NewTriMesh: triangle %d repeats a vertex", i)
 		}
 	}
 	if err := surface.check(); err != nil {
-		return nil, fmt.Errorf("ode: NewTriMesh: %w", err)
+		return nil, fmt.Errorf("rigidbody: NewTriMesh: %w", err)
 	}
 	id := C.gallop_trimesh_create(w.cw(), (*C.double)(unsafe.Pointer(&vertices[0])), C.int(len(vertices)),
 		(*C.uint)(unsafe.Pointer(&triangles[0])), C.int(3*len(triangles)))
@@ -364,22 +373,23 @@ func (h *Heightfield) Sample(i, j int) mgl64.Vec3 {
 
 // NewHeightfield adds a static height field (ODE copies the heights).
 func (w *World) NewHeightfield(h *Heightfield, surface Surface) (*Geom, error) {
+	defer runtime.KeepAlive(w)
 	switch {
 	case h.Nx < 2 || h.Nz < 2:
-		return nil, fmt.Errorf("ode: NewHeightfield: %d × %d samples, need at least 2 × 2", h.Nx, h.Nz)
+		return nil, fmt.Errorf("rigidbody: NewHeightfield: %d × %d samples, need at least 2 × 2", h.Nx, h.Nz)
 	case len(h.Heights) != h.Nx*h.Nz:
-		return nil, fmt.Errorf("ode: NewHeightfield: %d heights for %d × %d samples", len(h.Heights), h.Nx, h.Nz)
+		return nil, fmt.Errorf("rigidbody: NewHeightfield: %d heights for %d × %d samples", len(h.Heights), h.Nx, h.Nz)
 	case positive("heightfield", h.SizeX, h.SizeZ, h.Thickness) != nil:
-		return nil, fmt.Errorf("ode: NewHeightfield: sizes %g × %g and thickness %g must be positive", h.SizeX, h.SizeZ, h.Thickness)
+		return nil, fmt.Errorf("rigidbody: NewHeightfield: sizes %g × %g and thickness %g must be positive", h.SizeX, h.SizeZ, h.Thickness)
 	}
 	for k, y := range h.Heights {
 		if math.IsNaN(y) || math.IsInf(y, 0) {
-			return nil, fmt.Errorf("ode: NewHeightfield: height %d is not finite", k)
+			return nil, fmt.Errorf("rigidbody: NewHeightfield: height %d is not finite", k)
 		}
 	}
 	checkVec("NewHeightfield centre", h.Center)
 	if err := surface.check(); err != nil {
-		return nil, fmt.Errorf("ode: NewHeightfield: %w", err)
+		return nil, fmt.Errorf("rigidbody: NewHeightfield: %w", err)
 	}
 	id := C.gallop_heightfield_create(w.cw(), (*C.double)(unsafe.Pointer(&h.Heights[0])), C.int(h.Nx), C.int(h.Nz),
 		C.double(h.SizeX), C.double(h.SizeZ), C.double(h.Thickness))

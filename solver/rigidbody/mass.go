@@ -106,7 +106,7 @@ func (m Mass) Rotate(q mgl64.Quat) Mass {
 // inertia scales by the same factor, the centre stays.
 func (m Mass) Scaled(total float64) Mass {
 	if !(total > 0) || math.IsInf(total, 0) {
-		panic(fmt.Sprintf("ode: Mass.Scaled(%g): total must be positive and finite", total))
+		panic(fmt.Sprintf("rigidbody: Mass.Scaled(%g): total must be positive and finite", total))
 	}
 	dm := m.toC()
 	C.dMassAdjust(&dm, C.dReal(total))

@@ -404,3 +404,53 @@ func BenchmarkScene(b *testing.B) {
 		})
 	}
 }
+
+// TestPoseLayout: the layout check accepts exactly the layout the C side
+// writes, seven float64s, and refuses a struct one byte or one field
+// larger (the earlier check accepted any size from 56 to 111 bytes).
+func TestPoseLayout(t *testing.T) {
+	var p Pose
+	if err := poseLayoutError(unsafe.Sizeof(p), unsafe.Offsetof(p.Pos), unsafe.Offsetof(p.Rot)+unsafe.Offsetof(p.Rot.W), unsafe.Offsetof(p.Rot)+unsafe.Offsetof(p.Rot.V)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][4]uintptr{{64, 0, 24, 32}, {57, 0, 24, 32}, {56, 0, 48, 24}, {56, 8, 24, 32}} {
+		if poseLayoutError(c[0], c[1], c[2], c[3]) == nil {
+			t.Errorf("layout %v accepted", c)
+		}
+	}
+}
+
+// TestWorldAliveDuringCalls steps many worlds reachable only from the
+// call in progress while the collector runs all the time: a world freed by
+// its cleanup in the middle of a C call would crash or corrupt the step.
+// (The collector cannot be made to run at one exact instant, so this test
+// can only catch a missing runtime.KeepAlive by chance; every method keeps
+// its receiver alive across its C calls.)
+func TestWorldAliveDuringCalls(t *testing.T) {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	for i := range 300 {
+		b := NewWorld(mgl64.Vec3{0, -9.81, 0}).NewBody()
+		b.SetMass(Sphere{Radius: 0.1}.Mass(1000))
+		b.SetPosition(mgl64.Vec3{0, float64(i), 0})
+		if err := b.World().Step(); err != nil {
+			t.Fatal(err)
+		}
+		if p := b.Position(); !(p[1] < float64(i)) {
+			t.Fatalf("world %d: the body did not fall: %v", i, p)
+		}
+	}
+	close(stop)
+	<-done
+}

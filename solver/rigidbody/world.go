@@ -29,11 +29,11 @@ func initODE() {
 		C.gallop_init()
 		for _, want := range []string{"ODE_double_precision", "ODE_EXT_trimesh"} {
 			if !HasConfiguration(want) {
-				panic("ode: libode lacks " + want + "; configuration: " + Configuration())
+				panic("rigidbody: libode lacks " + want + "; configuration: " + Configuration())
 			}
 		}
 		if HasConfiguration("ODE_OPC_16bit_indices") {
-			panic("ode: libode uses 16-bit trimesh indices; package ode needs 32-bit ones")
+			panic("rigidbody: libode uses 16-bit trimesh indices; package ode needs 32-bit ones")
 		}
 	})
 }
@@ -130,19 +130,21 @@ func (w *World) Close() {
 // cw returns the C world, panicking if the world is closed.
 func (w *World) cw() *C.gallop_world {
 	if w.c == nil {
-		panic("ode: use of a closed World")
+		panic("rigidbody: use of a closed World")
 	}
 	return w.c
 }
 
 // SetGravity sets the gravity vector, m/s².
 func (w *World) SetGravity(g mgl64.Vec3) {
+	defer runtime.KeepAlive(w)
 	checkVec("SetGravity", g)
 	C.dWorldSetGravity(w.cw().world, C.dReal(g[0]), C.dReal(g[1]), C.dReal(g[2]))
 }
 
 // Gravity returns the gravity vector, m/s².
 func (w *World) Gravity() mgl64.Vec3 {
+	defer runtime.KeepAlive(w)
 	var g C.dVector3
 	C.dWorldGetGravity(w.cw().world, &g[0])
 	return mgl64.Vec3{float64(g[0]), float64(g[1]), float64(g[2])}
@@ -150,80 +152,103 @@ func (w *World) Gravity() mgl64.Vec3 {
 
 // SetTimeStep sets the time advanced by each Step, in seconds (dt > 0).
 func (w *World) SetTimeStep(dt float64) {
+	defer runtime.KeepAlive(w)
 	if !(dt > 0) || math.IsInf(dt, 0) {
-		panic(fmt.Sprintf("ode: SetTimeStep(%g): time step must be positive and finite", dt))
+		panic(fmt.Sprintf("rigidbody: SetTimeStep(%g): time step must be positive and finite", dt))
 	}
 	w.cw().dt = C.double(dt)
 }
 
 // TimeStep returns the time advanced by each Step, in seconds.
-func (w *World) TimeStep() float64 { return float64(w.cw().dt) }
+func (w *World) TimeStep() float64 {
+	defer runtime.KeepAlive(w)
+	return float64(w.cw().dt)
+}
 
 // SetStepper selects the integrator; iterations is the number of QuickStep
 // iterations (dWorldSetQuickStepNumIterations, ≥ 1) and is ignored by
 // StepDirect.
 func (w *World) SetStepper(s Stepper, iterations int) {
+	defer runtime.KeepAlive(w)
 	c := w.cw()
 	switch s {
 	case StepDirect:
 		c.quick = 0
 	case StepQuick:
 		if iterations < 1 {
-			panic(fmt.Sprintf("ode: SetStepper(quick, %d): iterations must be at least 1", iterations))
+			panic(fmt.Sprintf("rigidbody: SetStepper(quick, %d): iterations must be at least 1", iterations))
 		}
 		c.quick = 1
 		c.iterations = C.int(iterations)
 		C.dWorldSetQuickStepNumIterations(c.world, C.int(iterations))
 	default:
-		panic(fmt.Sprintf("ode: SetStepper: unknown stepper %d", int(s)))
+		panic(fmt.Sprintf("rigidbody: SetStepper: unknown stepper %d", int(s)))
 	}
 	w.stepper = s
 }
 
 // Stepper returns the integrator and the QuickStep iteration count.
-func (w *World) Stepper() (Stepper, int) { return w.stepper, int(w.cw().iterations) }
+func (w *World) Stepper() (Stepper, int) {
+	defer runtime.KeepAlive(w)
+	return w.stepper, int(w.cw().iterations)
+}
 
 // SetSeed sets this world's state of the random generator QuickStep uses
 // to shuffle constraints (more than 8 iterations). Two worlds built and
 // stepped the same way with the same seed follow the same trajectory. The
 // initial seed is 0.
-func (w *World) SetSeed(seed uint32) { w.cw().seed = C.ulong(seed) }
+func (w *World) SetSeed(seed uint32) {
+	defer runtime.KeepAlive(w)
+	w.cw().seed = C.ulong(seed)
+}
 
 // Seed returns this world's current random generator state (it advances
 // with every QuickStep of more than 8 iterations).
-func (w *World) Seed() uint32 { return uint32(w.cw().seed) }
+func (w *World) Seed() uint32 {
+	defer runtime.KeepAlive(w)
+	return uint32(w.cw().seed)
+}
 
 // SetERP sets the global error reduction parameter, the fraction of a
 // joint or contact error (penetration) corrected per step, in [0, 1];
 // ODE's default is 0.2.
 func (w *World) SetERP(erp float64) {
+	defer runtime.KeepAlive(w)
 	if !(erp >= 0 && erp <= 1) {
-		panic(fmt.Sprintf("ode: SetERP(%g): must be in [0, 1]", erp))
+		panic(fmt.Sprintf("rigidbody: SetERP(%g): must be in [0, 1]", erp))
 	}
 	C.dWorldSetERP(w.cw().world, C.dReal(erp))
 }
 
 // ERP returns the global error reduction parameter.
-func (w *World) ERP() float64 { return float64(C.dWorldGetERP(w.cw().world)) }
+func (w *World) ERP() float64 {
+	defer runtime.KeepAlive(w)
+	return float64(C.dWorldGetERP(w.cw().world))
+}
 
 // SetCFM sets the global constraint force mixing (softness, ≥ 0; 0 makes
 // constraints hard); ODE's default is 1e-5 in double precision.
 func (w *World) SetCFM(cfm float64) {
+	defer runtime.KeepAlive(w)
 	if !(cfm >= 0) || math.IsInf(cfm, 0) {
-		panic(fmt.Sprintf("ode: SetCFM(%g): must be non-negative and finite", cfm))
+		panic(fmt.Sprintf("rigidbody: SetCFM(%g): must be non-negative and finite", cfm))
 	}
 	C.dWorldSetCFM(w.cw().world, C.dReal(cfm))
 }
 
 // CFM returns the global constraint force mixing.
-func (w *World) CFM() float64 { return float64(C.dWorldGetCFM(w.cw().world)) }
+func (w *World) CFM() float64 {
+	defer runtime.KeepAlive(w)
+	return float64(C.dWorldGetCFM(w.cw().world))
+}
 
 // SetContactSurfaceLayer sets the depth, in metres, to which geoms may
 // sink into each other before contacts push back (≥ 0; default 0). A few
 // millimetres stop resting contacts from jittering in and out.
 func (w *World) SetContactSurfaceLayer(depth float64) {
+	defer runtime.KeepAlive(w)
 	if !(depth >= 0) || math.IsInf(depth, 0) {
-		panic(fmt.Sprintf("ode: SetContactSurfaceLayer(%g): must be non-negative and finite", depth))
+		panic(fmt.Sprintf("rigidbody: SetContactSurfaceLayer(%g): must be non-negative and finite", depth))
 	}
 	C.dWorldSetContactSurfaceLayer(w.cw().world, C.dReal(depth))
 }
@@ -232,8 +257,9 @@ func (w *World) SetContactSurfaceLayer(depth float64) {
 // give bodies to push them apart (> 0; +Inf, the default, means no cap).
 // A cap stops deep penetrations from launching bodies.
 func (w *World) SetContactMaxCorrectingVel(v float64) {
+	defer runtime.KeepAlive(w)
 	if !(v > 0) {
-		panic(fmt.Sprintf("ode: SetContactMaxCorrectingVel(%g): must be positive", v))
+		panic(fmt.Sprintf("rigidbody: SetContactMaxCorrectingVel(%g): must be positive", v))
 	}
 	C.dWorldSetContactMaxCorrectingVel(w.cw().world, C.dReal(v))
 }
@@ -241,8 +267,9 @@ func (w *World) SetContactMaxCorrectingVel(v float64) {
 // SetMaxContacts sets the largest number of contact points made for one
 // pair of touching geoms, 1 to 64 (default 8).
 func (w *World) SetMaxContacts(n int) {
+	defer runtime.KeepAlive(w)
 	if n < 1 || n > C.GALLOP_MAX_CONTACTS {
-		panic(fmt.Sprintf("ode: SetMaxContacts(%d): must be in [1, %d]", n, C.GALLOP_MAX_CONTACTS))
+		panic(fmt.Sprintf("rigidbody: SetMaxContacts(%d): must be in [1, %d]", n, C.GALLOP_MAX_CONTACTS))
 	}
 	w.cw().max_contacts = C.int(n)
 }
@@ -251,8 +278,9 @@ func (w *World) SetMaxContacts(n int) {
 // (dWorldSetLinearDamping, dWorldSetAngularDamping): the fraction of the
 // velocity removed per step, in [0, 1]; default 0.
 func (w *World) SetDamping(linear, angular float64) {
+	defer runtime.KeepAlive(w)
 	if !(linear >= 0 && linear <= 1 && angular >= 0 && angular <= 1) {
-		panic(fmt.Sprintf("ode: SetDamping(%g, %g): must be in [0, 1]", linear, angular))
+		panic(fmt.Sprintf("rigidbody: SetDamping(%g, %g): must be in [0, 1]", linear, angular))
 	}
 	c := w.cw()
 	C.dWorldSetLinearDamping(c.world, C.dReal(linear))
@@ -267,13 +295,14 @@ func (w *World) SetDamping(linear, angular float64) {
 // settles); use it to save time, and the at-rest test (SetRestThresholds)
 // to decide when a simulation is over. Disabled bodies count as at rest.
 func (w *World) SetAutoDisable(linear, angular float64, steps int) {
+	defer runtime.KeepAlive(w)
 	c := w.cw()
 	if steps <= 0 {
 		C.dWorldSetAutoDisableFlag(c.world, 0)
 		return
 	}
 	if !(linear >= 0 && angular >= 0) {
-		panic(fmt.Sprintf("ode: SetAutoDisable(%g, %g, %d): thresholds must be non-negative", linear, angular, steps))
+		panic(fmt.Sprintf("rigidbody: SetAutoDisable(%g, %g, %d): thresholds must be non-negative", linear, angular, steps))
 	}
 	C.dWorldSetAutoDisableFlag(c.world, 1)
 	C.dWorldSetAutoDisableLinearThreshold(c.world, C.dReal(linear))
@@ -287,8 +316,9 @@ func (w *World) SetAutoDisable(linear, angular float64, steps int) {
 // angular (rad/s) after each of steps consecutive steps (steps ≥ 1). The
 // test only observes; it never changes the motion.
 func (w *World) SetRestThresholds(linear, angular float64, steps int) {
+	defer runtime.KeepAlive(w)
 	if !(linear >= 0 && angular >= 0) || steps < 1 {
-		panic(fmt.Sprintf("ode: SetRestThresholds(%g, %g, %d): need non-negative speeds and steps ≥ 1", linear, angular, steps))
+		panic(fmt.Sprintf("rigidbody: SetRestThresholds(%g, %g, %d): need non-negative speeds and steps ≥ 1", linear, angular, steps))
 	}
 	c := w.cw()
 	c.rest_lin2 = C.double(linear * linear)
@@ -305,12 +335,12 @@ type DivergedError struct {
 }
 
 func (e *DivergedError) Error() string {
-	return fmt.Sprintf("ode: simulation diverged at step %d: body %d is not finite", e.Step, e.Body)
+	return fmt.Sprintf("rigidbody: simulation diverged at step %d: body %d is not finite", e.Step, e.Body)
 }
 
 // ErrStepFailed is returned by Step when ODE could not allocate the memory
 // for a step.
-var ErrStepFailed = errors.New("ode: step failed (out of memory)")
+var ErrStepFailed = errors.New("rigidbody: step failed (out of memory)")
 
 // Step runs one step of the simulation: it finds the contacts between all
 // geoms (body against body, body against static geometry), turns them
@@ -319,6 +349,7 @@ var ErrStepFailed = errors.New("ode: step failed (out of memory)")
 // joints and updates the at-rest test. It returns a *DivergedError if a
 // body ends the step with a non-finite position or velocity.
 func (w *World) Step() error {
+	defer runtime.KeepAlive(w)
 	c := w.cw()
 	switch C.gallop_world_step(c) {
 	case C.GALLOP_OK:
@@ -331,15 +362,22 @@ func (w *World) Step() error {
 }
 
 // Steps returns the number of steps taken.
-func (w *World) Steps() int { return int(w.cw().steps) }
+func (w *World) Steps() int {
+	defer runtime.KeepAlive(w)
+	return int(w.cw().steps)
+}
 
 // Contacts returns the number of contact points of the last step.
-func (w *World) Contacts() int { return int(w.cw().ncontacts) }
+func (w *World) Contacts() int {
+	defer runtime.KeepAlive(w)
+	return int(w.cw().ncontacts)
+}
 
 // Messages returns the number of messages ODE issued during this world's
 // steps (such as "LCP internal error"), which the package counts instead
 // of printing, and the last one.
 func (w *World) Messages() (int, string) {
+	defer runtime.KeepAlive(w)
 	c := w.cw()
 	return int(c.messages), C.GoString(&c.last_message[0])
 }
@@ -348,6 +386,7 @@ func (w *World) Messages() (int, string) {
 // SetRestThresholds) after the last step. It is true for a world without
 // bodies, and false for one with bodies that has not stepped.
 func (w *World) AllAtRest() bool {
+	defer runtime.KeepAlive(w)
 	c := w.cw()
 	return c.nrest == c.nbodies
 }
@@ -364,8 +403,25 @@ type Pose struct {
 	Rot mgl64.Quat // unit quaternion, W first as in ODE
 }
 
-// Pose must be seven float64s in a row: gallop_world_poses writes them.
-var _ [1]struct{} = [unsafe.Sizeof(Pose{}) / 56]struct{}{}
+// poseLayoutError checks that a Pose of the given size and field offsets
+// is what gallop_world_poses writes: seven float64s in a row, the
+// position's three, then the quaternion's W and its vector part. Any other
+// layout (padding, another field order, a larger struct) would have the C
+// side write past or beside the Go values.
+func poseLayoutError(size, pos, rotW, rotV uintptr) error {
+	const f = unsafe.Sizeof(float64(0))
+	if size != 7*f || pos != 0 || rotW != 3*f || rotV != 4*f {
+		return fmt.Errorf("rigidbody: Pose is %d bytes with Pos at %d, Rot.W at %d and Rot.V at %d; the C side writes 7 float64s (56 bytes: Pos at 0, W at 24, V at 32)", size, pos, rotW, rotV)
+	}
+	return nil
+}
+
+func init() {
+	var p Pose
+	if err := poseLayoutError(unsafe.Sizeof(p), unsafe.Offsetof(p.Pos), unsafe.Offsetof(p.Rot)+unsafe.Offsetof(p.Rot.W), unsafe.Offsetof(p.Rot)+unsafe.Offsetof(p.Rot.V)); err != nil {
+		panic(err)
+	}
+}
 
 // Transform returns the world position of the body-frame point p.
 func (p Pose) Transform(v mgl64.Vec3) mgl64.Vec3 { return p.Rot.Rotate(v).Add(p.Pos) }
@@ -375,6 +431,7 @@ func (p Pose) Transform(v mgl64.Vec3) mgl64.Vec3 { return p.Rot.Rotate(v).Add(p.
 // frame after every k steps into one slice gives frame f, body i at
 // index f·len(Bodies())+i.
 func (w *World) AppendPoses(dst []Pose) []Pose {
+	defer runtime.KeepAlive(w)
 	c := w.cw()
 	n := int(c.nbodies)
 	if n == 0 {
@@ -400,7 +457,7 @@ func growPoses(dst []Pose, n int) []Pose {
 func checkVec(what string, v mgl64.Vec3) {
 	for _, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			panic(fmt.Sprintf("ode: %s: %v is not finite", what, v))
+			panic(fmt.Sprintf("rigidbody: %s: %v is not finite", what, v))
 		}
 	}
 }
