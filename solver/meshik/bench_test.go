@@ -110,30 +110,3 @@ func BenchmarkAnalyzeFactor(b *testing.B) {
 		})
 	}
 }
-
-func TestTimingReport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing report")
-	}
-	for _, c := range benchCases(t) {
-		start := time.Now()
-		s := c.setup(t)
-		setup := time.Since(start)
-		start = time.Now()
-		s.SetHandles(spreadHandles(c.ref)[:7])
-		refactor := time.Since(start)
-		s.SetHandles(spreadHandles(c.ref))
-		targets := make([]mgl64.Vec3, len(s.Handles()))
-		for i, v := range s.Handles() {
-			targets[i] = c.target[v]
-		}
-		s.SetTargets(targets)
-		start = time.Now()
-		n := 0
-		for ; n < 10; n++ {
-			s.Iterate()
-		}
-		it := time.Since(start) / time.Duration(n)
-		t.Logf("%s: setup %v, new handle set %v, iteration %v", c.name, setup, refactor, it)
-	}
-}

@@ -133,8 +133,9 @@ func TestGalleryCancel(t *testing.T) {
 	var runErr error
 	wg.Go(func() { _, runErr = g.Run(ctx) })
 	var buf []Point
-	deadline := time.Now().Add(300 * time.Millisecond)
-	for time.Now().Before(deadline) {
+	// Read snapshots while the chains run, until they are a few thousand
+	// iterations in (no time limit: go test's -timeout bounds a hang).
+	for done, _ := g.Progress(); done < 4000; done, _ = g.Progress() {
 		for c := range 2 {
 			buf = g.Series(c, buf)
 			for i := 1; i < len(buf); i++ {
@@ -155,14 +156,10 @@ func TestGalleryCancel(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	start := time.Now()
 	cancel()
-	wg.Wait()
+	wg.Wait() // a Run that ignored the cancel would hang here
 	if !errors.Is(runErr, context.Canceled) {
 		t.Errorf("Run after cancel: %v", runErr)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("Run took %v to stop after cancel", d)
 	}
 	done, total := g.Progress()
 	if done == 0 || done >= total {
