@@ -9,9 +9,18 @@ import (
 	"github.com/qmuntal/gltf"
 )
 
-// gltfMaxPositions bounds frames × vertices of a baked clip (2^25 positions
-// take 800 MB).
-const gltfMaxPositions = 1 << 25
+// What baking animations into clips may allocate: frames × vertices over
+// every clip of a file, at most gltfBakePerByte positions per byte of the
+// document's buffers (the geometry and keys the clips are made of), at
+// least gltfMinBake (4M positions, 96 MB) for small files and never more
+// than gltfMaxPositions (2^25 positions, 800 MB). A file of a few hundred
+// bytes that asks for a long animation of a large zero-filled mesh gets an
+// error, not an allocation of gigabytes.
+const (
+	gltfBakePerByte  = 64
+	gltfMinBake      = 1 << 22
+	gltfMaxPositions = 1 << 25
+)
 
 // ReadGLTF converts a decoded glTF 2.0 document into Objects: one per node
 // of the default scene (scene 0 when none is named; every root node when
@@ -59,7 +68,8 @@ const gltfMaxPositions = 1 << 25
 //
 // ReadGLTF checks every index and accessor it uses and returns an error
 // naming the element, never panicking, on malformed input. A baked clip may
-// have at most 65536 frames and 2^25 positions (frames × vertices).
+// have at most 65536 frames, and all baked clips together at most
+// max(4M, 64 × buffer bytes) positions (frames × vertices), 2^25 at most.
 func ReadGLTF(doc *gltf.Document, name string) ([]*Object, error) {
 	objs, err := readGLTF(doc, strings.TrimSuffix(name, filepath.Ext(name)))
 	if err != nil {
@@ -121,11 +131,21 @@ type gltfReader struct {
 	restLocal []mgl64.Mat4
 	rest      *gltfPose
 	anims     []*gltfAnimation
+	// bakeLeft is how many positions the clips baked from now on may
+	// still hold (see gltfBakePerByte).
+	bakeLeft int
 }
 
 func newGLTFReader(doc *gltf.Document) (*gltfReader, error) {
 	nn := len(doc.Nodes)
 	r := &gltfReader{doc: doc, parent: make([]int, nn), restTRS: make([]Transform, nn), restLocal: make([]mgl64.Mat4, nn)}
+	bufferBytes := 0
+	for _, b := range doc.Buffers {
+		if b != nil {
+			bufferBytes += len(b.Data)
+		}
+	}
+	r.bakeLeft = min(gltfMaxPositions, max(gltfMinBake, gltfBakePerByte*bufferBytes))
 	for i := range r.parent {
 		r.parent[i] = -1
 	}
@@ -567,9 +587,11 @@ func (r *gltfReader) bake(a *gltfAnimation, bakes []*gltfBake) error {
 	}
 	clips := make([]*Clip, len(bakes))
 	for i, b := range bakes {
-		if nf*max(b.nv, 1) > gltfMaxPositions {
-			return fmt.Errorf("node %d: %s: %d frames of %d vertices is too large", b.node, a.name, nf, b.nv)
+		n := nf * max(b.nv, 1)
+		if n > r.bakeLeft {
+			return fmt.Errorf("node %d: %s: %d frames of %d vertices is more than the %d positions this file may still bake (at most %d per byte of its buffers, %d for any file)", b.node, a.name, nf, b.nv, r.bakeLeft, gltfBakePerByte, gltfMinBake)
 		}
+		r.bakeLeft -= n
 		clips[i] = &Clip{Name: a.name, FPS: fps, Frames: make([][]Vec3, nf)}
 	}
 	p := newPose(len(r.doc.Nodes))

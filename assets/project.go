@@ -114,6 +114,12 @@ func SaveProject(path string, p *Project) error {
 	if err != nil {
 		return err
 	}
+	return WriteFileAtomic(path, func(w io.Writer) error { return writeProject(w, p, dir) })
+}
+
+// writeProject encodes p as a project file whose referenced paths are
+// relative to dir.
+func writeProject(w io.Writer, p *Project, dir string) error {
 	f := projectFile{
 		Format: projectFormat, Version: ProjectVersion, Generator: "Gallop",
 		Active: p.Active, Frame: p.Frame, Selection: p.Selection,
@@ -124,11 +130,9 @@ func SaveProject(path string, p *Project) error {
 			f.Objects = append(f.Objects, encodeObject(o, dir, p.Embed))
 		}
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", " ")
-		return enc.Encode(&f)
-	})
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(&f)
 }
 
 // LoadProject reads a .gallop file and the files its objects reference
@@ -139,45 +143,61 @@ func LoadProject(ctx context.Context, path string, progress func(done, total int
 	if err != nil {
 		return nil, err
 	}
-	var f projectFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s: not a Gallop project: %w", path, err)
-	}
-	if f.Format != projectFormat {
-		return nil, fmt.Errorf("%s: not a Gallop project (format %q)", path, f.Format)
-	}
-	if f.Version < 1 || f.Version > ProjectVersion {
-		return nil, fmt.Errorf("%s: project version %d; this Gallop reads versions 1 to %d", path, f.Version, ProjectVersion)
-	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
 		return nil, err
 	}
+	p, err := decodeProject(ctx, data, dir, LoadSource, progress)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// decodeProject reads a project file's bytes; sources are relative to dir
+// and loaded with load. Everything it allocates for embedded objects is
+// proportional to the size of data (base64 text decodes to at most 3/4
+// of its length), so a malformed file cannot make it allocate without
+// bound; referenced files are read by their own readers, with their own
+// limits.
+func decodeProject(ctx context.Context, data []byte, dir string, load sourceLoader, progress func(done, total int)) (*Project, error) {
+	var f projectFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("not a Gallop project: %w", err)
+	}
+	if f.Format != projectFormat {
+		return nil, fmt.Errorf("not a Gallop project (format %q)", f.Format)
+	}
+	if f.Version < 1 || f.Version > ProjectVersion {
+		return nil, fmt.Errorf("project version %d; this Gallop reads versions 1 to %d", f.Version, ProjectVersion)
+	}
 	p := &Project{Scene: &Scene{}, Active: f.Active, Frame: f.Frame, Selection: f.Selection, Settings: f.Settings, Tools: f.Tools}
 	for i, oj := range f.Objects {
-		o, err := decodeObject(ctx, &oj, dir, progress)
+		o, err := decodeObject(ctx, &oj, dir, load, progress)
 		if err != nil {
-			return nil, fmt.Errorf("%s: object %d (%q): %w", path, i, oj.Name, err)
+			return nil, fmt.Errorf("object %d (%q): %w", i, oj.Name, err)
 		}
 		if err := o.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 		p.Scene.Objects = append(p.Scene.Objects, o)
 	}
 	if n := len(p.Scene.Objects); p.Active < 0 || p.Active >= max(n, 1) {
-		return nil, fmt.Errorf("%s: active object %d out of range (%d objects)", path, p.Active, n)
+		return nil, fmt.Errorf("active object %d out of range (%d objects)", p.Active, n)
 	}
 	if len(p.Scene.Objects) > 0 {
 		nv := p.Scene.Objects[p.Active].Mesh.NumVertices()
 		for _, v := range p.Selection {
 			if v < 0 || v >= nv {
-				return nil, fmt.Errorf("%s: selected vertex %d out of range (%d vertices)", path, v, nv)
+				return nil, fmt.Errorf("selected vertex %d out of range (%d vertices)", v, nv)
 			}
 		}
 	}
 	return p, nil
 }
 
+// encodeObject is an object's entry in a project file: a reference to
+// its source files, or (embed, or no source) its parts embedded.
 func encodeObject(o *Object, dir string, embed bool) objectJSON {
 	oj := objectJSON{Name: o.Name}
 	if o.Source != nil && !embed {
@@ -192,7 +212,20 @@ func encodeObject(o *Object, dir string, embed bool) objectJSON {
 		}
 		return oj
 	}
-	m := o.Mesh
+	oj.Mesh = encodeMesh(o.Mesh)
+	if o.Clip != nil {
+		oj.Clip = encodeClip(o.Clip)
+	}
+	if o.Rig != nil {
+		oj.Rig = encodeRig(o.Rig)
+	}
+	if o.Skin != nil {
+		oj.Skin = encodeSkin(o.Skin)
+	}
+	return oj
+}
+
+func encodeMesh(m *Mesh) *meshJSON {
 	mj := &meshJSON{
 		Name:      m.Name,
 		Positions: EncodeVec3s(m.Positions),
@@ -211,83 +244,119 @@ func encodeObject(o *Object, dir string, embed bool) objectJSON {
 	for _, g := range m.Groups {
 		mj.Groups = append(mj.Groups, groupJSON{Name: g.Name, Triangles: encodeInts(g.Triangles)})
 	}
-	oj.Mesh = mj
-	if c := o.Clip; c != nil {
-		cj := &clipJSON{Name: c.Name, FPS: c.FPS}
-		for _, fr := range c.Frames {
-			cj.Frames = append(cj.Frames, EncodeVec3s(fr))
-		}
-		oj.Clip = cj
-	}
-	if r := o.Rig; r != nil {
-		rj := &rigJSON{}
-		for _, j := range r.Joints {
-			rj.Joints = append(rj.Joints, jointJSON{Name: j.Name, Parent: j.Parent, Rest: trsArray(j.Rest), InverseBind: j.InverseBind})
-		}
-		var counts, joints []int
-		var weights []float64
-		for _, infl := range r.Weights {
-			counts = append(counts, len(infl))
-			for _, in := range infl {
-				joints = append(joints, in.Joint)
-				weights = append(weights, in.Weight)
-			}
-		}
-		rj.Counts, rj.Joint, rj.Weights = encodeInts(counts), encodeInts(joints), encodeF64(weights)
-		oj.Rig = rj
-	}
-	if s := o.Skin; s != nil {
-		sj := &skinJSON{Name: s.Name, FPS: s.FPS}
-		for _, fr := range s.Frames {
-			v := make([]float64, 0, 10*len(fr))
-			for _, t := range fr {
-				a := trsArray(t)
-				v = append(v, a[:]...)
-			}
-			sj.Frames = append(sj.Frames, encodeF64(v))
-		}
-		oj.Skin = sj
-	}
-	return oj
+	return mj
 }
 
-func decodeObject(ctx context.Context, oj *objectJSON, dir string, progress func(done, total int)) (*Object, error) {
+func encodeClip(c *Clip) *clipJSON {
+	cj := &clipJSON{Name: c.Name, FPS: c.FPS}
+	for _, fr := range c.Frames {
+		cj.Frames = append(cj.Frames, EncodeVec3s(fr))
+	}
+	return cj
+}
+
+func encodeRig(r *Rig) *rigJSON {
+	rj := &rigJSON{}
+	for _, j := range r.Joints {
+		rj.Joints = append(rj.Joints, jointJSON{Name: j.Name, Parent: j.Parent, Rest: trsArray(j.Rest), InverseBind: j.InverseBind})
+	}
+	var counts, joints []int
+	var weights []float64
+	for _, infl := range r.Weights {
+		counts = append(counts, len(infl))
+		for _, in := range infl {
+			joints = append(joints, in.Joint)
+			weights = append(weights, in.Weight)
+		}
+	}
+	rj.Counts, rj.Joint, rj.Weights = encodeInts(counts), encodeInts(joints), encodeF64(weights)
+	return rj
+}
+
+func encodeSkin(s *SkinAnimation) *skinJSON {
+	sj := &skinJSON{Name: s.Name, FPS: s.FPS}
+	for _, fr := range s.Frames {
+		v := make([]float64, 0, 10*len(fr))
+		for _, t := range fr {
+			a := trsArray(t)
+			v = append(v, a[:]...)
+		}
+		sj.Frames = append(sj.Frames, encodeF64(v))
+	}
+	return sj
+}
+
+// sourceLoader loads the objects of a source an object of a project
+// refers to (LoadSource; the fuzz test's refuses every source).
+type sourceLoader func(ctx context.Context, src *Source, progress func(done, total int)) ([]*Object, error)
+
+// decodeObject is encodeObject's inverse: the object from its source
+// files (read with load) or from its embedded parts.
+func decodeObject(ctx context.Context, oj *objectJSON, dir string, load sourceLoader, progress func(done, total int)) (*Object, error) {
 	if oj.Source != nil {
-		src := *oj.Source
-		src.Paths = make([]string, len(oj.Source.Paths))
-		for i, p := range oj.Source.Paths {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, filepath.FromSlash(p))
-			}
-			src.Paths[i] = p
-		}
-		if src.Kind == SourceGLTF && src.Index < 0 {
-			return nil, fmt.Errorf("glTF source needs an object index")
-		}
-		objs, err := LoadSource(ctx, &src, progress)
-		if err != nil {
-			return nil, err
-		}
-		o := objs[0]
-		o.Name = oj.Name
-		if oj.FPS > 0 && o.Clip != nil {
-			o.Clip.FPS = oj.FPS
-		}
-		return o, nil
+		return decodeSource(ctx, oj, dir, load, progress)
 	}
 	if oj.Mesh == nil {
 		return nil, fmt.Errorf("neither a source nor an embedded mesh")
 	}
-	m := &Mesh{Name: oj.Mesh.Name}
+	m, err := decodeMesh(oj.Mesh)
+	if err != nil {
+		return nil, err
+	}
+	o := &Object{Name: oj.Name, Mesh: m}
+	if oj.Clip != nil {
+		if o.Clip, err = decodeClip(oj.Clip); err != nil {
+			return nil, err
+		}
+	}
+	if oj.Rig != nil {
+		if o.Rig, err = decodeRig(oj.Rig); err != nil {
+			return nil, err
+		}
+	}
+	if oj.Skin != nil {
+		if o.Skin, err = decodeSkin(oj.Skin); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+func decodeSource(ctx context.Context, oj *objectJSON, dir string, load sourceLoader, progress func(done, total int)) (*Object, error) {
+	src := *oj.Source
+	src.Paths = make([]string, len(oj.Source.Paths))
+	for i, p := range oj.Source.Paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, filepath.FromSlash(p))
+		}
+		src.Paths[i] = p
+	}
+	if src.Kind == SourceGLTF && src.Index < 0 {
+		return nil, fmt.Errorf("glTF source needs an object index")
+	}
+	objs, err := load(ctx, &src, progress)
+	if err != nil {
+		return nil, err
+	}
+	o := objs[0]
+	o.Name = oj.Name
+	if oj.FPS > 0 && o.Clip != nil {
+		o.Clip.FPS = oj.FPS
+	}
+	return o, nil
+}
+
+func decodeMesh(mj *meshJSON) (*Mesh, error) {
+	m := &Mesh{Name: mj.Name}
 	var err error
-	if m.Positions, err = DecodeVec3s(oj.Mesh.Positions, "positions"); err != nil {
+	if m.Positions, err = DecodeVec3s(mj.Positions, "positions"); err != nil {
 		return nil, err
 	}
-	if m.Triangles, err = decodeTris(oj.Mesh.Triangles, "triangles"); err != nil {
+	if m.Triangles, err = decodeTris(mj.Triangles, "triangles"); err != nil {
 		return nil, err
 	}
-	if oj.Mesh.UVTriangles != "" {
-		uv, err := decodeF64(oj.Mesh.UVs, "uvs")
+	if mj.UVTriangles != "" {
+		uv, err := decodeF64(mj.UVs, "uvs")
 		if err != nil {
 			return nil, err
 		}
@@ -297,90 +366,92 @@ func decodeObject(ctx context.Context, oj *objectJSON, dir string, progress func
 		for i := 0; i < len(uv); i += 2 {
 			m.UVs = append(m.UVs, Vec2{uv[i], uv[i+1]})
 		}
-		if m.UVTriangles, err = decodeTris(oj.Mesh.UVTriangles, "uv_triangles"); err != nil {
+		if m.UVTriangles, err = decodeTris(mj.UVTriangles, "uv_triangles"); err != nil {
 			return nil, err
 		}
 	}
-	if oj.Mesh.NormalTriangles != "" {
-		if m.Normals, err = DecodeVec3s(oj.Mesh.Normals, "normals"); err != nil {
+	if mj.NormalTriangles != "" {
+		if m.Normals, err = DecodeVec3s(mj.Normals, "normals"); err != nil {
 			return nil, err
 		}
-		if m.NormalTriangles, err = decodeTris(oj.Mesh.NormalTriangles, "normal_triangles"); err != nil {
+		if m.NormalTriangles, err = decodeTris(mj.NormalTriangles, "normal_triangles"); err != nil {
 			return nil, err
 		}
 	}
-	for _, g := range oj.Mesh.Groups {
+	for _, g := range mj.Groups {
 		t, err := decodeInts(g.Triangles, "group "+g.Name)
 		if err != nil {
 			return nil, err
 		}
 		m.Groups = append(m.Groups, Group{Name: g.Name, Triangles: t})
 	}
-	o := &Object{Name: oj.Name, Mesh: m}
-	if cj := oj.Clip; cj != nil {
-		c := &Clip{Name: cj.Name, FPS: cj.FPS}
-		for i, s := range cj.Frames {
-			fr, err := DecodeVec3s(s, fmt.Sprintf("clip frame %d", i))
-			if err != nil {
-				return nil, err
-			}
-			c.Frames = append(c.Frames, fr)
-		}
-		o.Clip = c
-	}
-	if rj := oj.Rig; rj != nil {
-		r := &Rig{}
-		for _, j := range rj.Joints {
-			r.Joints = append(r.Joints, Joint{Name: j.Name, Parent: j.Parent, Rest: trsFromArray(j.Rest[:]), InverseBind: mgl64.Mat4(j.InverseBind)})
-		}
-		counts, err := decodeInts(rj.Counts, "rig counts")
+	return m, nil
+}
+
+func decodeClip(cj *clipJSON) (*Clip, error) {
+	c := &Clip{Name: cj.Name, FPS: cj.FPS}
+	for i, s := range cj.Frames {
+		fr, err := DecodeVec3s(s, fmt.Sprintf("clip frame %d", i))
 		if err != nil {
 			return nil, err
 		}
-		joints, err := decodeInts(rj.Joint, "rig joints")
+		c.Frames = append(c.Frames, fr)
+	}
+	return c, nil
+}
+
+func decodeRig(rj *rigJSON) (*Rig, error) {
+	r := &Rig{}
+	for _, j := range rj.Joints {
+		r.Joints = append(r.Joints, Joint{Name: j.Name, Parent: j.Parent, Rest: trsFromArray(j.Rest[:]), InverseBind: mgl64.Mat4(j.InverseBind)})
+	}
+	counts, err := decodeInts(rj.Counts, "rig counts")
+	if err != nil {
+		return nil, err
+	}
+	joints, err := decodeInts(rj.Joint, "rig joints")
+	if err != nil {
+		return nil, err
+	}
+	weights, err := decodeF64(rj.Weights, "rig weights")
+	if err != nil {
+		return nil, err
+	}
+	if len(joints) != len(weights) {
+		return nil, fmt.Errorf("rig: %d joint indices but %d weights", len(joints), len(weights))
+	}
+	k := 0
+	for v, n := range counts {
+		if n < 0 || k+n > len(joints) {
+			return nil, fmt.Errorf("rig: influence count %d of vertex %d exceeds the %d influences stored", n, v, len(joints))
+		}
+		infl := make([]Influence, n)
+		for i := range infl {
+			infl[i] = Influence{Joint: joints[k+i], Weight: weights[k+i]}
+		}
+		r.Weights = append(r.Weights, infl)
+		k += n
+	}
+	return r, nil
+}
+
+func decodeSkin(sj *skinJSON) (*SkinAnimation, error) {
+	s := &SkinAnimation{Name: sj.Name, FPS: sj.FPS}
+	for i, str := range sj.Frames {
+		v, err := decodeF64(str, fmt.Sprintf("joint animation frame %d", i))
 		if err != nil {
 			return nil, err
 		}
-		weights, err := decodeF64(rj.Weights, "rig weights")
-		if err != nil {
-			return nil, err
+		if len(v)%10 != 0 {
+			return nil, fmt.Errorf("joint animation frame %d: %d values, not a multiple of 10", i, len(v))
 		}
-		if len(joints) != len(weights) {
-			return nil, fmt.Errorf("rig: %d joint indices but %d weights", len(joints), len(weights))
+		fr := make([]Transform, len(v)/10)
+		for j := range fr {
+			fr[j] = trsFromArray(v[10*j : 10*j+10])
 		}
-		k := 0
-		for v, n := range counts {
-			if n < 0 || k+n > len(joints) {
-				return nil, fmt.Errorf("rig: influence count %d of vertex %d exceeds the %d influences stored", n, v, len(joints))
-			}
-			infl := make([]Influence, n)
-			for i := range infl {
-				infl[i] = Influence{Joint: joints[k+i], Weight: weights[k+i]}
-			}
-			r.Weights = append(r.Weights, infl)
-			k += n
-		}
-		o.Rig = r
+		s.Frames = append(s.Frames, fr)
 	}
-	if sj := oj.Skin; sj != nil {
-		s := &SkinAnimation{Name: sj.Name, FPS: sj.FPS}
-		for i, str := range sj.Frames {
-			v, err := decodeF64(str, fmt.Sprintf("joint animation frame %d", i))
-			if err != nil {
-				return nil, err
-			}
-			if len(v)%10 != 0 {
-				return nil, fmt.Errorf("joint animation frame %d: %d values, not a multiple of 10", i, len(v))
-			}
-			fr := make([]Transform, len(v)/10)
-			for j := range fr {
-				fr[j] = trsFromArray(v[10*j : 10*j+10])
-			}
-			s.Frames = append(s.Frames, fr)
-		}
-		o.Skin = s
-	}
-	return o, nil
+	return s, nil
 }
 
 func relPath(dir, p string) string {
