@@ -69,8 +69,14 @@ func etree(g graph, perm, pinv []int) []int {
 	return parent
 }
 
+// notInForest is the parent of a node that postorder leaves out.
+const notInForest = -2
+
 // postorder returns a depth-first postorder of the forest parent: post[k] is
-// the k-th node visited. Children are visited in increasing order.
+// the k-th node visited, each node after its children. Roots have parent
+// −1 and are taken in increasing order, children too; nodes whose parent
+// is notInForest are left out. The elimination tree and AMD's assembly
+// tree are ordered with it.
 func postorder(parent []int) []int {
 	n := len(parent)
 	head := make([]int, n)
@@ -87,7 +93,7 @@ func postorder(parent []int) []int {
 	post := make([]int, 0, n)
 	stack := make([]int, 0, 64)
 	for r := 0; r < n; r++ {
-		if parent[r] >= 0 {
+		if parent[r] != -1 {
 			continue
 		}
 		stack = append(stack, r)
