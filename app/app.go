@@ -187,6 +187,7 @@ func (a *App) loop() {
 		a.body(float32(w), float32(h)),
 		a.modals(),
 	)
+	panels.FlushWidgets()
 	if a.play.playing || a.busy() {
 		giu.Update()
 	}

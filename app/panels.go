@@ -8,15 +8,15 @@ import (
 	"github.com/AllenDang/giu"
 
 	"gallop/assets"
+	"gallop/panels"
 )
 
 // toolsPanel lists the tools that exist; clicking one makes it active.
 func (a *App) toolsPanel() giu.Layout {
-	l := giu.Layout{giu.Label("Tools"), giu.Separator()}
+	l := giu.Layout{windowMark("tools"), giu.Label("Tools"), giu.Separator()}
 	for i, t := range a.tools {
-		i, t := i, t
 		l = append(l, giu.Selectable(t.Name()).Selected(i == a.tool).OnClick(func() { a.setTool(i) }),
-			giu.Tooltip(t.Help()))
+			panels.Mark("tool "+t.Name()), giu.Tooltip(t.Help()))
 	}
 	l = append(l, giu.Separator(), giu.Label("Objects"))
 	for i, o := range a.doc.Scene.Objects {
@@ -35,7 +35,7 @@ func (a *App) toolsPanel() giu.Layout {
 
 // propertiesPanel shows the active object and the active tool.
 func (a *App) propertiesPanel() giu.Layout {
-	l := giu.Layout{}
+	l := giu.Layout{windowMark("properties")}
 	if o := a.doc.Object(); o != nil {
 		if a.rename.obj != o || !a.rename.editing {
 			a.rename.obj, a.rename.text = o, o.Name
@@ -83,4 +83,13 @@ func sourceText(src *assets.Source) string {
 		return "From " + filepath.Base(src.Paths[0])
 	}
 	return fmt.Sprintf("From %d files", len(src.Paths))
+}
+
+// windowMark records the rectangle of the panel (child window) it is laid
+// out in under name, for the GUI tests (panels.RecordRect).
+func windowMark(name string) giu.Widget {
+	return giu.Custom(func() {
+		pos, size := imgui.WindowPos(), imgui.WindowSize()
+		panels.RecordRect(name, pos, imgui.Vec2{X: pos.X + size.X, Y: pos.Y + size.Y})
+	})
 }

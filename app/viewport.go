@@ -43,6 +43,7 @@ func (a *App) viewportWidget() {
 		a.initGL()
 	}
 	a.view.Width, a.view.Height = float64(w), float64(h)
+	panels.RecordRect("viewport", pos, imgui.Vec2{X: pos.X + avail.X, Y: pos.Y + avail.Y})
 	o := a.doc.Object()
 	if a.preview != nil {
 		a.view.SetMesh(nil, nil) // nothing to pick in a preview

@@ -27,50 +27,6 @@ func redPixels(img *image.RGBA, r image.Rectangle) int {
 	return n
 }
 
-// galleryWidget returns where the Gallery tool (run with GALLOP_TRACE=1)
-// last reported the centre of its widget name, and whether it did.
-func galleryWidget(out, name string) (image.Point, bool) { return toolWidget(out, "gallery", name) }
-
-// toolWidget returns where the tool whose trace lines start with tool
-// (run with GALLOP_TRACE=1) last reported the centre of its widget name,
-// and whether it did.
-func toolWidget(out, tool, name string) (image.Point, bool) {
-	var p image.Point
-	found := false
-	prefix := tool + ": widget " + name + " at "
-	for _, l := range strings.Split(out, "\n") {
-		if rest, ok := strings.CutPrefix(l, prefix); ok {
-			if _, err := fmt.Sscanf(rest, "%d %d", &p.X, &p.Y); err == nil {
-				found = true
-			}
-		}
-	}
-	return p, found
-}
-
-// widgetInView scrolls the right-hand panel (mouse wheel over it) until
-// the widget name of tool, as its trace reports it, is inside the window,
-// and returns its centre.
-func (s *session) widgetInView(cmd *proc, tool, name string) image.Point {
-	s.t.Helper()
-	var p image.Point
-	s.waitFor(tool+"'s "+name+" in view", 20*time.Second, func() bool {
-		var ok bool
-		p, ok = toolWidget(cmd.output(), tool, name)
-		switch {
-		case ok && p.Y > 60 && p.Y < 725: // the panel ends above the timeline
-			return true
-		case ok && p.Y <= 60:
-			s.xdo("mousemove", "1100", "400", "click", "4") // wheel up
-		default:
-			s.xdo("mousemove", "1100", "400", "click", "5") // wheel down
-		}
-		time.Sleep(1200 * time.Millisecond) // the next trace of positions
-		return false
-	})
-	return p
-}
-
 // galleryThumbnails returns the number of thumbnails the last progress
 // line reported.
 func galleryThumbnails(out string) int {
@@ -84,10 +40,6 @@ func galleryThumbnails(out string) int {
 	return n
 }
 
-// galleryToolButton is the Gallery tool's entry in the tool panel of a
-// 1280x800 window.
-var galleryToolButton = image.Pt(40, 104)
-
 // TestGallerySession opens the Gallery tool on the demo scene, picks the
 // "HI" spelling (the Spell scenario's default), runs two chains until the
 // gallery shows at least four distinct correct spellings (at most three
@@ -99,48 +51,31 @@ func TestGallerySession(t *testing.T) {
 	s := newSession(t)
 	cmd := s.startEnv([]string{"GALLOP_TRACE=1"})
 	s.waitFor("the demo scene", 30*time.Second, func() bool { return strings.Contains(s.windowName(), "Gallop - demo") })
-	click := func(p image.Point) {
-		s.xdo("mousemove", fmt.Sprint(p.X), fmt.Sprint(p.Y), "sleep", "0.2", "click", "1")
-	}
-	// A click in the first frames of a new window can be lost: click again
-	// while the tool has not reported its widgets.
-	clicked := time.Time{}
-	s.waitFor("the Gallery tool", 20*time.Second, func() bool {
-		if _, ok := galleryWidget(cmd.output(), "scenario Spell"); ok {
-			return true
-		}
-		if time.Since(clicked) > 3*time.Second {
-			click(galleryToolButton)
-			clicked = time.Now()
-		}
-		return false
-	})
-	start0, _ := galleryWidget(cmd.output(), "start")
-	spell, _ := galleryWidget(cmd.output(), "scenario Spell")
-	click(spell)
+	s.clickUntil("tool Gallery", "gallery: scenario Spell")
+	start0 := s.widget("gallery: start")
+	s.click("gallery: scenario Spell")
 	// The Spell panel (presets, the bin grid) is taller: Start moves down.
 	var start image.Point
 	s.waitFor("the Spell scenario's panel", 10*time.Second, func() bool {
-		start, _ = galleryWidget(cmd.output(), "start")
-		return start.Y > start0.Y+50
+		start = centre(s.widget("gallery: start"))
+		return start.Y > centre(start0).Y+50
 	})
 	// The setup in the viewport: the HI bins in green and ten red balls.
 	s.waitScreen("gallery-setup", 10*time.Second, "the HI setup in the viewport", func(img *image.RGBA) bool {
 		return redPixels(img, viewportArea) > 1000
 	})
-	click(start)
+	s.clickAt(start)
 	began := time.Now()
 	s.waitFor("four thumbnails of correct spellings", 180*time.Second, func() bool {
 		return galleryThumbnails(cmd.output()) >= 4
 	})
 	t.Logf("four distinct spellings of HI after %.0f s", time.Since(began).Seconds())
-	click(start) // now Stop
+	s.clickAt(start) // now Stop
 	s.waitFor("the chains to stop", 20*time.Second, func() bool { return strings.Contains(cmd.output(), "gallery: finished") })
 
 	// Scroll the panel until the first thumbnail is in the window.
-	thumb := s.widgetInView(cmd, "gallery", "thumbnail 1")
-	click(thumb)
-	s.xdo("mousemove", "600", "300")
+	s.clickAt(s.widgetInView("gallery: thumbnail 1"))
+	s.moveTo(centre(s.widget("viewport")))
 	s.waitFor("the sample to play", 10*time.Second, func() bool { return strings.Contains(cmd.output(), "gallery: playing chain") })
 	// Playing: the balls are in the viewport and move between two
 	// screenshots.
@@ -156,9 +91,8 @@ func TestGallerySession(t *testing.T) {
 	}
 
 	// Export the sample played and validate the file.
-	export := s.widgetInView(cmd, "gallery", "export")
 	out := filepath.Join(t.TempDir(), "hi.glb")
-	click(export)
+	s.clickAt(s.widgetInView("gallery: export"))
 	defer func() {
 		if t.Failed() {
 			s.screenshot("gallery-export-failed")

@@ -58,6 +58,7 @@ type session struct {
 	bin     string
 	root    string
 	xvfb    *exec.Cmd
+	cur     *proc // the gallop started last: its widgets are the ones found
 }
 
 func newSession(t *testing.T) *session {
@@ -104,11 +105,13 @@ func (s *session) env() []string {
 	return append(os.Environ(), "DISPLAY="+s.display, "XDG_RUNTIME_DIR="+s.t.TempDir(), "GSETTINGS_BACKEND=memory")
 }
 
-// proc is a running gallop with its combined output.
+// proc is a running gallop with its combined output and the file where
+// it writes its widgets' rectangles (GALLOP_WIDGETS).
 type proc struct {
 	*exec.Cmd
-	mu  sync.Mutex
-	out bytes.Buffer
+	mu      sync.Mutex
+	out     bytes.Buffer
+	widgets string
 }
 
 func (p *proc) Write(b []byte) (int, error) {
@@ -129,8 +132,9 @@ func (s *session) start(args ...string) *proc { return s.startEnv(nil, args...) 
 
 // startEnv is start with extra environment variables.
 func (s *session) startEnv(env []string, args ...string) *proc {
-	p := &proc{Cmd: exec.Command(s.bin, args...)}
-	p.Env = append(s.env(), env...)
+	p := &proc{Cmd: exec.Command(s.bin, args...), widgets: filepath.Join(s.t.TempDir(), "widgets.json")}
+	p.Env = append(append(s.env(), "GALLOP_WIDGETS="+p.widgets), env...)
+	s.cur = p
 	p.Dir = s.root
 	p.Stdout, p.Stderr = p, p
 	if err := p.Start(); err != nil {
@@ -183,6 +187,9 @@ func (s *session) windowName() string {
 }
 
 func (s *session) screenshot(name string) *image.RGBA {
+	if r, ok := s.rects()["viewport"]; ok {
+		viewportArea = r
+	}
 	path := filepath.Join(s.t.TempDir(), name+".png")
 	cmd := exec.Command("import", "-window", "root", path)
 	cmd.Env = s.env()
@@ -261,7 +268,9 @@ func (s *session) waitStill(name string, timeout time.Duration) *image.RGBA {
 // The viewport's central area on a 1280x800 screen: between the 190-pixel
 // tool panel and the 290-pixel properties panel, below the menu bar and
 // above the timeline.
-var viewportArea = image.Rect(260, 80, 920, 700)
+// viewportArea is the viewport's rectangle as the window last reported it
+// (every screenshot reads it again); the pixel counts below look there.
+var viewportArea image.Rectangle
 
 // meshPixels counts light, neutral grey pixels in the viewport: the shaded
 // mesh. The background (59) and the grid lines (at most 102) are darker, the
@@ -327,7 +336,8 @@ func TestHorseSession(t *testing.T) {
 	})
 
 	// Play for a second: the horse moves.
-	s.xdo("mousemove", "590", "400")
+	view := centre(s.widget("viewport"))
+	s.moveTo(view)
 	s.xdo("key", "space")
 	time.Sleep(1200 * time.Millisecond)
 	s.xdo("key", "space")
@@ -338,9 +348,9 @@ func TestHorseSession(t *testing.T) {
 	}
 
 	// Orbit: middle-button drag across the viewport.
-	s.xdo("mousemove", "500", "400", "mousedown", "2")
-	for x := 520; x <= 760; x += 40 {
-		s.xdo("mousemove", fmt.Sprint(x), fmt.Sprint(400+(x-500)/8))
+	s.xdo("mousemove", fmt.Sprint(view.X-90), fmt.Sprint(view.Y), "mousedown", "2")
+	for dx := 20; dx <= 260; dx += 40 {
+		s.xdo("mousemove", fmt.Sprint(view.X-90+dx), fmt.Sprint(view.Y+dx/8))
 		time.Sleep(30 * time.Millisecond)
 	}
 	s.xdo("mouseup", "2")
@@ -398,7 +408,7 @@ func TestBadFileThenOpenDialog(t *testing.T) {
 		t.Fatal("gallop exited on a malformed file")
 	}
 	// Dismiss the error with Enter, then Ctrl+O.
-	s.xdo("mousemove", "590", "400")
+	s.moveTo(centre(s.widget("viewport")))
 	s.xdo("key", "Return")
 	time.Sleep(300 * time.Millisecond)
 	s.xdo("key", "ctrl+o")
@@ -431,7 +441,7 @@ func TestGLTFSamplesPlay(t *testing.T) {
 			before := s.waitScreen(name+"-0", 10*time.Second, name+" in the viewport", func(img *image.RGBA) bool {
 				return meshPixels(img) > 2000
 			})
-			s.xdo("mousemove", "590", "400")
+			s.moveTo(centre(s.widget("viewport")))
 			s.xdo("key", "space")
 			s.waitScreen(name+"-1", 10*time.Second, name+" playing", func(img *image.RGBA) bool {
 				return changedPixels(before, img) > 200
@@ -440,13 +450,6 @@ func TestGLTFSamplesPlay(t *testing.T) {
 		})
 	}
 }
-
-// Pose tool panel positions on a 1280x800 window (the right-hand panel's
-// layout: the buttons above the lists, so they do not move as lists grow).
-var (
-	poseToolButton = image.Pt(40, 88)
-	addOBJButton   = image.Pt(1023, 323)
-)
 
 // meshBounds returns the box around the mesh pixels in the viewport.
 func meshBounds(img *image.RGBA) image.Rectangle {
@@ -561,7 +564,7 @@ func (s *session) enterInDialog(title, path string) {
 // "Add OBJ..." button and the native file dialog.
 func (s *session) addExample(path string) {
 	s.t.Helper()
-	s.xdo("mousemove", fmt.Sprint(addOBJButton.X), fmt.Sprint(addOBJButton.Y), "click", "1")
+	s.clickAt(s.widgetInView("pose: add OBJ examples"))
 	s.chooseInDialog(path)
 	defer func() {
 		if s.t.Failed() {
@@ -643,7 +646,7 @@ func TestPoseLionSession(t *testing.T) {
 	project := filepath.Join(t.TempDir(), "lion.gallop")
 	cmd := s.start("--save-to", project, filepath.Join(data, "reference.obj"))
 	s.waitFor("the lion", 30*time.Second, func() bool { return strings.Contains(s.windowName(), "Gallop - reference") })
-	s.xdo("mousemove", fmt.Sprint(poseToolButton.X), fmt.Sprint(poseToolButton.Y), "click", "1")
+	s.clickUntil("tool Pose", "pose: add OBJ examples")
 	for _, f := range []string{"1.obj", "3.obj", "5.obj", "8.obj"} {
 		s.addExample(filepath.Join(data, "frames", f))
 	}
@@ -729,7 +732,7 @@ func TestPoseHorseUpdateRate(t *testing.T) {
 	data := filepath.Join(s.root, "..", "shared", "data", "horse-poses")
 	cmd := s.startEnv([]string{"GALLOP_TRACE=1"}, filepath.Join(data, "reference.obj"))
 	s.waitFor("the horse", 30*time.Second, func() bool { return strings.Contains(s.windowName(), "Gallop - reference") })
-	s.xdo("mousemove", fmt.Sprint(poseToolButton.X), fmt.Sprint(poseToolButton.Y), "click", "1")
+	s.clickUntil("tool Pose", "pose: add OBJ examples")
 	for _, f := range []string{"1.obj", "2.obj", "3.obj", "4.obj"} {
 		s.addExample(filepath.Join(data, "frames", f))
 	}
@@ -778,4 +781,98 @@ func TestPoseHorseUpdateRate(t *testing.T) {
 	if rate < 30 {
 		t.Errorf("%.1f solver updates per second while dragging, want at least 30", rate)
 	}
+}
+
+// rects returns the rectangles of the named widgets the current gallop
+// last wrote (GALLOP_WIDGETS; see package panels), none before its first
+// frame.
+func (s *session) rects() map[string]image.Rectangle {
+	out := map[string]image.Rectangle{}
+	if s.cur == nil {
+		return out
+	}
+	b, err := os.ReadFile(s.cur.widgets)
+	if err != nil {
+		return out
+	}
+	var raw map[string][4]int
+	if json.Unmarshal(b, &raw) != nil {
+		return out
+	}
+	for name, r := range raw {
+		out[name] = image.Rect(r[0], r[1], r[2], r[3])
+	}
+	return out
+}
+
+// widget waits until the window shows the widget called name and returns
+// its rectangle.
+func (s *session) widget(name string) image.Rectangle {
+	s.t.Helper()
+	var r image.Rectangle
+	s.waitFor("the widget "+name, 20*time.Second, func() bool {
+		var ok bool
+		r, ok = s.rects()[name]
+		return ok
+	})
+	return r
+}
+
+// centre is the middle of r.
+func centre(r image.Rectangle) image.Point { return image.Pt((r.Min.X+r.Max.X)/2, (r.Min.Y+r.Max.Y)/2) }
+
+// moveTo moves the mouse to p.
+func (s *session) moveTo(p image.Point) { s.xdo("mousemove", fmt.Sprint(p.X), fmt.Sprint(p.Y)) }
+
+// clickAt clicks the left button at p.
+func (s *session) clickAt(p image.Point) {
+	s.xdo("mousemove", fmt.Sprint(p.X), fmt.Sprint(p.Y), "sleep", "0.2", "click", "1")
+}
+
+// click waits for the widget called name and clicks its centre.
+func (s *session) click(name string) { s.clickAt(centre(s.widget(name))) }
+
+// clickUntil clicks the widget called name until the widget called shown
+// appears (a click in the first frames of a new window can be lost).
+func (s *session) clickUntil(name, shown string) {
+	s.t.Helper()
+	clicked := time.Time{}
+	s.waitFor(shown+" after "+name, 20*time.Second, func() bool {
+		if _, ok := s.rects()[shown]; ok {
+			return true
+		}
+		if time.Since(clicked) > 3*time.Second {
+			s.click(name)
+			clicked = time.Now()
+		}
+		return false
+	})
+}
+
+// widgetInView scrolls the properties panel (mouse wheel over it) until
+// the widget called name is inside it, and returns its centre.
+func (s *session) widgetInView(name string) image.Point {
+	s.t.Helper()
+	var p image.Point
+	s.waitFor(name+" in view", 20*time.Second, func() bool {
+		rs := s.rects()
+		panel, okp := rs["properties"]
+		w, ok := rs[name]
+		if !ok || !okp {
+			return false
+		}
+		p = centre(w)
+		over := centre(panel)
+		switch {
+		case p.Y >= panel.Min.Y+10 && p.Y <= panel.Max.Y-10:
+			return true
+		case p.Y < panel.Min.Y+10:
+			s.xdo("mousemove", fmt.Sprint(over.X), fmt.Sprint(over.Y), "click", "4") // wheel up
+		default:
+			s.xdo("mousemove", fmt.Sprint(over.X), fmt.Sprint(over.Y), "click", "5") // wheel down
+		}
+		time.Sleep(300 * time.Millisecond)
+		return false
+	})
+	return p
 }

@@ -1,7 +1,6 @@
 package guitest
 
 import (
-	"fmt"
 	"image"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 
 // rigToolButton is the Rig tool's entry in the tool panel of a 1280x800
 // window.
-var rigToolButton = image.Pt(40, 120)
 
 // colourfulPixels counts the pixels of the viewport whose channels differ
 // by more than 80: heat-map colours, not the grey mesh or background.
@@ -49,29 +47,7 @@ func TestRigHorseSession(t *testing.T) {
 	s.waitScreen("rig-1-loaded", 10*time.Second, "the horse in the viewport", func(img *image.RGBA) bool {
 		return meshPixels(img) > 5000
 	})
-	click := func(p image.Point) {
-		s.xdo("mousemove", fmt.Sprint(p.X), fmt.Sprint(p.Y), "sleep", "0.2", "click", "1")
-	}
-	widget := func(name string) image.Point {
-		var p image.Point
-		s.waitFor("the Rig tool's "+name, 10*time.Second, func() bool {
-			var ok bool
-			p, ok = toolWidget(cmd.output(), "rig", name)
-			return ok
-		})
-		return p
-	}
-	clicked := time.Time{}
-	s.waitFor("the Rig tool", 20*time.Second, func() bool {
-		if _, ok := toolWidget(cmd.output(), "rig", "start"); ok {
-			return true
-		}
-		if time.Since(clicked) > 3*time.Second {
-			click(rigToolButton)
-			clicked = time.Now()
-		}
-		return false
-	})
+	s.clickUntil("tool Rig", "rig: start")
 	defer func() {
 		if t.Failed() {
 			s.screenshot("rig-failed")
@@ -79,14 +55,14 @@ func TestRigHorseSession(t *testing.T) {
 	}()
 
 	// 20 bones, typed into the field.
-	bones := widget("bones")
-	s.xdo("mousemove", fmt.Sprint(bones.X-20), fmt.Sprint(bones.Y), "sleep", "0.2", "click", "1")
+	bones := centre(s.widget("rig: bones"))
+	s.clickAt(image.Pt(bones.X-20, bones.Y))
 	time.Sleep(300 * time.Millisecond)
 	s.xdo("key", "ctrl+a")
 	s.xdo("type", "--delay", "30", "20")
 	s.xdo("key", "Return")
 	time.Sleep(500 * time.Millisecond)
-	click(widget("start"))
+	s.click("rig: start")
 	began := time.Now()
 	s.waitFor("the rig", 150*time.Second, func() bool { return strings.Contains(cmd.output(), "rig: finished") })
 	out := cmd.output()
@@ -96,19 +72,18 @@ func TestRigHorseSession(t *testing.T) {
 	t.Logf("rigged in %.0f s: %s", time.Since(began).Seconds(), lastLines(out[strings.Index(out, "rig: finished"):], 1))
 
 	// The weight heat map: the viewport turns colourful.
-	s.xdo("mousemove", "600", "300")
+	view := centre(s.widget("viewport"))
+	s.moveTo(view)
 	before := s.waitStill("rig-2-rigged", 20*time.Second)
-	heat := s.widgetInView(cmd, "rig", "heat Weights")
-	click(heat)
-	s.xdo("mousemove", "600", "300")
+	s.clickAt(s.widgetInView("rig: heat Weights"))
+	s.moveTo(view)
 	s.waitScreen("rig-3-weights", 10*time.Second, "the weight heat map", func(img *image.RGBA) bool {
 		return changedPixels(before, img) > 3000 && colourfulPixels(img) > colourfulPixels(before)+3000
 	})
 
 	// Export through the Save dialog.
-	export := s.widgetInView(cmd, "rig", "export")
 	glb := filepath.Join(t.TempDir(), "horse-rig.glb")
-	click(export)
+	s.clickAt(s.widgetInView("rig: export"))
 	s.enterInDialog("^(Save|Export)", glb)
 	s.waitFor("the exported file", 60*time.Second, func() bool {
 		st, err := os.Stat(glb)

@@ -25,7 +25,6 @@ type Panel struct {
 	editors editors
 	thumbs  thumbnails
 
-	marks       panels.Marks // with trace: where the GUI tests click
 	traceAt     time.Time
 	tracedFinal *gallery.Snapshot // the final snapshot last traced
 	tracedPlay  *gallery.Sample   // the sample last traced as played
@@ -73,7 +72,6 @@ func (p *Panel) Update(h tools.Host) {
 		if snap != nil {
 			fmt.Fprintf(os.Stderr, "gallery: %d of %d iterations, %d samples, %d thumbnails\n", snap.Done, snap.Total, len(snap.Samples), p.thumbs.ready)
 		}
-		p.marks.Print(os.Stderr, "gallery")
 	}
 }
 

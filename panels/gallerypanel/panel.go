@@ -35,7 +35,7 @@ func (p *Panel) scenarioPanel(h tools.Host) giu.Widget {
 	names := gallery.ScenarioNames()
 	for i, name := range names {
 		radio := giu.RadioButton(name, i == p.m.Scenario()).OnChange(func() { p.m.SetScenario(h, i) })
-		mark := p.marks.Mark("scenario " + name)
+		mark := panels.Mark("gallery: scenario " + name)
 		row = append(row, giu.Custom(func() { radio.Build(); mark.Build() }))
 		if len(row) == 4 || i == len(names)-1 {
 			pick = append(pick, giu.Row(row...))
@@ -76,9 +76,9 @@ func (p *Panel) chainPanel(h tools.Host) giu.Widget {
 		}
 	}
 	if p.m.Running() {
-		l = append(l, giu.Button("Stop").OnClick(p.m.Stop), p.marks.Mark("start"))
+		l = append(l, giu.Button("Stop").OnClick(p.m.Stop), panels.Mark("gallery: start"))
 	} else {
-		l = append(l, giu.Button("Start").OnClick(func() { p.m.Start(h) }), p.marks.Mark("start"))
+		l = append(l, giu.Button("Start").OnClick(func() { p.m.Start(h) }), panels.Mark("gallery: start"))
 	}
 	return l
 }
@@ -158,7 +158,7 @@ func (p *Panel) galleryPanel(h tools.Host) giu.Widget {
 	head := giu.Row(
 		giu.Labelf("Gallery (%d)", len(samples)),
 		giu.Button("Export glTF...").Disabled(p.m.Chosen() == nil).OnClick(func() { p.m.Export(h) }),
-		p.marks.Mark("export"),
+		panels.Mark("gallery: export"),
 	)
 	back := giu.Button("Back to scene").OnClick(func() { p.m.BackToScene(h) })
 	if !p.m.ShowingScene() {
@@ -193,7 +193,7 @@ func (p *Panel) grid(h tools.Host, samples []*gallery.Sample) {
 			clicked = imgui.ButtonV("..."+id, imgui.Vec2{X: thumbW + 8, Y: thumbH + 8})
 		}
 		if i == 0 {
-			p.marks.Mark("thumbnail 1").Build()
+			panels.Mark("gallery: thumbnail 1").Build()
 		}
 		if imgui.IsItemHovered() {
 			p.thumbs.hover(s)

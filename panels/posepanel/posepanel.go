@@ -30,7 +30,6 @@ type Panel struct {
 	m   pose.Pose
 	sel panels.Select // clicks and boxes that do not grab a handle select
 
-	marks   panels.Marks
 	traceAt time.Time // last GALLOP_TRACE line
 }
 
@@ -70,7 +69,6 @@ func (p *Panel) Update(h tools.Host) {
 		fmt.Fprintf(os.Stderr, "pose: %d solver updates in the last second (%d in all at %.3f s), iteration %d, objective %.6g\n",
 			st.Rate, st.Updates, now.Sub(traceStart).Seconds(), st.Iteration, st.Objective)
 	}
-	p.marks.Print(os.Stderr, "pose")
 }
 
 // Display implements panels.Tool.
@@ -175,7 +173,7 @@ func (p *Panel) examplesPanel(h tools.Host) giu.Widget {
 			giu.Button("Add OBJ...").OnClick(func() {
 				h.OpenFile("Add example pose", []string{"obj"}, func(path string) { p.m.AddExampleFiles(h, []string{path}) })
 			}),
-			p.marks.Mark("add OBJ examples"),
+			panels.Mark("pose: add OBJ examples"),
 			giu.Button("Add folder...").OnClick(func() {
 				h.OpenFolder("Add a folder of example poses", func(path string) { p.m.AddExampleFolder(h, path) })
 			}),
@@ -221,7 +219,7 @@ func (p *Panel) handlesPanel(h tools.Host) giu.Widget {
 	l := giu.Layout{
 		giu.Labelf("Handles (%d)", len(hs)),
 		giu.Button("Make handle from selection (Ctrl+H)").OnClick(func() { p.m.MakeHandle(h) }),
-		p.marks.Mark("make handle"),
+		panels.Mark("pose: make handle"),
 	}
 	for i, hd := range hs {
 		c := hd.Color

@@ -37,7 +37,7 @@ func (p *Panel) settingsPanel(h tools.Host) giu.Widget {
 	s := &p.m.Settings
 	smooth := float32(s.Smooth)
 	l := giu.Layout{
-		giu.InputInt(&s.Bones).Label("bones").Size(100), p.marks.Mark("bones"),
+		giu.InputInt(&s.Bones).Label("bones").Size(100), panels.Mark("rig: bones"),
 		giu.SliderInt(&s.MaxInfluences, 1, 8).Label("max influences").Size(100),
 		giu.InputInt(&s.Iterations).Label("iterations").Size(100).StepSize(10),
 		giu.InputFloat(&smooth).Label("smoothness").Size(100).Format("%.2g").OnChange(func() { s.Smooth = float64(smooth) }),
@@ -48,9 +48,9 @@ func (p *Panel) settingsPanel(h tools.Host) giu.Widget {
 		}
 	}
 	if p.m.Running() {
-		l = append(l, giu.Button("Stop").OnClick(p.m.Stop), p.marks.Mark("start"))
+		l = append(l, giu.Button("Stop").OnClick(p.m.Stop), panels.Mark("rig: start"))
 	} else {
-		l = append(l, giu.Button("Start").OnClick(func() { p.m.Start(h) }), p.marks.Mark("start"))
+		l = append(l, giu.Button("Start").OnClick(func() { p.m.Start(h) }), panels.Mark("rig: start"))
 	}
 	return l
 }
@@ -94,13 +94,13 @@ func (p *Panel) resultPanel(h tools.Host) giu.Widget {
 	radio := func(label string, v rig.Show) giu.Widget {
 		return giu.Custom(func() {
 			giu.RadioButton(label, p.m.Show == v).OnChange(func() { p.m.SetShow(h, v) }).Build()
-			p.marks.Mark("show " + label).Build()
+			panels.Mark("rig: show " + label).Build()
 		})
 	}
 	heat := func(label string, v rig.Heat) giu.Widget {
 		return giu.Custom(func() {
 			giu.RadioButton(label, p.m.Heat == v).OnChange(func() { p.m.Heat = v }).Build()
-			p.marks.Mark("heat " + label).Build()
+			panels.Mark("rig: heat " + label).Build()
 		})
 	}
 	bones := !p.m.HideBones
@@ -114,7 +114,7 @@ func (p *Panel) resultPanel(h tools.Host) giu.Widget {
 		giu.Row(heat("None", rig.HeatNone), heat("Weights", rig.HeatWeights), heat("Error", rig.HeatError)),
 		giu.SliderInt(&p.m.Bone, 0, int32(r.Bones()-1)).Label("bone (or click a vertex)").Size(140).OnChange(func() { p.m.Heat = rig.HeatWeights }),
 		giu.Checkbox("Bones", &bones).OnChange(func() { p.m.HideBones = !bones }),
-		giu.Button("Export skinned glTF...").OnClick(func() { p.m.Export(h) }), p.marks.Mark("export"),
+		giu.Button("Export skinned glTF...").OnClick(func() { p.m.Export(h) }), panels.Mark("rig: export"),
 		giu.Button("Apply rig to the object").Disabled(r.Applied()).OnClick(func() { p.m.Apply(h) }),
 		giu.Tooltip("The object gets the rig, its joint animation and the skinned clip (undoable); saving and File > Export glTF then keep the rig"),
 	}

@@ -27,7 +27,6 @@ type Panel struct {
 	press   [2]float64 // where the left button went down over the viewport
 	pressed bool
 
-	marks    panels.Marks
 	traceAt  time.Time
 	traceRes *rig.Result // the result last traced as finished
 }
@@ -69,7 +68,6 @@ func (p *Panel) Update(h tools.Host) {
 		if pr := p.m.Progress(); pr != nil {
 			fmt.Fprintf(os.Stderr, "rig: iteration %d of %d\n", pr.Iteration, pr.Total)
 		}
-		p.marks.Print(os.Stderr, "rig")
 	}
 }
 
