@@ -246,7 +246,7 @@ type SpellState struct {
 
 // SpellOutcome is where the balls came to rest.
 type SpellOutcome struct {
-	Bins   []int          // per ball: the bin it rests in, −1 if inactive or outside every bin
+	Bins   []int          // per ball: the bin it rests in (see inBin), −1 if inactive or in no bin
 	Drops  [][2]float64   // per ball: its drop point (inactive balls: NaN)
 	Final  []mgl64.Vec3   // per ball: resting position (inactive balls: zero)
 	Filled int            // designated bins holding a ball
@@ -495,7 +495,7 @@ func (s *Spell) simulate(st SpellState, fps float64) (SpellOutcome, error) {
 		o.Final[b] = p
 		c := int(math.Floor((p[0] + hx) / SpellBin))
 		r := int(math.Floor((p[2] + hz) / SpellBin))
-		if c < 0 || c >= s.Cols || r < 0 || r >= s.Rows {
+		if c < 0 || c >= s.Cols || r < 0 || r >= s.Rows || !s.inBin(st, c, r, p) {
 			o.Wrong++
 			continue
 		}
@@ -513,6 +513,16 @@ func (s *Spell) simulate(st SpellState, fps float64) (SpellOutcome, error) {
 		}
 	}
 	return o, nil
+}
+
+// inBin reports whether a ball whose centre p lies over bin (c, r) is in
+// it: its centre below the lowest top of the bin's partitions, or resting
+// on the floor (partitions may be lower than a ball's radius). A ball
+// lying on a partition, or still in the air when the simulation stops,
+// is in no bin, whichever bin its centre happens to be over.
+func (s *Spell) inBin(st SpellState, c, r int, p mgl64.Vec3) bool {
+	top := math.Min(math.Min(s.height(st, c, r), s.height(st, c+1, r)), math.Min(s.height(st, c, r+1), s.height(st, c+1, r+1)))
+	return p[1] < top || p[1] < 1.5*SpellBallRadius
 }
 
 // Constraint implements mcmc.Model: log p_c = k·log λ.

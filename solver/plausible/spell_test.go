@@ -224,3 +224,49 @@ func TestSpellChainsFindWord(t *testing.T) {
 		t.Errorf("%d distinct solutions, want at least 5", d)
 	}
 }
+
+// TestItem6SpellSatisfiedIsGeometric (issue 10, item 6): every satisfying
+// sample of short "HI" chains is checked by a geometric test independent
+// of the simulator's bookkeeping: each bin to fill holds a ball whose
+// centre lies inside the bin and below the tops of its partitions, or on
+// the floor (partitions can be lower than a ball's radius). A ball on top
+// of a partition, or still in the air, fills nothing.
+func TestItem6SpellSatisfiedIsGeometric(t *testing.T) {
+	s := hiSpell(t)
+	hx, hz := s.extent()
+	checked := 0
+	_, err := mcmc.Chains(context.Background(), s, s.Kernels(), []uint64{1, 2}, 1800, func(c int, smp mcmc.Sample[SpellState, SpellOutcome]) bool {
+		if !s.Constraint(smp.Outcome).Satisfied {
+			return true
+		}
+		checked++
+		st := smp.State
+		for bin, want := range s.Designated {
+			if !want {
+				continue
+			}
+			col, row := bin%s.Cols, bin/s.Cols
+			x0, z0 := -hx+SpellBin*float64(col), -hz+SpellBin*float64(row)
+			top := math.Min(math.Min(s.height(st, col, row), s.height(st, col+1, row)), math.Min(s.height(st, col, row+1), s.height(st, col+1, row+1)))
+			held := false
+			for b, p := range smp.Outcome.Final {
+				if st.Active[b] && p[0] > x0 && p[0] < x0+SpellBin && p[2] > z0 && p[2] < z0+SpellBin && (p[1] < top || p[1] < 1.5*SpellBallRadius) {
+					held = true
+				}
+			}
+			if !held {
+				t.Errorf("chain %d, iteration %d counts as spelt, but bin (%d, %d) holds no ball below its partition tops (%.3f m); balls at %v",
+					c, smp.Iteration, col, row, top, smp.Outcome.Final)
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 {
+		t.Fatal("no satisfying sample in 2 × 1,800 iterations to check")
+	}
+	t.Logf("%d satisfying samples checked", checked)
+}
