@@ -40,10 +40,9 @@ type Gallery struct {
 	scenario int        // index into scenarios
 	settings []Settings // per scenario, made when first used
 
-	run *run // the running or last run
-	// unsatisfied holds a line per chain of the last run that ended
-	// without ever satisfying the constraints.
-	unsatisfied []string
+	// runs holds each scenario's running or last run (nil: none), so that
+	// switching scenario shows that scenario's gallery, not another's.
+	runs []*run
 
 	// want is what the tool shows in the viewport: the scenario's setup
 	// or a sample (nil: the document's scene). Update shows it again when
@@ -102,14 +101,24 @@ func (t *Gallery) defaults() {
 
 // Close stops the tool's run (the document is being replaced).
 func (t *Gallery) Close() {
-	if t.run != nil {
-		t.run.task.Cancel()
+	for _, r := range t.runs {
+		if r != nil {
+			r.task.Cancel()
+		}
 	}
 	t.closed = true
 }
 
 // Running reports whether a run is going on.
-func (t *Gallery) Running() bool { return t.run != nil && t.run.task.Running() }
+func (t *Gallery) Running() bool { r := t.cur(); return r != nil && r.task.Running() }
+
+// cur returns the chosen scenario's running or last run, or nil.
+func (t *Gallery) cur() *run {
+	if t.scenario < len(t.runs) {
+		return t.runs[t.scenario]
+	}
+	return nil
+}
 
 // Scenario returns the index of the chosen scenario in ScenarioNames.
 func (t *Gallery) Scenario() int { return t.scenario }
@@ -209,7 +218,10 @@ func (t *Gallery) Start(h tools.Host) {
 		return
 	}
 	r := &run{gallery: g, scenario: scenarios[t.scenario].Name, settings: raw, iterations: int(t.Iterations), record: t.record}
-	t.run, t.unsatisfied = r, nil
+	if len(t.runs) != len(scenarios) {
+		t.runs = make([]*run, len(scenarios))
+	}
+	t.runs[t.scenario] = r
 	r.start(h.Jobs(), func() { t.finished(h, r) })
 }
 
@@ -226,17 +238,17 @@ func (t *Gallery) check() error {
 	return nil
 }
 
-// Stop cancels the run; what it found stays.
+// Stop cancels the chosen scenario's run; what it found stays.
 func (t *Gallery) Stop() {
-	if t.run != nil {
-		t.run.task.Cancel()
+	if r := t.cur(); r != nil {
+		r.task.Cancel()
 	}
 }
 
 // finished runs on the UI thread when r's job ends: it reports an error
 // and names the chains that never satisfied the constraints.
 func (t *Gallery) finished(h tools.Host, r *run) {
-	if r != t.run {
+	if t.closed {
 		return
 	}
 	if r.task.Err != nil {
@@ -248,7 +260,7 @@ func (t *Gallery) finished(h tools.Host, r *run) {
 	}
 	for c, st := range snap.Stats {
 		if st.FirstSatisfied < 0 {
-			t.unsatisfied = append(t.unsatisfied, fmt.Sprintf("chain %d never satisfied the constraints in %d iterations", c+1, st.Iterations))
+			r.unsatisfied = append(r.unsatisfied, fmt.Sprintf("chain %d never satisfied the constraints in %d iterations", c+1, st.Iterations))
 		}
 	}
 	h.Info("Gallery: %d chains of %d iterations, %d distinct satisfying samples", len(snap.Stats), r.iterations, len(snap.Samples))
@@ -257,32 +269,40 @@ func (t *Gallery) finished(h tools.Host, r *run) {
 // Snapshot returns the latest snapshot of the running or last run (nil
 // before its first).
 func (t *Gallery) Snapshot() *Snapshot {
-	if t.run == nil {
+	r := t.cur()
+	if r == nil {
 		return nil
 	}
-	return t.run.task.Shown()
+	return r.task.Shown()
 }
 
 // RunError returns the last run's error (nil while it runs, when it
 // succeeded or was cancelled).
 func (t *Gallery) RunError() error {
-	if t.run == nil {
+	r := t.cur()
+	if r == nil {
 		return nil
 	}
-	return t.run.task.Err
+	return r.task.Err
 }
 
 // PlotLabel names the scenario's plotted value ("" when it plots none).
 func (t *Gallery) PlotLabel() string {
-	if t.run == nil {
+	r := t.cur()
+	if r == nil {
 		return ""
 	}
-	return t.run.gallery.PlotLabel()
+	return r.gallery.PlotLabel()
 }
 
 // Unsatisfied names the chains of the last run that never satisfied the
 // constraints, a line each.
-func (t *Gallery) Unsatisfied() []string { return t.unsatisfied }
+func (t *Gallery) Unsatisfied() []string {
+	if r := t.cur(); r != nil {
+		return r.unsatisfied
+	}
+	return nil
+}
 
 // Chosen returns the sample played, which Export writes (nil: none).
 func (t *Gallery) Chosen() *Sample { return t.chosen }
@@ -310,8 +330,10 @@ func (t *Gallery) Update(h tools.Host) {
 	if t.want != nil && h.ShownAnimation() != t.want {
 		t.show(h, t.want, false)
 	}
-	if t.run != nil {
-		t.run.task.Take()
+	for _, r := range t.runs {
+		if r != nil {
+			r.task.Take()
+		}
 	}
 }
 
@@ -381,11 +403,12 @@ func scenarioIndex(name string) int {
 // favouriteOf returns the index of the favourite that is sample s of the
 // current run, or -1.
 func (t *Gallery) favouriteOf(s *Sample) int {
-	if t.run == nil {
+	r := t.cur()
+	if r == nil {
 		return -1
 	}
 	for i, f := range t.favourites {
-		if f.Scenario == t.run.scenario && string(f.Settings) == string(t.run.settings) && f.Chain == s.Chain && f.Iteration == s.Iteration {
+		if f.Scenario == r.scenario && string(f.Settings) == string(r.settings) && f.Chain == s.Chain && f.Iteration == s.Iteration {
 			return i
 		}
 	}
@@ -411,7 +434,11 @@ func (t *Gallery) ToggleFavourite(s *Sample) {
 		t.favourites = append(t.favourites[:i:i], t.favourites[i+1:]...)
 		return
 	}
-	t.favourites = append(t.favourites, Favourite{Scenario: t.run.scenario, Settings: t.run.settings,
+	r := t.cur()
+	if r == nil {
+		return
+	}
+	t.favourites = append(t.favourites, Favourite{Scenario: r.scenario, Settings: r.settings,
 		Chain: s.Chain, Iteration: s.Iteration, LogP: s.LogP, State: s.State})
 }
 

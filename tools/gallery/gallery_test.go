@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -71,8 +72,8 @@ func TestRunPlayExport(t *testing.T) {
 	if last := snap.Lines[0].Iteration; last[len(last)-1] != 2000 {
 		t.Errorf("the plot ends at iteration %v, want 2000", last[len(last)-1])
 	}
-	if len(g.unsatisfied) > 0 {
-		t.Errorf("unsatisfied chains: %v", g.unsatisfied)
+	if len(g.Unsatisfied()) > 0 {
+		t.Errorf("unsatisfied chains: %v", g.Unsatisfied())
 	}
 	b := plausible.NewBall2D()
 	for _, s := range snap.Samples {
@@ -171,8 +172,8 @@ func TestBadSettings(t *testing.T) {
 		g.Update(h)
 		c.set(g)
 		g.Start(h)
-		if g.run != nil || len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), c.want) {
-			t.Errorf("want one error containing %q, got %v (run started: %v)", c.want, h.Errs, g.run != nil)
+		if g.cur() != nil || len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), c.want) {
+			t.Errorf("want one error containing %q, got %v (run started: %v)", c.want, h.Errs, g.cur() != nil)
 		}
 	}
 	for raw, want := range map[string]string{
@@ -196,8 +197,8 @@ func TestNeverSatisfied(t *testing.T) {
 	g.Chains, g.Iterations = 3, 50
 	g.Start(h)
 	finish(t, g, h)
-	if len(g.unsatisfied) != 3 || g.unsatisfied[2] != "chain 3 never satisfied the constraints in 50 iterations" {
-		t.Errorf("unsatisfied lines %q", g.unsatisfied)
+	if len(g.Unsatisfied()) != 3 || g.Unsatisfied()[2] != "chain 3 never satisfied the constraints in 50 iterations" {
+		t.Errorf("unsatisfied lines %q", g.Unsatisfied())
 	}
 }
 
@@ -309,5 +310,27 @@ func TestScenarioSettings(t *testing.T) {
 				t.Errorf("%s: log λ = 0 (λ = 1) accepted", sc.Name)
 			}
 		}
+	}
+}
+
+// TestItem8ScenarioSwitchShowsItsOwnGallery (issue 10, item 8): after a
+// run of the 2D ball, switching to Spell shows no thumbnails, progress or
+// plots of the 2D ball's run (they used to stay until Start); switching
+// back shows the 2D ball's gallery again.
+func TestItem8ScenarioSwitchShowsItsOwnGallery(t *testing.T) {
+	g, h := started(t)
+	defer g.Close()
+	ball := g.Snapshot()
+	if ball == nil || len(ball.Samples) == 0 {
+		t.Fatal("no gallery after the 2D ball's run")
+	}
+	spell := slices.Index(ScenarioNames(), "Spell")
+	g.SetScenario(h, spell)
+	if snap := g.Snapshot(); snap != nil || g.PlotLabel() != "" || g.Unsatisfied() != nil || g.Running() {
+		t.Fatalf("Spell shows the 2D ball's run: snapshot %v, plot %q", snap != nil, g.PlotLabel())
+	}
+	g.SetScenario(h, 0)
+	if g.Snapshot() != ball {
+		t.Error("back on the 2D ball, its gallery is gone")
 	}
 }

@@ -55,6 +55,9 @@ type run struct {
 	settings   json.RawMessage
 	iterations int
 	task       jobs.Task[Snapshot]
+	// unsatisfied holds a line per chain that ended without ever
+	// satisfying the constraints (set when the run ends).
+	unsatisfied []string
 
 	// record makes a sample's animation: the gallery's own recording
 	// unless the tool sets another.
