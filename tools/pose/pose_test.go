@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/solver/meshik"
 	"gallop/tools/toolstest"
 )
 
@@ -336,5 +337,29 @@ func TestSolveAnimation(t *testing.T) {
 	h.Stack.Undo()
 	if h.Obj.Clip != nil {
 		t.Error("undo left the solved clip in place")
+	}
+}
+
+// TestItem2LinearWeightsNotShownAsZero (issue 10, item 2): in the
+// nonlinear space the panel's example weights are the solved ones; in the
+// linear space, whose weights are of another kind, no weight is reported
+// (the panel showed 0.00 for every example while the pose changed).
+func TestItem2LinearWeightsNotShownAsZero(t *testing.T) {
+	h, p, _ := barWithHandles(t)
+	defer p.Close()
+	ed := p.ed.clone()
+	ed.Handles[1].Offset = assets.Vec3{-2, 2.5, 0}
+	p.do(h, "Move", ed, false)
+	settle(t, p, h)
+	exs := p.Examples()
+	if len(exs) != 2 || !exs[0].HasWeight || !exs[1].HasWeight || exs[1].Weight <= exs[0].Weight {
+		t.Fatalf("nonlinear space: examples %+v; want the solved weights, the bent one larger", exs)
+	}
+	p.SetSpace(h, meshik.Linear)
+	settle(t, p, h)
+	for i, ex := range p.Examples() {
+		if ex.HasWeight {
+			t.Errorf("linear space: example %d reports weight %.2f", i, ex.Weight)
+		}
 	}
 }
