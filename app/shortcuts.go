@@ -1,6 +1,8 @@
 package app
 
 import (
+	"slices"
+
 	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
@@ -108,6 +110,18 @@ func (a *App) shortcut(e keyEvent) {
 	}
 }
 
+// shortcutRows are the rows of the F1 list: the window's keys, then each
+// tool's own (panels.KeyHelp).
+func (a *App) shortcutRows() [][2]string {
+	rows := slices.Clone(shortcutTable)
+	for _, t := range a.tools {
+		if k, ok := t.(panels.KeyHelp); ok {
+			rows = append(rows, k.KeyHelp()...)
+		}
+	}
+	return rows
+}
+
 // shortcutTable is shown by Help > Shortcuts.
 var shortcutTable = [][2]string{
 	{"Middle drag / Alt + left drag", "Orbit"},
@@ -127,5 +141,5 @@ var shortcutTable = [][2]string{
 	{"Ctrl + N, Ctrl + O", "New, open"},
 	{"Ctrl + S, Ctrl + Shift + S", "Save, save as"},
 	{"Ctrl + Q", "Quit"},
-	{"F1", "This list"},
+	{"F1", "This list (Escape closes it)"},
 }

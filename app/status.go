@@ -5,9 +5,11 @@ import (
 	"image/color"
 	"time"
 
+	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
 	"gallop/assets"
+	"gallop/panels"
 )
 
 // message is one line of the message log.
@@ -65,7 +67,7 @@ func (a *App) statusBar() giu.Widget {
 		}
 		row = append(row, giu.Row(
 			giu.Style().SetColor(giu.StyleColorText, col).To(giu.Label(m.at.Format("15:04:05 ")+m.text)),
-			giu.SmallButton("Log").OnClick(func() { a.modal.openLog = true }),
+			giu.SmallButton("Log").OnClick(func() { a.modal.openLog = true }), panels.Mark("status: Log"),
 		))
 	} else if len(a.jobs.Running()) == 0 {
 		row = append(row, giu.Style().SetColor(giu.StyleColorText, dimColor).To(giu.Label("Ready. Middle drag orbits, wheel zooms, click selects; F1 lists the shortcuts.")))
@@ -163,12 +165,20 @@ func (a *App) modals() giu.Widget {
 			m.openShortcuts = false
 		}
 		rows := []*giu.TableRowWidget{}
-		for _, s := range shortcutTable {
-			rows = append(rows, giu.TableRow(giu.Label(s[0]), giu.Label(s[1])))
+		for _, s := range a.shortcutRows() {
+			rows = append(rows, giu.TableRow(giu.Label(s[0]), giu.Custom(func() {
+				giu.Label(s[1]).Build()
+				panels.Mark("shortcuts: " + s[0]).Build()
+			})))
 		}
 		giu.PopupModal("Shortcuts").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
-			giu.Table().Size(560, float32(22*len(rows)+10)).Columns(giu.TableColumn("Keys"), giu.TableColumn("Action")).Rows(rows...),
+			windowMark("popup Shortcuts"),
+			giu.Table().Size(640, float32(18*(len(rows)+1)+8)).Columns(
+				giu.TableColumn("Keys").Flags(giu.TableColumnFlagsWidthFixed).InnerWidthOrWeight(220),
+				giu.TableColumn("Action").Flags(giu.TableColumnFlagsWidthStretch),
+			).Rows(rows...),
 			giu.Button("Close").OnClick(giu.CloseCurrentPopup),
+			escapeCloses(),
 		).Build()
 
 		if m.openAbout {
@@ -180,6 +190,7 @@ func (a *App) modals() giu.Widget {
 			giu.Labelf("Project format version %d. Reads OBJ, OBJ sequences, glTF 2.0; writes OBJ, glTF 2.0 and .gallop projects.", assets.ProjectVersion),
 			giu.Label("Built on Dear ImGui (giu), OpenGL 3.3, gonum, mathgl and qmuntal/gltf."),
 			giu.Button("Close").OnClick(giu.CloseCurrentPopup),
+			escapeCloses(),
 		).Build()
 
 		if m.openLog {
@@ -196,8 +207,20 @@ func (a *App) modals() giu.Widget {
 			lines = append(lines, giu.Style().SetColor(giu.StyleColorText, col).To(giu.Label(msg.at.Format("15:04:05  ")+msg.text).Wrapped(true)))
 		}
 		giu.PopupModal("Messages").Layout(
+			windowMark("popup Messages"),
 			giu.Child().Size(640, 320).Layout(lines),
 			giu.Button("Close").OnClick(giu.CloseCurrentPopup),
+			escapeCloses(),
 		).Build()
+	})
+}
+
+// escapeCloses closes the popup it is laid out in when Escape is pressed,
+// as the error message and the unsaved-changes question do.
+func escapeCloses() giu.Widget {
+	return giu.Custom(func() {
+		if imgui.IsKeyPressedBool(imgui.KeyEscape) {
+			imgui.CloseCurrentPopup()
+		}
 	})
 }

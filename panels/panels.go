@@ -65,6 +65,12 @@ type Extras interface {
 	ExtraItems(h Host) []viewport.Item
 }
 
+// KeyHelp is implemented by a tool with keys of its own: its rows of the
+// F1 list (keys, what they do), named as they are pressed.
+type KeyHelp interface {
+	KeyHelp() [][2]string
+}
+
 // Legend is implemented by a tool whose Display colours are a heat map of
 // viewport.Turbo: the application draws its colour bar, from lo (bottom)
 // to hi (top), in place of the View menu's.

@@ -33,7 +33,10 @@ type Panel struct {
 	traceAt time.Time // last GALLOP_TRACE line
 }
 
-var _ panels.Tool = (*Panel)(nil)
+var (
+	_ panels.Tool    = (*Panel)(nil)
+	_ panels.KeyHelp = (*Panel)(nil)
+)
 
 // traceStart is when the process started, for the trace's time stamps.
 var traceStart = time.Now()
@@ -85,6 +88,15 @@ func (p *Panel) State() (json.RawMessage, error) { return p.m.State() }
 
 // Restore implements panels.Tool.
 func (p *Panel) Restore(h tools.Host, state json.RawMessage) error { return p.m.Restore(h, state) }
+
+// KeyHelp implements panels.KeyHelp: the keys Shortcut handles.
+func (p *Panel) KeyHelp() [][2]string {
+	return [][2]string{
+		{"Ctrl + H", "Pose: make a handle of the selected vertices"},
+		{"I", "Pose: insert a key of the handles at this frame"},
+		{"X, Y, Z (dragging a handle)", "Pose: lock the drag to an axis; again frees it"},
+	}
+}
 
 // Shortcut implements panels.Tool: Ctrl+H makes a handle, I inserts a key,
 // X / Y / Z lock the drag to an axis (Blender's keys).
