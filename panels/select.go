@@ -55,7 +55,7 @@ func (s *Select) Viewport(h Host, in *viewport.Input) {
 			s.boxing = true
 		}
 		if s.boxing {
-			dl := imgui.ForegroundDrawListViewportPtr()
+			dl := imgui.WindowDrawList() // the viewport window's: popups stay above it
 			a := imgui.Vec2{X: float32(in.OriginX + s.pressX), Y: float32(in.OriginY + s.pressY)}
 			b := imgui.Vec2{X: float32(in.OriginX + in.X), Y: float32(in.OriginY + in.Y)}
 			dl.AddRectFilled(a, b, imgui.ColorU32Vec4(imgui.Vec4{X: 1, Y: 1, Z: 1, W: 0.08}))

@@ -1,6 +1,7 @@
 package guitest
 
 import (
+	"image"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,4 +37,63 @@ func TestItem5EscClosesPopupsAndF1IsComplete(t *testing.T) {
 	s.xdo("key", "Escape")
 	s.waitFor("Escape to close the message log", 5*time.Second, closed("popup Messages"))
 	s.quit(cmd)
+}
+
+// TestItem10OverlaysStayUnderPopups (issue 10, item 10): the Rig tool's
+// bones, drawn over the viewport, stay under a modal window: with the F1
+// list open over them, none of the selected bone's yellow shows through.
+func TestItem10OverlaysStayUnderPopups(t *testing.T) {
+	s := newSession(t)
+	cmd := s.start()
+	s.waitFor("the demo scene", 30*time.Second, func() bool { return strings.Contains(s.windowName(), "Gallop - demo") })
+	s.clickUntil("tool Rig", "rig: start")
+	s.click("rig: start")
+	s.widget("rig: export") // the rig is done: its result panel shows
+	view := s.widget("viewport")
+	// Click the mesh near the viewport's centre: its bone becomes the
+	// selected, yellow one, under where the F1 list opens.
+	img := s.waitStill("item10-rigged", 20*time.Second)
+	spot, ok := meshSpot(img, centre(view))
+	if !ok {
+		t.Fatal("no mesh on screen")
+	}
+	s.clickAt(spot)
+	s.moveTo(image.Pt(view.Max.X-5, view.Max.Y-5))
+	before := s.waitStill("item10-bones", 20*time.Second)
+	if n := yellowPixels(before, view); n < 30 {
+		t.Fatalf("no bones drawn (%d yellow pixels)", n)
+	}
+	s.xdo("key", "F1")
+	// An auto-sized popup is laid out small in its first frame: wait for
+	// its full size.
+	var popup image.Rectangle
+	s.waitFor("the F1 list at its size", 10*time.Second, func() bool {
+		popup = s.rects()["popup Shortcuts"]
+		return popup.Dx() > 300
+	})
+	under := yellowPixels(before, popup)
+	if under < 10 {
+		t.Fatalf("the bones are not where the F1 list opens (%d yellow pixels there): the test cannot tell", under)
+	}
+	after := s.waitStill("item10-popup", 10*time.Second)
+	if n := yellowPixels(after, popup); n > 0 {
+		t.Errorf("%d yellow bone pixels show over the F1 list (%d before it opened)", n, under)
+	}
+	s.xdo("key", "Escape")
+	s.quit(cmd)
+}
+
+// yellowPixels counts the selected bone's yellow (1, 0.85, 0.2) in r.
+func yellowPixels(img *image.RGBA, r image.Rectangle) int {
+	n := 0
+	r = r.Intersect(img.Bounds())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := img.RGBAAt(x, y)
+			if c.R > 220 && c.G > 180 && c.G < 240 && c.B < 90 {
+				n++
+			}
+		}
+	}
+	return n
 }
