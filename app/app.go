@@ -170,6 +170,12 @@ func (a *App) loop() {
 	dt := now.Sub(a.lastFrame)
 	if a.lastFrame.IsZero() {
 		dt = 0
+		// Gallop's shortcuts own the keyboard unless a text field has
+		// it: Dear ImGui's keyboard navigation would also take Home, the
+		// arrows and Space (moving focus between widgets and activating
+		// them behind the artist's back), so it is off.
+		io := imgui.CurrentIO()
+		io.SetConfigFlags(io.ConfigFlags() &^ imgui.ConfigFlagsNavEnableKeyboard)
 	}
 	a.lastFrame = now
 	if a.bench != nil {
@@ -187,6 +193,13 @@ func (a *App) loop() {
 		a.body(float32(w), float32(h)),
 		a.modals(),
 	)
+	if imgui.CurrentIO().WantTextInput() {
+		// For the GUI tests: a text field has the keyboard.
+		panels.RecordRect("keyboard: text input", imgui.Vec2{}, imgui.Vec2{})
+	}
+	if a.play.playing {
+		panels.RecordRect("timeline: playing", imgui.Vec2{}, imgui.Vec2{})
+	}
 	panels.FlushWidgets()
 	if a.play.playing || a.busy() {
 		giu.Update()

@@ -23,6 +23,9 @@ var Trace = os.Getenv("GALLOP_TRACE") != ""
 // file and renamed, so a reader never sees half of it). Tests find what
 // they click by name there, whatever the layout. Names are scoped by the
 // tool or panel ("tool Pose", "rig: start", "viewport", "properties").
+// Two entries with empty rectangles report state rather than a widget:
+// "keyboard: text input" while a text field has the keyboard, and
+// "timeline: playing" while the timeline plays.
 var widgetsPath = os.Getenv("GALLOP_WIDGETS")
 
 // widgets are the rectangles recorded in this frame and those last

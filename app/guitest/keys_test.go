@@ -1,6 +1,7 @@
 package guitest
 
 import (
+	"fmt"
 	"image"
 	"path/filepath"
 	"strings"
@@ -96,4 +97,39 @@ func yellowPixels(img *image.RGBA, r image.Rectangle) int {
 		}
 	}
 	return n
+}
+
+// TestItem4ShortcutsOwnTheKeyboard (issue 10, item 4): after a click on a
+// panel widget, Home and the arrow keys do not hand the keyboard to a
+// widget (Dear ImGui's keyboard navigation): Space then toggles playback,
+// every time, and nothing opens a text field.
+func TestItem4ShortcutsOwnTheKeyboard(t *testing.T) {
+	s := newSession(t)
+	s.start() // ended by the session's cleanup: A below edits the selection
+	s.waitFor("the demo scene", 30*time.Second, func() bool { return strings.Contains(s.windowName(), "Gallop - demo") })
+	s.click("tool Select")
+	state := func() (playing, typing bool) {
+		rs := s.rects()
+		_, playing = rs["timeline: playing"]
+		_, typing = rs["keyboard: text input"]
+		return playing, typing
+	}
+	for i, keys := range [][]string{{"Home"}, {"Down", "Down"}, {"Up"}, {"Right"}} {
+		s.xdo(append([]string{"key"}, keys...)...)
+		for _, want := range []bool{true, false} {
+			s.xdo("key", "space")
+			s.waitFor(fmt.Sprintf("Space %d after %v to set playing %v", i, keys, want), 5*time.Second, func() bool {
+				playing, typing := state()
+				if typing {
+					t.Fatalf("after %v and Space a text field has the keyboard", keys)
+				}
+				return playing == want
+			})
+		}
+	}
+	s.xdo("key", "a") // select all: a shortcut, never typed into a field
+	time.Sleep(300 * time.Millisecond)
+	if _, typing := state(); typing {
+		t.Error("A went to a text field")
+	}
 }
