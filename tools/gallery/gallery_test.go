@@ -334,3 +334,46 @@ func TestItem8ScenarioSwitchShowsItsOwnGallery(t *testing.T) {
 		t.Error("back on the 2D ball, its gallery is gone")
 	}
 }
+
+// TestItem7ThumbnailsKeepTheirPlace (issue 10, item 7): while chains run,
+// every snapshot keeps the samples shown before in the same places, so a
+// click lands on the sample that was under the mouse.
+func TestItem7ThumbnailsKeepTheirPlace(t *testing.T) {
+	h := toolstest.New(nil)
+	g := &Gallery{}
+	g.Update(h)
+	g.SetScenario(h, slices.Index(ScenarioNames(), "Spell"))
+	sp := g.Settings().(*SpellSettings) // a "V" on 3 × 2 bins: many spellings, soon
+	sp.Cols, sp.Rows, sp.Fill = 3, 2, []string{"x.x", ".x."}
+	g.Edited(h)
+	h.Runner.Wait()
+	g.Chains, g.Iterations, g.Seed = 2, 3000, 1
+	g.Start(h)
+	place := map[*Sample]int{}
+	snapshots, moved := 0, 0
+	var last *Snapshot
+	for g.Running() {
+		time.Sleep(20 * time.Millisecond)
+		h.Runner.Poll()
+		g.Update(h)
+		snap := g.Snapshot()
+		if snap == nil || snap == last {
+			continue
+		}
+		last = snap
+		snapshots++
+		for i, s := range snap.Samples {
+			if p, ok := place[s]; ok && p != i {
+				moved++
+			}
+			place[s] = i
+		}
+	}
+	t.Logf("%d snapshots, %d samples shown", snapshots, len(place))
+	if snapshots < 3 || len(place) < 5 {
+		t.Fatalf("%d snapshots of %d samples: too few to tell", snapshots, len(place))
+	}
+	if moved > 0 {
+		t.Errorf("%d times a shown sample moved to another place", moved)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"gallop/assets"
@@ -100,6 +101,7 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 		_, err = r.gallery.Run(ctx)
 	}()
 	recorded := map[[2]int]*Sample{}
+	var shown []*Sample
 	var buf []plausible.Point
 	tick := time.NewTicker(publishRate)
 	defer tick.Stop()
@@ -110,7 +112,7 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 			final = true
 		case <-tick.C:
 		}
-		snap, perr := r.snapshot(recorded, &buf)
+		snap, perr := r.snapshot(recorded, &shown, &buf)
 		if perr != nil {
 			cancel()
 			<-ended
@@ -128,9 +130,9 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 	}
 }
 
-// snapshot gathers the gallery's state now; recorded caches the samples
-// recorded so far, by key.
-func (r *run) snapshot(recorded map[[2]int]*Sample, buf *[]plausible.Point) (*Snapshot, error) {
+// snapshot gathers the gallery's state now; recorded holds the samples
+// recorded so far, by key, and shown the same in the order they are shown.
+func (r *run) snapshot(recorded map[[2]int]*Sample, shown *[]*Sample, buf *[]plausible.Point) (*Snapshot, error) {
 	g := r.gallery
 	s := &Snapshot{}
 	s.Done, s.Total = g.Progress()
@@ -139,28 +141,35 @@ func (r *run) snapshot(recorded map[[2]int]*Sample, buf *[]plausible.Point) (*Sn
 		s.Lines = append(s.Lines, decimate(*buf))
 		s.Kept = append(s.Kept, g.Kept(c))
 	}
+	// Once shown, a sample keeps its place (an artist clicks what is
+	// under the mouse); new ones fill the free places, in the order of
+	// the current most-different set.
 	for _, e := range g.Distinct(maxThumbs) {
 		k := [2]int{e.Chain, e.Iteration}
-		smp := recorded[k]
-		if smp == nil {
-			state, err := g.State(e)
-			if err != nil {
-				return nil, err
-			}
-			anim, err := r.record(e, fps)
-			if err != nil {
-				return nil, fmt.Errorf("recording chain %d, iteration %d: %w", e.Chain+1, e.Iteration, err)
-			}
-			anim.Name = fmt.Sprintf("%s chain %d iteration %d", anim.Name, e.Chain+1, e.Iteration)
-			scene, err := viewport.NewRigidScene(anim)
-			if err != nil {
-				return nil, fmt.Errorf("recording chain %d, iteration %d: %w", e.Chain+1, e.Iteration, err)
-			}
-			smp = &Sample{Entry: e, State: state, Anim: anim, Scene: scene}
-			recorded[k] = smp
+		if recorded[k] != nil {
+			continue
 		}
-		s.Samples = append(s.Samples, smp)
+		if len(*shown) == maxThumbs {
+			break
+		}
+		state, err := g.State(e)
+		if err != nil {
+			return nil, err
+		}
+		anim, err := r.record(e, fps)
+		if err != nil {
+			return nil, fmt.Errorf("recording chain %d, iteration %d: %w", e.Chain+1, e.Iteration, err)
+		}
+		anim.Name = fmt.Sprintf("%s chain %d iteration %d", anim.Name, e.Chain+1, e.Iteration)
+		scene, err := viewport.NewRigidScene(anim)
+		if err != nil {
+			return nil, fmt.Errorf("recording chain %d, iteration %d: %w", e.Chain+1, e.Iteration, err)
+		}
+		smp := &Sample{Entry: e, State: state, Anim: anim, Scene: scene}
+		recorded[k] = smp
+		*shown = append(*shown, smp)
 	}
+	s.Samples = slices.Clone(*shown)
 	return s, nil
 }
 
