@@ -707,9 +707,19 @@ func TestPoseLionSession(t *testing.T) {
 			inHandle[v] = true
 		}
 	}
+	// The handle turns with the pose: its centroid is at its target and
+	// its vertices keep their shape about it.
+	var cb, cp assets.Vec3
 	for i, v := range h.Vertices {
-		if d := posed[v].Sub(base[i].Add(off)).Len(); d > 1e-6*diag {
-			t.Fatalf("handle vertex %d is %.3g from its target", v, d)
+		cb, cp = cb.Add(base[i]), cp.Add(posed[v])
+	}
+	cb, cp = cb.Mul(1/float64(len(base))), cp.Mul(1/float64(len(base)))
+	if d := cp.Sub(cb.Add(off)).Len(); d > 1e-6*diag {
+		t.Fatalf("the dragged handle's centroid is %.3g from its target", d)
+	}
+	for i, v := range h.Vertices {
+		if d := math.Abs(posed[v].Sub(cp).Len() - base[i].Sub(cb).Len()); d > 1e-6*diag {
+			t.Fatalf("handle vertex %d is %.3g out of the handle's shape", v, d)
 		}
 	}
 	moved := 0

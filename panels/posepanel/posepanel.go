@@ -18,6 +18,7 @@ import (
 	"github.com/AllenDang/giu"
 
 	"gallop/assets"
+	"gallop/internal/words"
 	"gallop/panels"
 	"gallop/solver/meshik"
 	"gallop/tools"
@@ -233,16 +234,36 @@ func (p *Panel) handlesPanel(h tools.Host) giu.Widget {
 		giu.Button("Make handle from selection (Ctrl+H)").OnClick(func() { p.m.MakeHandle(h) }),
 		panels.Mark("pose: make handle"),
 	}
+	if len(hs) > 0 {
+		l = append(l, giu.Label("A ticked handle turns with the pose, as the examples turn it there; untick it to hold its orientation."))
+	}
 	for i, hd := range hs {
 		c := hd.Color
 		name := hd.Name
+		turns := hd.Turns
 		l = append(l, giu.Row(
 			giu.Style().SetColor(giu.StyleColorText, color.RGBA{R: uint8(255 * c[0]), G: uint8(255 * c[1]), B: uint8(255 * c[2]), A: 255}).To(giu.Label("●")),
-			giu.InputText(&name).Label(fmt.Sprintf("##hname%d", i)).Size(110).Flags(giu.InputTextFlagsEnterReturnsTrue).OnChange(func() { p.m.RenameHandle(h, i, name) }),
-			giu.Labelf("%d vertices", hd.Vertices),
+			giu.InputText(&name).Label(fmt.Sprintf("##hname%d", i)).Size(100).Flags(giu.InputTextFlagsEnterReturnsTrue).OnChange(func() { p.m.RenameHandle(h, i, name) }),
+			giu.Labelf("%d", hd.Vertices),
+			giu.Tooltip(words.Count(hd.Vertices, "vertex", "vertices")),
+			giu.Checkbox(fmt.Sprintf("turns##h%d", i), &turns).OnChange(func() { p.m.SetHandleTurns(h, i, turns) }),
+			panels.Mark(fmt.Sprintf("pose: handle %d turns", i+1)),
+			giu.Tooltip("Turns with the pose (the rotation the example blend gives at the handle); unticked, the handle keeps its orientation"),
 			giu.SmallButton(fmt.Sprintf("Reset##h%d", i)).OnClick(func() { p.m.ResetHandle(h, i) }),
 			giu.SmallButton(fmt.Sprintf("x##h%d", i)).OnClick(func() { p.m.RemoveHandle(h, i) }),
 		))
+	}
+	if drift, known := p.m.Drift(); known && drift > pose.DriftThreshold {
+		what, button := "The pose shown", "Add the pose shown as an example"
+		if p.m.ShownIsReference(h) {
+			what, button = "The reference pose", "Add the reference pose as an example"
+		}
+		l = append(l,
+			panels.ErrorLabel(fmt.Sprintf("%s is not a blend of the examples: the first drag will pull the whole mesh toward one (by up to %.0f%% of its size).", what, 100*drift)),
+			panels.Mark("pose: not a blend"),
+			giu.Button(button).OnClick(func() { p.m.AddShownExample(h) }),
+			panels.Mark("pose: add shown example"),
+		)
 	}
 	l = append(l,
 		giu.Labelf("Frozen: %d triangles", p.m.FrozenTriangles()),

@@ -41,6 +41,11 @@ func (s *Solver) Iterate() (Stats, error) {
 	if !s.ready {
 		return Stats{}, errors.New("meshik: no constraints set (SetHandles)")
 	}
+	turned := s.turn()
+	if turned >= rotationTol {
+		// New targets: the objective is not comparable with the last.
+		s.prevF, s.predicted = math.NaN(), 0
+	}
 	for {
 		sm := s.prepare(s.main)
 		f := sm.f
@@ -80,7 +85,7 @@ func (s *Solver) Iterate() (Stats, error) {
 		s.predicted = f - model
 		s.iter++
 		eps := s.opts.epsilon()
-		st := Stats{Iteration: s.iter, Objective: f, Damping: s.mu}
+		st := Stats{Iteration: s.iter, Objective: f, Damping: s.mu, Rotation: turned}
 		wmax := 0.0
 		for k := range delta {
 			st.Step = max(st.Step, math.Abs(delta[k]))
@@ -90,7 +95,8 @@ func (s *Solver) Iterate() (Stats, error) {
 		st.Converged = !math.IsNaN(lastF) &&
 			math.Abs(f-lastF) < eps*(1+f) &&
 			st.Gradient < math.Cbrt(eps)*(1+f) &&
-			st.Step < math.Sqrt(eps)*(1+wmax)
+			st.Step < math.Sqrt(eps)*(1+wmax) &&
+			turned < rotationTol
 		for _, p := range s.x {
 			if !finite.Vec3(p) {
 				return st, errors.New("meshik: the solve produced non-finite positions")
@@ -100,11 +106,14 @@ func (s *Solver) Iterate() (Stats, error) {
 	}
 }
 
+// rotationTol is the largest turn of a rotating group (radians) an
+// iteration may make and still count as converged.
+const rotationTol = 1e-6
+
 // StartFromLinear replaces the weights with the best blend of the linear
 // feature space for the current constraints (a convex problem: one exact
-// step from its centre), expressed as nonlinear weights. The linear blend
-// d̄ + Σ_{i<l} w_i·(d_i − d̄) is Σ_i α_i·d_i with α_i = w_i + (1 − Σ_j w_j)/l
-// (w_l = 0), and α is where the nonlinear iterations start: the nonlinear
+// step from its centre), expressed as nonlinear weights (linearToMain),
+// which is where the nonlinear iterations start: the nonlinear
 // space agrees with the linear one at the examples and near them, so this
 // start lies in the right basin far more often than equal shares do (with
 // equal shares the lion's pose 7 stalls in a local minimum). Positions are
@@ -119,17 +128,7 @@ func (s *Solver) StartFromLinear() error {
 	if _, _, err := s.step(s.lin, s.prepare(s.lin), max(s.opts.Prior, 1e-3), 0, 0); err != nil {
 		return err
 	}
-	l := s.main.l
-	sum := 0.0
-	for _, v := range s.lin.w {
-		sum += v
-	}
-	for i := range s.main.w {
-		s.main.w[i] = (1 - sum) / float64(l)
-		if i < l-1 {
-			s.main.w[i] += s.lin.w[i]
-		}
-	}
+	s.linearToMain()
 	s.resetConvergence()
 	return nil
 }

@@ -165,7 +165,9 @@ type Solver struct {
 
 	fixed      []bool       // per vertex: held by value
 	fixedPivot []bool       // per pivot row of K: a fixed vertex's
-	target     []mgl64.Vec3 // per vertex: its value when fixed
+	goal       []mgl64.Vec3 // per vertex: its target as set (SetTargets)
+	target     []mgl64.Vec3 // per vertex: its value when fixed (goal, turned for a rotating group)
+	groups     []group      // rotating groups of constrained vertices (SetRotating)
 	frozen     []bool       // per triangle
 	fgrad      []mgl64.Mat3 // per triangle: the frozen target
 	handle     []int        // the constrained vertices, sorted
@@ -251,7 +253,8 @@ type Stats struct {
 	Gradient  float64 // ‖∂f/∂w‖∞ at the start of the iteration
 	Step      float64 // ‖δ‖∞
 	Damping   float64 // the Marquardt μ the step was taken with (0: Gauss-Newton)
-	Converged bool    // the three tests of Section 4.1 hold
+	Rotation  float64 // the largest turn of a rotating group before the step (radians; SetRotating)
+	Converged bool    // the three tests of Section 4.1 hold, and no group turned
 }
 
 // ErrNotConverged is returned (wrapped) by Solve when the iteration cap is
@@ -353,6 +356,7 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 	s.fixed = make([]bool, n)
 	s.fixedPivot = make([]bool, n)
 	s.target = slices.Clone(reference)
+	s.goal = slices.Clone(reference)
 	s.frozen = make([]bool, m)
 	s.fgrad = make([]mgl64.Mat3, m)
 	s.x = grad.Unknowns(nil, reference)
@@ -551,9 +555,10 @@ func (s *Solver) SetHandles(vertices []int) error {
 		}
 	}
 	clear(s.fixed)
+	s.groups = nil
 	for _, v := range hs {
 		s.fixed[v] = true
-		s.target[v] = s.x[v]
+		s.target[v], s.goal[v] = s.x[v], s.x[v]
 	}
 	// Pin what would otherwise float: unreferenced vertices, and one vertex
 	// of each component without a constraint.
@@ -567,7 +572,7 @@ func (s *Solver) SetHandles(vertices []int) error {
 		c := s.comp[v]
 		if c < 0 || !anchored[c] {
 			s.fixed[v] = true
-			s.target[v] = s.x[v]
+			s.target[v], s.goal[v] = s.x[v], s.x[v]
 			if c >= 0 {
 				anchored[c] = true
 			}
@@ -620,7 +625,8 @@ func (s *Solver) FactorTimes() (analyze, factor time.Duration) {
 func (s *Solver) Handles() []int { return slices.Clone(s.handle) }
 
 // SetTargets moves the constrained vertices: targets[i] is the position of
-// the i-th vertex of Handles.
+// the i-th vertex of Handles (for a rotating group, see SetRotating, the
+// targets give its centroid and shape, not its rotation).
 func (s *Solver) SetTargets(targets []mgl64.Vec3) error {
 	if len(targets) != len(s.handle) {
 		return fmt.Errorf("meshik: %d targets for %d constrained vertices", len(targets), len(s.handle))
@@ -629,8 +635,11 @@ func (s *Solver) SetTargets(targets []mgl64.Vec3) error {
 		if !finite.Vec3(p) {
 			return fmt.Errorf("target of vertex %d is not finite: %v", s.handle[i], p)
 		}
-		s.target[s.handle[i]] = p
 	}
+	for i, p := range targets {
+		s.goal[s.handle[i]] = p
+	}
+	s.place()
 	s.resetConvergence()
 	return nil
 }
@@ -686,12 +695,18 @@ func (s *Solver) SetPrevious(w0 []float64) error {
 }
 
 // SetPositions sets the current pose (the starting point of the
-// iterations; constrained vertices keep their targets).
+// iterations; constrained vertices keep their targets, and the vertices
+// the solver pins, see Solver, stay where the pose puts them).
 func (s *Solver) SetPositions(p []mgl64.Vec3) error {
 	if len(p) != s.n {
 		return fmt.Errorf("meshik: %d positions, the mesh has %d vertices", len(p), s.n)
 	}
 	s.x = s.grad.Unknowns(s.x, p)
+	for v, f := range s.fixed {
+		if f && !s.isHandle(v) {
+			s.target[v], s.goal[v] = p[v], p[v]
+		}
+	}
 	s.resetConvergence()
 	return nil
 }

@@ -38,7 +38,7 @@ func (p *Pose) InsertKey(h tools.Host) {
 	ed.Keys = slices.DeleteFunc(ed.Keys, func(x key) bool { return x.Frame == k.Frame })
 	ed.Keys = append(ed.Keys, k)
 	slices.SortFunc(ed.Keys, func(a, b key) int { return a.Frame - b.Frame })
-	p.do(h, fmt.Sprintf("Key frame %d", k.Frame+1), ed, false)
+	p.do(h, fmt.Sprintf("Key frame %d", k.Frame+1), ed, hold)
 }
 
 // offsetsAt interpolates the keyed handle offsets at frame f with a
@@ -89,6 +89,7 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 		examples = append(examples, ex.Positions)
 	}
 	space := ed.Space
+	start, startWeights, groups := p.shown(h), p.weights, p.groups()
 	first, last := ed.Keys[0].Frame, ed.Keys[len(ed.Keys)-1].Frame
 	fps := h.FPS()
 	maxIter := p.AnimIterations
@@ -99,7 +100,13 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 		if err != nil {
 			return err
 		}
-		// One handle vertex list for the whole animation; targets per frame.
+		// One handle vertex list for the whole animation; targets per
+		// frame. The solve starts from the pose shown, where the frozen
+		// region keeps its shape and the turning handles are captured,
+		// as in the live session.
+		if err := s.SetPositions(start); err != nil {
+			return err
+		}
 		var verts []int
 		for _, hd := range ed.Handles {
 			verts = append(verts, hd.Vertices...)
@@ -112,11 +119,7 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 		}
 		sorted := s.Handles()
 		target := map[int]assets.Vec3{}
-		for f := first; f <= last; f++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			off := offsetsAt(ed.Keys, f)
+		setTargets := func(off []assets.Vec3) error {
 			for hi, hd := range ed.Handles {
 				for i, v := range hd.Vertices {
 					target[v] = hd.Base[i].Add(off[hi])
@@ -126,7 +129,29 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 			for i, v := range sorted {
 				ts[i] = target[v]
 			}
-			if err := s.SetTargets(ts); err != nil {
+			return s.SetTargets(ts)
+		}
+		var now []assets.Vec3
+		for _, hd := range ed.Handles {
+			now = append(now, hd.Offset)
+		}
+		if err := setTargets(now); err != nil {
+			return err
+		}
+		if len(startWeights) == s.NumWeights() {
+			if err := s.SetWeights(startWeights); err != nil {
+				return err
+			}
+		}
+		s.FitWeights()
+		if err := s.SetRotating(groups); err != nil {
+			return err
+		}
+		for f := first; f <= last; f++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := setTargets(offsetsAt(ed.Keys, f)); err != nil {
 				return err
 			}
 			if f == first {

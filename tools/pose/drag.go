@@ -20,6 +20,7 @@ type dragState struct {
 	handle  int
 	axis    int // -1: free in the view plane; 0, 1, 2: along x, y, z
 	before  edits
+	shown   poseView   // the pose when grabbed: undo brings it back
 	start   mgl64.Vec3 // the handle's offset when grabbed
 	origin  mgl64.Vec3 // its centre when grabbed
 	normal  mgl64.Vec3 // the view plane's normal (toward the camera)
@@ -56,7 +57,7 @@ func (p *Pose) Drag(h tools.Host, in *viewport.Input) bool {
 		if !ok {
 			return false
 		}
-		p.drag = dragState{active: true, handle: best, axis: -1, before: p.ed, start: p.ed.Handles[best].Offset, origin: o, normal: n, grabbed: hit}
+		p.drag = dragState{active: true, handle: best, axis: -1, before: p.ed, shown: p.view(), start: p.ed.Handles[best].Offset, origin: o, normal: n, grabbed: hit}
 		return true
 	}
 	if in.Down[viewport.Left] {
@@ -86,7 +87,7 @@ func (p *Pose) Drag(h tools.Host, in *viewport.Input) bool {
 		if off != p.ed.Handles[p.drag.handle].Offset {
 			p.ed.Handles = slices.Clone(p.ed.Handles)
 			p.ed.Handles[p.drag.handle].Offset = off
-			p.post(h, false)
+			p.post(h, solve)
 		}
 		return true
 	}
@@ -95,7 +96,7 @@ func (p *Pose) Drag(h tools.Host, in *viewport.Input) bool {
 	p.ed = p.drag.before
 	p.drag.active = false
 	if after.Handles[p.drag.handle].Offset != p.drag.start {
-		p.do(h, "Move "+after.Handles[p.drag.handle].Name, after, false)
+		h.Do(&editCmd{p: p, h: h, name: "Move " + after.Handles[p.drag.handle].Name, before: p.ed, after: after, shown: p.drag.shown, kind: solve})
 	} else {
 		p.ed = after
 	}

@@ -24,19 +24,32 @@ func (e edits) clone() edits {
 }
 
 // editCmd is one undoable change of the tool's state: it swaps whole
-// edits values, which share their (immutable) position slices.
+// edits values, which share their (immutable) position slices. Undo
+// brings back the pose that was shown before the edit, held (nothing
+// moves until the next drag); redo solves again, or holds that pose for
+// an edit that moved nothing.
 type editCmd struct {
 	p             *Pose
 	h             tools.Host
 	name          string
 	before, after edits
-	restart       bool // a new handle set or feature space: start afresh
-	merge         bool // consecutive edits of the same name are one step
+	shown         poseView  // the pose shown before the edit
+	kind          solveKind // how the edit is solved
+	merge         bool      // consecutive edits of the same name are one step
 }
 
 func (c *editCmd) Name() string { return c.name }
-func (c *editCmd) Do()          { c.p.ed = c.after; c.p.post(c.h, c.restart) }
-func (c *editCmd) Undo()        { c.p.ed = c.before; c.p.post(c.h, c.restart) }
+
+func (c *editCmd) Do() {
+	c.p.ed = c.after
+	if c.kind == hold {
+		c.p.show(c.h, c.shown)
+		return
+	}
+	c.p.post(c.h, c.kind)
+}
+
+func (c *editCmd) Undo() { c.p.ed = c.before; c.p.show(c.h, c.shown) }
 
 // Merge implements undo.Merger for slider drags.
 func (c *editCmd) Merge(next undo.Command) bool {
@@ -49,8 +62,8 @@ func (c *editCmd) Merge(next undo.Command) bool {
 }
 
 // do records the change from the current state to ed as one undo step.
-func (p *Pose) do(h tools.Host, name string, ed edits, restart bool) {
-	h.Do(&editCmd{p: p, h: h, name: name, before: p.ed, after: ed, restart: restart})
+func (p *Pose) do(h tools.Host, name string, ed edits, kind solveKind) {
+	h.Do(&editCmd{p: p, h: h, name: name, before: p.ed, after: ed, shown: p.view(), kind: kind})
 }
 
 func (p *Pose) SetMode(h tools.Host, m Mode) {
@@ -69,7 +82,7 @@ func (p *Pose) SetMode(h tools.Host, m Mode) {
 			ed.Blend[0] = 1
 		}
 	}
-	p.do(h, "Pose mode", ed, true)
+	p.do(h, "Pose mode", ed, hold)
 }
 
 func (p *Pose) SetSpace(h tools.Host, k meshik.SpaceKind) {
@@ -78,7 +91,7 @@ func (p *Pose) SetSpace(h tools.Host, k meshik.SpaceKind) {
 	}
 	ed := p.ed.clone()
 	ed.Space = k
-	p.do(h, "Feature space "+k.String(), ed, true)
+	p.do(h, "Feature space "+k.String(), ed, solve)
 }
 
 func (p *Pose) SetReference(h tools.Host, i int) {
@@ -87,7 +100,7 @@ func (p *Pose) SetReference(h tools.Host, i int) {
 	}
 	ed := p.ed.clone()
 	ed.Reference = i
-	p.do(h, "Reference pose", ed, true)
+	p.do(h, "Reference pose", ed, solve)
 }
 
 func (p *Pose) SetBlend(h tools.Host, i int, v float64) {
@@ -96,7 +109,7 @@ func (p *Pose) SetBlend(h tools.Host, i int, v float64) {
 		ed.Blend = append(ed.Blend, 0)
 	}
 	ed.Blend[i] = v
-	h.Do(&editCmd{p: p, h: h, name: "Blend weight", before: p.ed, after: ed, merge: true})
+	h.Do(&editCmd{p: p, h: h, name: "Blend weight", before: p.ed, after: ed, shown: p.view(), kind: solve, merge: true})
 }
 
 // addExamples appends example poses after checking their vertex count.
@@ -113,7 +126,7 @@ func (p *Pose) addExamples(h tools.Host, name string, exs []example) {
 	for range exs {
 		ed.Blend = append(ed.Blend, 0)
 	}
-	p.do(h, name, ed, true)
+	p.do(h, name, ed, hold)
 }
 
 // AddExampleFiles reads example poses from OBJ files; each must have the
@@ -190,7 +203,7 @@ func (p *Pose) RemoveExample(h tools.Host, i int) {
 	if len(ed.Examples) == 0 {
 		ed.Mode = IK
 	}
-	p.do(h, "Remove example", ed, true)
+	p.do(h, "Remove example", ed, hold)
 }
 
 func (p *Pose) RenameHandle(h tools.Host, i int, name string) {
@@ -199,20 +212,20 @@ func (p *Pose) RenameHandle(h tools.Host, i int, name string) {
 	}
 	ed := p.ed.clone()
 	ed.Handles[i].Name = name
-	p.do(h, "Rename handle", ed, false)
+	p.do(h, "Rename handle", ed, hold)
 }
 
 func (p *Pose) ResetHandle(h tools.Host, i int) {
 	ed := p.ed.clone()
 	ed.Handles[i].Offset = assets.Vec3{}
-	p.do(h, "Reset handle", ed, false)
+	p.do(h, "Reset handle", ed, solve)
 }
 
 func (p *Pose) RemoveHandle(h tools.Host, i int) {
 	ed := p.ed.clone()
 	ed.Handles = slices.Delete(ed.Handles, i, i+1)
 	ed.Keys = nil
-	p.do(h, "Remove handle", ed, true)
+	p.do(h, "Remove handle", ed, hold)
 }
 
 // FreezeSelection freezes (or unfreezes) the triangles whose three
@@ -251,5 +264,5 @@ func (p *Pose) FreezeSelection(h tools.Host, freeze bool) {
 	if freeze {
 		name = "Freeze"
 	}
-	p.do(h, fmt.Sprintf("%s %d triangles", name, changed), ed, false)
+	p.do(h, fmt.Sprintf("%s %d triangles", name, changed), ed, hold)
 }

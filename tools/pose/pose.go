@@ -44,12 +44,15 @@ type example struct {
 }
 
 // handle is a group of vertices moved rigidly: each vertex's target is its
-// position when the handle was made plus the handle's offset.
+// position when the handle was made plus the handle's offset. A handle
+// turns with the pose (the rotation the example blend gives where it is,
+// meshik's SetRotating) unless Fixed holds its orientation.
 type handle struct {
 	Name     string
 	Vertices []int         // sorted
 	Base     []assets.Vec3 // the vertices' positions when the handle was made
 	Offset   assets.Vec3
+	Fixed    bool
 }
 
 // key is the handles' offsets at one frame of the timeline.
@@ -88,6 +91,7 @@ type Pose struct {
 	session  *session
 	version  uint64
 	restart  uint64
+	floor    uint64        // snapshots of older problems are not shown (an undo restored a pose)
 	posed    []assets.Vec3 // the latest solution shown
 	weights  []float64
 	last     snapshot
@@ -95,6 +99,10 @@ type Pose struct {
 	rate     rateMeter
 	showClip bool // show the document's clip rather than the live pose
 	errShown error
+
+	// drift is the last held pose's drift (see snapshot), when known.
+	drift      float64
+	driftKnown bool
 
 	drag   dragState
 	anim   *animJob
@@ -112,7 +120,8 @@ func (p *Pose) reset(h tools.Host) {
 	p.Close()
 	p.obj = h.Object()
 	p.ed = edits{Reference: -1}
-	p.posed, p.weights, p.last, p.seen = nil, nil, snapshot{}, 0
+	p.posed, p.weights, p.last, p.seen, p.floor = nil, nil, snapshot{}, 0, 0
+	p.drift, p.driftKnown = 0, false
 	p.drag = dragState{}
 }
 
@@ -174,9 +183,47 @@ func (p *Pose) targets() ([]int, []assets.Vec3) {
 	return vs, ts
 }
 
+// solveKind is how the session treats a new problem.
+type solveKind int
+
+const (
+	// solve iterates from where the solver is (new targets: a drag) or,
+	// for new examples, space or reference, from the pose shown.
+	solve solveKind = iota
+	// restart iterates from the linear space's solution for the
+	// constraints (Re-solve).
+	restart
+	// hold takes the pose shown as the solution until the targets change
+	// (a new handle set, a new example, a frozen region, an undo, a
+	// reopened project): nothing moves until the artist drags.
+	hold
+)
+
+// poseView is a pose as shown: its positions (nil: the document's) and
+// the weights that produced it (nil: unknown).
+type poseView struct {
+	positions []assets.Vec3
+	weights   []float64
+}
+
+// view returns the pose shown now.
+func (p *Pose) view() poseView {
+	if p.showClip {
+		return poseView{}
+	}
+	return poseView{positions: p.posed, weights: p.weights}
+}
+
+// show makes v the pose shown and holds the solver there (see hold).
+func (p *Pose) show(h tools.Host, v poseView) {
+	p.posed, p.weights, p.showClip = v.positions, v.weights, false
+	p.floor = p.version + 1 // what the session publishes for older problems is stale
+	p.post(h, hold)
+}
+
 // post sends the current problem to the solver session, starting it if
-// needed. restart asks for a fresh start from the linear space.
-func (p *Pose) post(h tools.Host, restart bool) {
+// needed.
+func (p *Pose) post(h tools.Host, kind solveKind) {
 	if p.obj == nil || (p.ed.Mode == IK && len(p.ed.Handles) == 0) {
 		return // nothing to solve until there is a handle
 	}
@@ -184,17 +231,19 @@ func (p *Pose) post(h tools.Host, restart bool) {
 		p.session = newSession(h.Jobs())
 	}
 	p.version++
-	if restart {
+	if kind == restart {
 		p.restart++
 	}
 	pr := &problem{
-		version:   p.version,
-		reference: p.referencePositions(),
-		triangles: p.obj.Mesh.Triangles,
-		space:     p.ed.Space,
-		frozen:    p.ed.Frozen,
-		start:     p.shown(h),
-		restart:   p.restart,
+		version:      p.version,
+		reference:    p.referencePositions(),
+		triangles:    p.obj.Mesh.Triangles,
+		space:        p.ed.Space,
+		frozen:       p.ed.Frozen,
+		start:        p.shown(h),
+		startWeights: p.weights,
+		restart:      p.restart,
+		hold:         kind == hold,
 	}
 	for _, ex := range p.ed.Examples {
 		pr.examples = append(pr.examples, ex.Positions)
@@ -206,11 +255,24 @@ func (p *Pose) post(h tools.Host, restart bool) {
 		pr.handles = []int{0}
 		pr.targets = []assets.Vec3{p.referencePositions()[0]}
 		pr.frozen = nil
+		pr.hold = false
 	} else {
 		pr.handles, pr.targets = p.targets()
+		pr.groups = p.groups()
 	}
 	p.showClip = false
 	p.session.post(pr)
+}
+
+// groups returns the vertices of each handle that turns with the pose.
+func (p *Pose) groups() [][]int {
+	var gs [][]int
+	for _, hd := range p.ed.Handles {
+		if !hd.Fixed && len(hd.Vertices) > 1 {
+			gs = append(gs, hd.Vertices)
+		}
+	}
+	return gs
 }
 
 // blendWeights returns the blend mode's weights, one per example.
@@ -233,7 +295,12 @@ func (p *Pose) Update(h tools.Host) {
 	now := time.Now()
 	p.rate.add(int(snap.count-p.seen), now)
 	p.seen = snap.count
+	if snap.version < p.floor {
+		return // an iterate of a problem an undo has replaced
+	}
 	p.last = *snap
+	// The drift is that of the held pose; a solve shows another one.
+	p.drift, p.driftKnown = snap.drift, snap.driftKnown
 	if snap.err != nil {
 		if p.errShown == nil || p.errShown.Error() != snap.err.Error() {
 			h.Error(snap.err)
@@ -327,7 +394,7 @@ func (p *Pose) MakeHandle(h tools.Host) {
 	}
 	ed.Handles = append(kept, nh)
 	ed.Keys = nil // keys hold one offset per handle: a new handle set starts over
-	p.do(h, "Make handle", ed, true)
+	p.do(h, "Make handle", ed, hold)
 }
 
 // rateMeter counts solver updates per second over the last second.

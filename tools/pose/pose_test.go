@@ -1,13 +1,17 @@
 package pose
 
 import (
+	"cmp"
 	"encoding/json"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/shareddata"
 	"gallop/solver/meshik"
 	"gallop/tools/toolstest"
 )
@@ -33,6 +37,32 @@ func settle(t *testing.T, p *Pose, h *toolstest.Host) []assets.Vec3 {
 			return pos
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// onTarget checks that a handle is where its drag put it: its centroid at
+// its base's centroid plus its offset, its vertices in their base shape
+// (turned, unless the handle is Fixed, when each is at its target).
+func onTarget(t *testing.T, hd handle, posed []assets.Vec3) {
+	t.Helper()
+	var cb, cp assets.Vec3
+	for i, v := range hd.Vertices {
+		cb, cp = cb.Add(hd.Base[i]), cp.Add(posed[v])
+	}
+	k := 1 / float64(len(hd.Vertices))
+	cb, cp = cb.Mul(k), cp.Mul(k)
+	if d := cp.Sub(cb.Add(hd.Offset)).Len(); d > 1e-9 {
+		t.Errorf("%s: centroid %g from its target", hd.Name, d)
+	}
+	for i, v := range hd.Vertices {
+		want := hd.Base[i].Sub(cb).Len()
+		if hd.Fixed {
+			if d := posed[v].Sub(hd.Base[i].Add(hd.Offset)).Len(); d > 1e-9 {
+				t.Errorf("%s (fixed): vertex %d is %g from its target", hd.Name, v, d)
+			}
+		} else if d := math.Abs(posed[v].Sub(cp).Len() - want); d > 1e-9 {
+			t.Errorf("%s: vertex %d is %g out of the handle's shape", hd.Name, v, d)
+		}
 	}
 }
 
@@ -75,7 +105,7 @@ func barWithHandles(t *testing.T) (*toolstest.Host, *Pose, []int) {
 // the handles at their targets and bends the bar the way its examples do;
 // then undo the move and check the pose returns.
 func TestDragBendsBar(t *testing.T) {
-	h, p, tip := barWithHandles(t)
+	h, p, _ := barWithHandles(t)
 	defer p.Close()
 	rest := settle(t, p, h)
 	for v, q := range rest {
@@ -87,14 +117,9 @@ func TestDragBendsBar(t *testing.T) {
 	// Move the tip as a drag does (one undoable step).
 	ed := p.ed.clone()
 	ed.Handles[1].Offset = assets.Vec3{-2, 3, 0}
-	p.do(h, "Move Handle 2", ed, false)
+	p.do(h, "Move Handle 2", ed, solve)
 	posed := settle(t, p, h)
-	for i, v := range tip {
-		want := p.ed.Handles[1].Base[i].Add(p.ed.Handles[1].Offset)
-		if d := posed[v].Sub(want).Len(); d > 1e-9 {
-			t.Errorf("tip vertex %d is %g from its target", v, d)
-		}
-	}
+	onTarget(t, p.ed.Handles[1], posed)
 	// The middle of the bar follows: it moves, toward the tip's side.
 	mid := 60
 	if d := posed[mid].Sub(rest[mid]).Len(); d < 0.1 {
@@ -122,7 +147,7 @@ func TestStateRoundTrip(t *testing.T) {
 	ed.Handles[1].Offset = assets.Vec3{-1, 1, 0.5}
 	ed.Handles[1].Name = "tip"
 	ed.Frozen = []int{3, 4}
-	p.do(h, "edit", ed, false)
+	p.do(h, "edit", ed, solve)
 	p.InsertKey(h)
 	settle(t, p, h)
 	raw, err := p.State()
@@ -201,7 +226,7 @@ func TestOffsetsAt(t *testing.T) {
 // TestBadExampleFile: an example whose mesh does not match is refused with
 // a message naming the file, and the tool keeps working.
 func TestBadExampleFile(t *testing.T) {
-	h, p, tip := barWithHandles(t)
+	h, p, _ := barWithHandles(t)
 	defer p.Close()
 	tri := &assets.Mesh{Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}}
 	path := filepath.Join(t.TempDir(), "triangle.obj")
@@ -217,12 +242,8 @@ func TestBadExampleFile(t *testing.T) {
 	}
 	ed := p.ed.clone()
 	ed.Handles[1].Offset = assets.Vec3{0, 1, 0}
-	p.do(h, "Move", ed, false)
-	posed := settle(t, p, h)
-	want := p.ed.Handles[1].Base[0].Add(ed.Handles[1].Offset)
-	if d := posed[tip[0]].Sub(want).Len(); d > 1e-9 {
-		t.Errorf("after the refused example the tip is %g from its target", d)
-	}
+	p.do(h, "Move", ed, solve)
+	onTarget(t, p.ed.Handles[1], settle(t, p, h))
 }
 
 // waitAnimation waits for the animation job to end (the solver session
@@ -244,7 +265,7 @@ func keyedBar(t *testing.T) (*toolstest.Host, *Pose) {
 	h.CurrentFrame = 10
 	ed := p.ed.clone()
 	ed.Handles[1].Offset = assets.Vec3{-2, 2.5, 0}
-	p.do(h, "Move", ed, false)
+	p.do(h, "Move", ed, solve)
 	p.InsertKey(h)
 	return h, p
 }
@@ -304,7 +325,7 @@ func TestSolveAnimation(t *testing.T) {
 	h.CurrentFrame = 10
 	ed := p.ed.clone()
 	ed.Handles[1].Offset = assets.Vec3{-2, 2.5, 0}
-	p.do(h, "Move", ed, false)
+	p.do(h, "Move", ed, solve)
 	p.InsertKey(h)
 	if len(p.ed.Keys) != 2 {
 		t.Fatalf("%d keys, want 2", len(p.ed.Keys))
@@ -318,15 +339,11 @@ func TestSolveAnimation(t *testing.T) {
 	if clip == nil || len(clip.Frames) != 11 {
 		t.Fatalf("clip %v, want 11 frames", clip)
 	}
-	base := p.ed.Handles[1].Base
-	for i, v := range tip {
-		if d := clip.Frames[0][v].Sub(base[i]).Len(); d > 1e-6 {
-			t.Errorf("frame 1: tip vertex %d is %g from its key", v, d)
-		}
-		if d := clip.Frames[10][v].Sub(base[i].Add(ed.Handles[1].Offset)).Len(); d > 1e-6 {
-			t.Errorf("frame 11: tip vertex %d is %g from its key", v, d)
-		}
-	}
+	// The keyed handle at its keys (it turns with the bend).
+	first, last := p.ed.Handles[1], p.ed.Handles[1]
+	first.Offset, last.Offset = p.ed.Keys[0].Offsets[1], p.ed.Keys[1].Offsets[1]
+	onTarget(t, first, clip.Frames[0])
+	onTarget(t, last, clip.Frames[10])
 	// In between, the tip travels: each frame moves it, none jumps.
 	for f := 1; f < 11; f++ {
 		step := clip.Frames[f][tip[0]].Sub(clip.Frames[f-1][tip[0]]).Len()
@@ -349,7 +366,7 @@ func TestItem2LinearWeightsNotShownAsZero(t *testing.T) {
 	defer p.Close()
 	ed := p.ed.clone()
 	ed.Handles[1].Offset = assets.Vec3{-2, 2.5, 0}
-	p.do(h, "Move", ed, false)
+	p.do(h, "Move", ed, solve)
 	settle(t, p, h)
 	exs := p.Examples()
 	if len(exs) != 2 || !exs[0].HasWeight || !exs[1].HasWeight || exs[1].Weight <= exs[0].Weight {
@@ -361,5 +378,129 @@ func TestItem2LinearWeightsNotShownAsZero(t *testing.T) {
 		if ex.HasWeight {
 			t.Errorf("linear space: example %d reports weight %.2f", i, ex.Weight)
 		}
+	}
+}
+
+// lionWithExamples opens the lion's reference pose with its nine poses as
+// examples, as an artist would.
+func lionWithExamples(t *testing.T) (*toolstest.Host, *Pose) {
+	t.Helper()
+	dir := shareddata.Path(t, "lion-poses")
+	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := toolstest.New(&assets.Object{Name: "lion", Mesh: ref})
+	p := &Pose{}
+	p.Sync(h)
+	p.AddExampleFolder(h, filepath.Join(dir, "frames"))
+	if len(p.ed.Examples) != 9 || len(h.Errs) > 0 {
+		t.Fatalf("%d examples, errors %v", len(p.ed.Examples), h.Errs)
+	}
+	return h, p
+}
+
+// paw returns the 40 vertices nearest to the lion's lowest vertex: a
+// paw, as a box selection would take it.
+func paw(m *assets.Mesh) []int {
+	low := 0
+	for v, q := range m.Positions {
+		if q[1] < m.Positions[low][1] {
+			low = v
+		}
+	}
+	vs := make([]int, len(m.Positions))
+	for i := range vs {
+		vs[i] = i
+	}
+	slices.SortFunc(vs, func(a, b int) int {
+		return cmp.Compare(m.Positions[a].Sub(m.Positions[low]).Len(), m.Positions[b].Sub(m.Positions[low]).Len())
+	})
+	sel := slices.Clone(vs[:40])
+	slices.Sort(sel)
+	return sel
+}
+
+// settleDrift runs UI frames until the solver has measured the drift of
+// the held pose and returns the pose shown.
+func settleDrift(t *testing.T, p *Pose, h *toolstest.Host) []assets.Vec3 {
+	t.Helper()
+	for {
+		pos := settle(t, p, h)
+		if !p.last.held {
+			t.Fatalf("the solver solved (%d iterations) instead of holding the pose shown", p.last.stats.Iteration)
+		}
+		if _, known := p.Drift(); known {
+			return pos
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// diagonal is the length of the bounding box's diagonal.
+func diagonal(ps []assets.Vec3) float64 {
+	lo, hi := assets.Bounds(ps)
+	return hi.Sub(lo).Len()
+}
+
+// largestMove is the largest distance between a and b, vertex by vertex.
+func largestMove(a, b []assets.Vec3) float64 {
+	d := 0.0
+	for v := range a {
+		d = math.Max(d, a[v].Sub(b[v]).Len())
+	}
+	return d
+}
+
+// TestItem1MakingAHandleMovesNothing (issue 10, item 1): on the lion
+// (reference pose, its nine poses as examples), making a handle of a paw
+// leaves the standing lion as it is (it snapped to a sitting pose at
+// weight 0.98); the tool says that the reference is no blend of the
+// examples, and adding it as an example makes it one; a drag then moves
+// the paw, and undoing every step brings the standing lion back.
+func TestItem1MakingAHandleMovesNothing(t *testing.T) {
+	h, p := lionWithExamples(t)
+	defer p.Close()
+	ref := h.Obj.Mesh.Positions
+	h.Sel = paw(h.Obj.Mesh)
+	p.MakeHandle(h)
+	if d := largestMove(settle(t, p, h), ref); d != 0 {
+		t.Fatalf("making a handle moved the lion: a vertex moved %.3g (diagonal %.3g)", d, diagonal(ref))
+	}
+	settleDrift(t, p, h)
+	drift, _ := p.Drift()
+	if drift < DriftThreshold || !p.ShownIsReference(h) {
+		t.Fatalf("drift %.3g of the reference pose (reference shown: %v): the nine poses do not reproduce it, the panel must say so", drift, p.ShownIsReference(h))
+	}
+	t.Logf("the reference pose from the nine examples: a solve would move it by %.1f%% of the diagonal", 100*drift)
+
+	p.AddShownExample(h)
+	if d := largestMove(settleDrift(t, p, h), ref); d != 0 {
+		t.Fatalf("adding the reference as an example moved the lion by %.3g", d)
+	}
+	if drift, _ := p.Drift(); drift > 1e-6 {
+		t.Fatalf("with the reference among the examples, a solve would still move it by %.3g of the diagonal", drift)
+	}
+
+	ed := p.ed.clone()
+	ed.Handles[0].Offset = assets.Vec3{0.05, 0.05, 0}
+	p.do(h, "Move Handle 1", ed, solve)
+	posed := settle(t, p, h)
+	onTarget(t, p.ed.Handles[0], posed)
+	if d := largestMove(posed, ref); d < 0.04 {
+		t.Fatalf("the drag moved the paw only %.3g", d)
+	}
+	for h.Stack.CanUndo() {
+		h.Stack.Undo()
+	}
+	pos, _ := p.Display(h)
+	if pos == nil {
+		pos = h.Positions()
+	}
+	if d := largestMove(pos, ref); d != 0 {
+		t.Errorf("after undoing every step the lion is not the standing lion: a vertex is %.3g away", d)
+	}
+	if len(p.ed.Handles) != 0 || len(p.ed.Examples) != 0 {
+		t.Errorf("after undoing every step: %d handles, %d examples", len(p.ed.Handles), len(p.ed.Examples))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -35,12 +36,24 @@ type problem struct {
 	// instead of inverse kinematics (handles is then the anchor vertex).
 	blend []float64
 
-	// start is where a rebuilt solver starts (the pose shown).
-	start []assets.Vec3
-	// restart asks for a fresh start (weights from the linear space)
-	// rather than continuing from the last weights, as after a new handle
-	// set.
+	// groups are the handles that turn with the pose (meshik's
+	// SetRotating), each a list of its vertices.
+	groups [][]int
+
+	// start is the pose shown, where a rebuilt solver, a restart and a
+	// hold begin; startWeights are the weights that produced it (nil:
+	// unknown), the first guess of the fit (meshik's FitWeights).
+	start        []assets.Vec3
+	startWeights []float64
+	// restart asks for a fresh start (weights from the linear space's
+	// solution for the constraints) rather than from the pose shown.
 	restart uint64
+	// hold asks the session to take the pose shown as the solution until
+	// the targets change: after a new handle set, an undo or a reopened
+	// project, nothing moves until the artist drags. The session fits the
+	// weights to the pose and then measures, without showing it, how far
+	// a solve with the handles where they are would move the mesh.
+	hold bool
 }
 
 // snapshot is one published iterate.
@@ -52,6 +65,14 @@ type snapshot struct {
 	converged bool
 	err       error
 	count     uint64 // iterates published so far by the session
+	// held marks the snapshot of a hold: the pose shown with its fitted
+	// weights. drift, when known, is how far a solve with the handles
+	// where they are would move the held pose: the largest vertex
+	// displacement over the bounding box's diagonal (0 for a pose that is
+	// a blend of the examples, or a solve's own result).
+	held       bool
+	drift      float64
+	driftKnown bool
 }
 
 // session runs a meshik.Solver on a job: it waits for problems, iterates
@@ -126,6 +147,14 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 				done = true
 				continue
 			}
+			if p.hold {
+				s.publish(&snapshot{version: p.version, positions: solver.Positions(), weights: solver.Weights(), converged: true, held: true})
+				done = true
+				if d, ok := s.drift(ctx, solver, p); ok {
+					s.publish(&snapshot{version: p.version, positions: solver.Positions(), weights: solver.Weights(), converged: true, held: true, drift: d, driftKnown: true})
+				}
+				continue
+			}
 		}
 		rep.Report(0.5, "solving")
 		st, err := solver.Iterate()
@@ -138,30 +167,75 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 	}
 }
 
+// driftIterations caps the solve that measures a held pose's drift.
+const driftIterations = 100
+
+// drift solves, from the held pose, with the handles where they are, and
+// returns the largest vertex displacement over the pose's bounding-box
+// diagonal; then it puts the solver back as it was. It gives up (false)
+// when a new problem arrives, the job is cancelled or the solve fails.
+func (s *session) drift(ctx context.Context, solver *meshik.Solver, p *problem) (float64, bool) {
+	x0, w0 := solver.Positions(), solver.Weights()
+	defer func() {
+		// The same pose, weights and groups as before the measurement.
+		_ = solver.SetPositions(x0)
+		_ = solver.SetWeights(w0)
+		_ = solver.SetRotating(p.groups)
+	}()
+	for range driftIterations {
+		if ctx.Err() != nil || s.want.Load() != p {
+			return 0, false
+		}
+		st, err := solver.Iterate()
+		if err != nil {
+			return 0, false
+		}
+		if st.Converged {
+			break
+		}
+	}
+	lo, hi := assets.Bounds(x0)
+	diag := hi.Sub(lo).Len()
+	if diag == 0 {
+		return 0, true
+	}
+	worst := 0.0
+	for v, q := range solver.Positions() {
+		worst = math.Max(worst, q.Sub(x0[v]).Len())
+	}
+	return worst / diag, true
+}
+
 // apply brings the solver from problem old to p: rebuild for a new mesh,
-// examples or space; refactor for a new handle set; then new targets,
-// frozen triangles and a restart if asked.
+// examples or space; refactor for a new handle set; set the targets and
+// the frozen triangles. A rebuild, a restart or a hold starts from the
+// pose shown with the weights fitted to it (meshik's FitWeights), where
+// the handles' rotations are captured (SetRotating); a restart then
+// takes the linear space's solution for the constraints instead.
 func (s *session) apply(solver *meshik.Solver, old, p *problem, restarted uint64) (*meshik.Solver, error) {
 	rebuild := solver == nil || old == nil || !slices.Equal(old.triangles, p.triangles) || !sameSlice(old.reference, p.reference) ||
 		!samePoses(old.examples, p.examples) || old.space != p.space
-	fresh := rebuild || p.restart != restarted
+	restart := p.restart != restarted
+	start := rebuild || restart || p.hold
 	if rebuild {
 		var err error
 		if solver, err = meshik.New(p.reference, p.triangles, p.examples, meshik.Options{Space: p.space}); err != nil {
 			return nil, err
 		}
+	}
+	if start {
 		if err := solver.SetPositions(p.start); err != nil {
 			return nil, err
 		}
 	}
-	if rebuild || !slices.Equal(old.handles, p.handles) {
+	newHandles := rebuild || !slices.Equal(old.handles, p.handles)
+	if newHandles {
 		if len(p.handles) == 0 {
 			return nil, errors.New("no handles: select vertices and make a handle to pose the mesh")
 		}
 		if err := solver.SetHandles(p.handles); err != nil {
 			return nil, err
 		}
-		fresh = true
 	}
 	if err := solver.SetTargets(p.targets); err != nil {
 		return nil, err
@@ -171,12 +245,32 @@ func (s *session) apply(solver *meshik.Solver, old, p *problem, restarted uint64
 			return nil, err
 		}
 	}
-	if fresh && p.blend == nil {
+	if p.blend != nil {
+		return solver, nil
+	}
+	if start {
+		if len(p.startWeights) == solver.NumWeights() {
+			if err := solver.SetWeights(p.startWeights); err != nil {
+				return nil, err
+			}
+		}
+		solver.FitWeights()
+	}
+	if start || newHandles || !sameGroups(old.groups, p.groups) {
+		if err := solver.SetRotating(p.groups); err != nil {
+			return nil, err
+		}
+	}
+	if restart {
 		if err := solver.StartFromLinear(); err != nil {
 			return nil, err
 		}
 	}
 	return solver, nil
+}
+
+func sameGroups(a, b [][]int) bool {
+	return slices.EqualFunc(a, b, func(x, y []int) bool { return slices.Equal(x, y) })
 }
 
 func sameSlice[T any](a, b []T) bool {

@@ -37,6 +37,9 @@ type handleJSON struct {
 	Vertices []int      `json:"vertices"`
 	Base     string     `json:"base"`
 	Offset   [3]float64 `json:"offset"`
+	// Fixed holds the handle's orientation; absent, it turns with the
+	// pose.
+	Fixed bool `json:"fixed_orientation,omitempty"`
 }
 
 type keyJSON struct {
@@ -58,7 +61,7 @@ func (p *Pose) State() (json.RawMessage, error) {
 		s.Examples = append(s.Examples, exampleJSON{Name: ex.Name, Positions: assets.EncodeVec3s(ex.Positions)})
 	}
 	for _, hd := range p.ed.Handles {
-		s.Handles = append(s.Handles, handleJSON{Name: hd.Name, Vertices: hd.Vertices, Base: assets.EncodeVec3s(hd.Base), Offset: hd.Offset})
+		s.Handles = append(s.Handles, handleJSON{Name: hd.Name, Vertices: hd.Vertices, Base: assets.EncodeVec3s(hd.Base), Offset: hd.Offset, Fixed: hd.Fixed})
 	}
 	for _, k := range p.ed.Keys {
 		kj := keyJSON{Frame: k.Frame}
@@ -131,7 +134,7 @@ func (p *Pose) Restore(h tools.Host, raw json.RawMessage) error {
 				return bad("handle %q: vertex %d does not exist (%d vertices)", hj.Name, v, nv)
 			}
 		}
-		ed.Handles = append(ed.Handles, handle{Name: hj.Name, Vertices: hj.Vertices, Base: base, Offset: hj.Offset})
+		ed.Handles = append(ed.Handles, handle{Name: hj.Name, Vertices: hj.Vertices, Base: base, Offset: hj.Offset, Fixed: hj.Fixed})
 	}
 	for _, j := range s.Frozen {
 		if j < 0 || j >= nt {
@@ -164,7 +167,7 @@ func (p *Pose) Restore(h tools.Host, raw json.RawMessage) error {
 	p.weights = s.Weights
 	p.XRay = s.XRay
 	if len(ed.Handles) > 0 || ed.Mode == Blend {
-		p.post(h, false)
+		p.post(h, hold)
 	}
 	return nil
 }

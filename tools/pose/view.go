@@ -58,13 +58,16 @@ type HandleInfo struct {
 	Name     string
 	Vertices int
 	Color    [4]float32
+	// Turns: the handle turns with the pose (a handle of one vertex has
+	// no orientation to hold).
+	Turns bool
 }
 
 // Handles returns the handles in order.
 func (p *Pose) Handles() []HandleInfo {
 	out := make([]HandleInfo, len(p.ed.Handles))
 	for i, hd := range p.ed.Handles {
-		out[i] = HandleInfo{Name: hd.Name, Vertices: len(hd.Vertices), Color: HandleColors[i%len(HandleColors)]}
+		out[i] = HandleInfo{Name: hd.Name, Vertices: len(hd.Vertices), Color: HandleColors[i%len(HandleColors)], Turns: !hd.Fixed}
 	}
 	return out
 }
@@ -72,6 +75,57 @@ func (p *Pose) Handles() []HandleInfo {
 // HandleCentre returns handle i's centre as shown now (the mean of its
 // vertices' positions).
 func (p *Pose) HandleCentre(h tools.Host, i int) mgl64.Vec3 { return p.handleCentre(h, i) }
+
+// SetHandleTurns lets handle i turn with the pose, or holds its
+// orientation, as one undoable edit; nothing moves until the next drag.
+func (p *Pose) SetHandleTurns(h tools.Host, i int, turns bool) {
+	if i < 0 || i >= len(p.ed.Handles) || p.ed.Handles[i].Fixed == !turns {
+		return
+	}
+	ed := p.ed.clone()
+	ed.Handles[i].Fixed = !turns
+	name := "Hold the orientation of " + ed.Handles[i].Name
+	if turns {
+		name = "Let " + ed.Handles[i].Name + " turn"
+	}
+	p.do(h, name, ed, hold)
+}
+
+// DriftThreshold is the drift (see Drift) above which the panel says the
+// pose shown is not a blend of the examples.
+const DriftThreshold = 1e-3
+
+// Drift returns how far a solve with the handles where they are would
+// move the pose shown, as the largest vertex displacement over the
+// bounding box's diagonal, once the solver has measured it (known). A
+// pose the examples can reproduce, or a solve's own result, has a drift
+// of 0: making a handle and dragging it then moves the mesh only as the
+// drag asks. A drift above DriftThreshold means the first drag pulls the
+// whole mesh toward the nearest blend (the lion's standing reference pose
+// from its nine other poses): AddShownExample makes the pose shown
+// reachable.
+func (p *Pose) Drift() (drift float64, known bool) { return p.drift, p.driftKnown }
+
+// ShownIsReference reports whether the pose shown is the reference pose
+// (the object's rest pose or the reference example), vertex for vertex.
+func (p *Pose) ShownIsReference(h tools.Host) bool {
+	return p.obj != nil && slices.Equal(p.shown(h), p.referencePositions())
+}
+
+// AddShownExample adds the pose shown as an example pose ("reference
+// pose" when it is the reference), so that it is a blend of the examples
+// and a solve with the handles where they are keeps it.
+func (p *Pose) AddShownExample(h tools.Host) {
+	p.Sync(h)
+	if p.obj == nil {
+		return
+	}
+	name := "pose shown"
+	if p.ShownIsReference(h) {
+		name = "reference pose"
+	}
+	p.addExamples(h, "Add the "+name+" as an example", []example{{Name: name, Positions: p.shown(h)}})
+}
 
 // FrozenTriangles returns how many triangles are frozen.
 func (p *Pose) FrozenTriangles() int { return len(p.ed.Frozen) }
@@ -92,11 +146,11 @@ func (p *Pose) RemoveKey(h tools.Host, i int) {
 	}
 	ed := p.ed.clone()
 	ed.Keys = slices.Delete(ed.Keys, i, i+1)
-	p.do(h, "Remove key", ed, false)
+	p.do(h, "Remove key", ed, hold)
 }
 
 // Resolve solves again from a fresh start (the linear space's solution).
-func (p *Pose) Resolve(h tools.Host) { p.post(h, true) }
+func (p *Pose) Resolve(h tools.Host) { p.post(h, restart) }
 
 // Animating reports whether an animation is being solved.
 func (p *Pose) Animating() bool { return p.anim != nil }
@@ -132,6 +186,8 @@ func (p *Pose) Status(now time.Time) Status {
 		st.State = "no solve yet"
 	case p.last.err != nil:
 		st.State = "error: " + p.last.err.Error()
+	case p.last.held:
+		st.State = "holding the pose shown; drag a handle's ring to pose"
 	case p.last.converged:
 		st.State = "converged"
 	case p.last.count > 0:
