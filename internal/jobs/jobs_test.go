@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"gallop/internal/parallel"
 )
@@ -69,23 +72,35 @@ func TestPanicBecomesError(t *testing.T) {
 	}
 }
 
-// TestParallelPanicBecomesError: a loop body that panics inside a job's
-// parallel.For (on the job's goroutine or a pool worker) fails the job
-// with the panic's value; the process lives and the pool still works.
+// TestParallelPanicBecomesError: a loop body that panics on a pool
+// worker inside a job's parallel.For fails the job with the panic's value;
+// the process lives and the pool still works. The body panics only on a
+// worker thread (never on the job's own), so only the worker's recovery
+// can save the process.
 func TestParallelPanicBecomesError(t *testing.T) {
+	if parallel.Workers() < 2 {
+		t.Skip("one CPU: parallel.For runs on the caller alone")
+	}
 	var r Runner
 	var got error
 	r.Start("loop", func(context.Context, Reporter) error {
-		parallel.For(1000, func(i int) {
-			if i%7 == 3 {
-				panic(fmt.Sprintf("boom at %d", i))
-			}
-		})
-		return nil
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		caller := syscall.Gettid()
+		for { // until a worker joins a loop (and panics)
+			parallel.For(16, func(i int) {
+				if syscall.Gettid() != caller {
+					panic(fmt.Sprintf("boom on a worker at %d", i))
+				}
+				// Some work, so that a worker handed the loop joins in.
+				for start := time.Now(); time.Since(start) < 50*time.Microsecond; {
+				}
+			})
+		}
 	}, func(err error) { got = err })
 	r.Wait()
-	if got == nil || !strings.Contains(got.Error(), "internal error") || !strings.Contains(got.Error(), "boom at") {
-		t.Fatalf("job error %v, want the loop's panic", got)
+	if got == nil || !strings.Contains(got.Error(), "internal error") || !strings.Contains(got.Error(), "boom on a worker") {
+		t.Fatalf("job error %v, want the worker's panic", got)
 	}
 	n := 0
 	parallel.For(10, func(int) {})

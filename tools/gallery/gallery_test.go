@@ -1,6 +1,7 @@
 package gallery
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"gallop/assets"
 	"gallop/assets/gltftest"
+	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
 	"gallop/tools/toolstest"
 )
@@ -269,6 +271,25 @@ func TestChainPanicIsReported(t *testing.T) {
 	r.start(&h.Runner, nil)
 	h.Runner.Wait()
 	if r.task.Err == nil || !strings.Contains(r.task.Err.Error(), "panic") || !strings.Contains(r.task.Err.Error(), "a simulator bug") {
+		t.Fatalf("the run's error is %v; want the panic", r.task.Err)
+	}
+}
+
+// TestRunGoroutinePanicIsReported: a panic on the run's own goroutine,
+// outside any chain (where the chains' recovery cannot see it), ends the
+// run with an error naming it; the process lives.
+func TestRunGoroutinePanicIsReported(t *testing.T) {
+	h := toolstest.New(nil)
+	pg, err := plausible.NewGallery(plausible.NewBall2D(), []uint64{1}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{gallery: pg, scenario: "ball", iterations: 10, chains: func(context.Context) ([]mcmc.Stats, error) {
+		panic("test: a bug between the chains")
+	}}
+	r.start(&h.Runner, nil)
+	h.Runner.Wait()
+	if r.task.Err == nil || !strings.Contains(r.task.Err.Error(), "internal error in the chains") || !strings.Contains(r.task.Err.Error(), "a bug between the chains") {
 		t.Fatalf("the run's error is %v; want the panic", r.task.Err)
 	}
 }

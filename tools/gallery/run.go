@@ -63,6 +63,9 @@ type run struct {
 	// record makes a sample's animation: the gallery's own recording
 	// unless the tool sets another.
 	record func(e plausible.Entry, fps float64) (*assets.RigidAnimation, error)
+	// chains runs the sampling: the gallery's Run unless a test sets
+	// another.
+	chains func(context.Context) ([]mcmc.Stats, error)
 }
 
 // start runs g as a job of runner; done runs on the UI thread when it
@@ -76,6 +79,9 @@ func (r *run) start(runner *jobs.Runner, done func()) {
 			}
 			return Animation(rec)
 		}
+	}
+	if r.chains == nil {
+		r.chains = r.gallery.Run
 	}
 	r.task.Start(runner, "Gallery: "+r.scenario, r.work, done)
 }
@@ -98,7 +104,7 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 				err = fmt.Errorf("internal error in the chains: %v", p)
 			}
 		}()
-		_, err = r.gallery.Run(ctx)
+		_, err = r.chains(ctx)
 	}()
 	recorded := map[[2]int]*Sample{}
 	var shown []*Sample
