@@ -504,3 +504,45 @@ func TestItem1MakingAHandleMovesNothing(t *testing.T) {
 		t.Errorf("after undoing every step: %d handles, %d examples", len(p.ed.Handles), len(p.ed.Examples))
 	}
 }
+
+// TestItem3HandleTurnsWithTheBend (issue 10, item 3): a handle made of
+// the demo bar's whole tip ring, dragged to where the bent example has
+// its tip, turns with the bend, so the bar takes the bent example's shape;
+// unticked ("turns" off), it keeps its orientation and the bar kinks at
+// the tip. The base handle holds its orientation.
+func TestItem3HandleTurnsWithTheBend(t *testing.T) {
+	bend := func(turns bool) (posed, bent []assets.Vec3) {
+		h, p, tip := barWithHandles(t)
+		defer p.Close()
+		p.SetHandleTurns(h, 0, false)
+		p.SetHandleTurns(h, 1, turns)
+		bent = p.ed.Examples[1].Positions
+		var from, to assets.Vec3
+		for _, v := range tip {
+			from, to = from.Add(h.Obj.Mesh.Positions[v]), to.Add(bent[v])
+		}
+		ed := p.ed.clone()
+		ed.Handles[1].Offset = to.Sub(from).Mul(1 / float64(len(tip)))
+		p.do(h, "Move Handle 2", ed, solve)
+		posed = settle(t, p, h)
+		onTarget(t, p.ed.Handles[0], posed)
+		onTarget(t, p.ed.Handles[1], posed)
+		return posed, bent
+	}
+	rms := func(a, b []assets.Vec3) float64 {
+		s := 0.0
+		for v := range a {
+			s += a[v].Sub(b[v]).LenSqr()
+		}
+		return math.Sqrt(s / float64(len(a)))
+	}
+	turned, bent := bend(true)
+	held, _ := bend(false)
+	if d := rms(turned, bent); d > 1e-5 {
+		t.Errorf("the turning tip handle leaves the bar %.3g (RMS) from the bent example, want < 1e-5 (length 6)", d)
+	}
+	if d := rms(held, bent); d < 0.1 {
+		t.Errorf("the tip handle held at its orientation leaves the bar only %.3g from the bent example: it should kink", d)
+	}
+	t.Logf("RMS from the bent example: turning %.2e, held %.3f", rms(turned, bent), rms(held, bent))
+}
