@@ -36,6 +36,9 @@ type RigidAnimation struct {
 	// from (for previews and thumbnails; need not be unit length); zero:
 	// the front (+Z), a little above.
 	View Vec3
+	// FocusLo and FocusHi bound the part of the scene that shows the
+	// outcome, which a thumbnail frames; both zero: the whole animation.
+	FocusLo, FocusHi Vec3
 }
 
 // RigidBody is one moving body of a RigidAnimation. In frame f a point p of

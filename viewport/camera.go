@@ -146,6 +146,49 @@ func (c *Camera) Frame(lo, hi mgl64.Vec3, aspect float64) {
 	c.frameSphere(center, radius, aspect)
 }
 
+// fitMargin is the part of the view Fit lets the box's projection take,
+// in each direction.
+const fitMargin = 0.95
+
+// Fit moves the camera, keeping its direction, so that the box [lo, hi]
+// is as large as the view allows: Target goes to the box's centre and
+// Distance is the smallest at which every corner projects within 95% of
+// the view's half-width and half-height. For a corner at (x, y, z) in the
+// camera's (right, up, back) frame about Target, perspective needs
+// Distance ≥ z + max(|x|/(m·t·aspect), |y|/(m·t)) with t = tan(FovY/2)
+// and m = 0.95; orthographic needs Distance·t ≥ max(|x|/(m·aspect), |y|/m).
+// A flat box seen from above fills the view where Frame's bounding sphere
+// would leave it a third. The scene sphere (clip planes) is not changed.
+// An empty or non-finite box leaves the camera as it is.
+func (c *Camera) Fit(lo, hi mgl64.Vec3, aspect float64) {
+	center, _, ok := boxSphere(lo, hi)
+	if !ok {
+		return
+	}
+	aspect = sanitizeAspect(aspect)
+	t := math.Tan(c.FovY / 2)
+	right, up, back := c.frame()
+	d := 0.0
+	for i := range 8 {
+		corner := mgl64.Vec3{lo[0], lo[1], lo[2]}
+		for k := range 3 {
+			if i&(1<<k) != 0 {
+				corner[k] = hi[k]
+			}
+		}
+		p := corner.Sub(center)
+		x, y, z := math.Abs(p.Dot(right)), math.Abs(p.Dot(up)), p.Dot(back)
+		need := max(x/(fitMargin*aspect), y/fitMargin) / t
+		if !c.Ortho {
+			need += z
+		}
+		d = max(d, need)
+	}
+	if d > 0 {
+		c.Target, c.Distance = center, d
+	}
+}
+
 // boxSphere returns the sphere circumscribing [lo, hi], with the radius of a
 // point box set as documented on SetScene, or ok = false for an empty or
 // non-finite box.

@@ -14,6 +14,9 @@ type RigidScene struct {
 	Objects []*assets.Object
 	Lo, Hi  assets.Vec3
 	View    assets.Vec3 // the animation's View
+	// FocusLo and FocusHi are the animation's focus box, or Lo and Hi
+	// when it has none.
+	FocusLo, FocusHi assets.Vec3
 
 	colors [][][3]float32 // per object, per vertex
 }
@@ -43,6 +46,10 @@ func NewRigidScene(a *assets.RigidAnimation) (*RigidScene, error) {
 		for k := range 3 {
 			s.Lo[k], s.Hi[k] = min(s.Lo[k], lo[k]), max(s.Hi[k], hi[k])
 		}
+	}
+	s.FocusLo, s.FocusHi = s.Lo, s.Hi
+	if a.FocusLo != a.FocusHi {
+		s.FocusLo, s.FocusHi = a.FocusLo, a.FocusHi
 	}
 	return s, nil
 }
@@ -99,11 +106,28 @@ const (
 // given aspect ratio, seen from the animation's View direction, or from
 // FrontYaw and FrontPitch when it has none.
 func (s *RigidScene) Camera(aspect float64) Camera {
+	c := s.viewCamera()
+	c.Frame(s.Lo, s.Hi, aspect)
+	return c
+}
+
+// ThumbnailCamera returns a camera for a small picture of the animation:
+// seen as Camera sees it, with the focus box (what shows the outcome)
+// made as large as the view allows (Camera.Fit), the rest of the scene
+// within the clip planes.
+func (s *RigidScene) ThumbnailCamera(aspect float64) Camera {
+	c := s.viewCamera()
+	c.Frame(s.Lo, s.Hi, aspect)
+	c.Fit(s.FocusLo, s.FocusHi, aspect)
+	return c
+}
+
+// viewCamera returns a camera looking from the animation's View.
+func (s *RigidScene) viewCamera() Camera {
 	c := Camera{Yaw: FrontYaw, Pitch: FrontPitch, FovY: DefaultFovY}
 	if v := s.View; v.Len() > 0 {
 		c.Yaw = math.Atan2(v[0], v[2])
 		c.Pitch = math.Asin(math.Max(-1, math.Min(1, v[1]/v.Len())))
 	}
-	c.Frame(s.Lo, s.Hi, aspect)
 	return c
 }

@@ -197,7 +197,7 @@ func (p *Panel) grid(h tools.Host, samples []*gallery.Sample) {
 		}
 		if imgui.IsItemHovered() {
 			p.thumbs.hover(s)
-			imgui.SetTooltip(fmt.Sprintf("chain %d, iteration %d, log p %.3g: click to play", s.Chain+1, s.Iteration, s.LogP))
+			imgui.SetTooltip(fmt.Sprintf("%s (log p %.3g): click to play it", s.Caption(), s.LogP))
 		}
 		if clicked {
 			p.m.Play(h, s)
@@ -206,14 +206,21 @@ func (p *Panel) grid(h tools.Host, samples []*gallery.Sample) {
 		if p.m.IsFavourite(s) {
 			star = "★"
 		}
+		left := imgui.CursorPosX()
 		if imgui.SmallButton(fmt.Sprintf("%s##star%d", star, i)) {
 			p.m.ToggleFavourite(s)
 		}
 		imgui.SameLine()
+		caption := s.Caption()
 		if p.m.Chosen() == s {
-			imgui.Text("playing")
-		} else {
-			imgui.Text(fmt.Sprintf("%d/%d", s.Chain+1, s.Iteration))
+			caption = "playing: " + caption
+		}
+		// The caption wraps within the thumbnail's width.
+		imgui.PushTextWrapPosV(left + thumbW + 8)
+		imgui.TextUnformatted(caption)
+		imgui.PopTextWrapPos()
+		if i == 0 {
+			panels.Mark("gallery: caption 1").Build()
 		}
 		imgui.EndGroup()
 	}

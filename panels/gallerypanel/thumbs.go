@@ -82,7 +82,7 @@ func (th *thumbnails) texture(s *gallery.Sample, animate bool) uint32 {
 	}
 	style := viewport.DefaultStyle()
 	style.Grid, style.Axes = false, false
-	cam := s.Scene.Camera(float64(thumbW) / thumbH)
+	cam := s.Scene.ThumbnailCamera(float64(thumbW) / thumbH)
 	// A still of a few bodies shows their paths; of many, where they
 	// ended (a strobe of ten balls is a blur).
 	items := s.Scene.Strobe(strobeFrames)

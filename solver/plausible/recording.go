@@ -19,8 +19,12 @@ type Recording struct {
 	FPS  float64
 	// View is the direction, from the scene's centre toward the eye, that
 	// shows it best (zero: any).
-	View   mgl64.Vec3
-	Bodies []RecordedBody
+	View mgl64.Vec3
+	// FocusLo and FocusHi bound the part of the scene that shows the
+	// outcome (a thumbnail frames it: the spelling bins, not the balls'
+	// drops from above them); both zero: the whole scene.
+	FocusLo, FocusHi mgl64.Vec3
+	Bodies           []RecordedBody
 	Static []RecordedPart
 }
 

@@ -679,8 +679,11 @@ func (s *Spell) Record(st SpellState, fps float64) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Seen from above, a little toward +z, so row 0 is at the top.
-	a := &Recording{Name: "spell " + s.Word, FPS: fps, View: mgl64.Vec3{0, 1, 0.35}}
+	// Seen from above, a little toward +z, so row 0 is at the top; what
+	// matters is the bins.
+	hx, hz := s.extent()
+	a := &Recording{Name: "spell " + s.Word, FPS: fps, View: mgl64.Vec3{0, 1, 0.35},
+		FocusLo: mgl64.Vec3{-hx, 0, -hz}, FocusHi: mgl64.Vec3{hx, SpellWallHeight, hz}}
 	ball := sphereShape(SpellBallRadius, 16)
 	for b, on := range st.Active {
 		if !on {
@@ -696,7 +699,6 @@ func (s *Spell) Record(st SpellState, fps float64) (*Recording, error) {
 	if len(a.Bodies) == 0 {
 		return nil, fmt.Errorf("spell %q: no active ball to record", s.Word)
 	}
-	hx, hz := s.extent()
 	floor := &Shape{Pieces: []Piece{boxAt(mgl64.Vec3{2*hx + 0.1, 0.01, 2*hz + 0.1}, mgl64.Vec3{0, -0.005, 0})}}
 	a.Static = append(a.Static, RecordedPart{Name: "floor", Shape: floor, Color: [3]float32{0.75, 0.72, 0.65}})
 	marks := &Shape{}

@@ -20,6 +20,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/jobs"
+	"gallop/internal/words"
 	"gallop/solver/plausible"
 	"gallop/tools"
 	"gallop/viewport"
@@ -77,7 +78,7 @@ type Favourite struct {
 
 // Label names a favourite in the panel.
 func (f *Favourite) Label() string {
-	return fmt.Sprintf("%s: chain %d, iteration %d", f.Scenario, f.Chain+1, f.Iteration)
+	return fmt.Sprintf("%s: chain %d, iteration %s", f.Scenario, f.Chain+1, words.Int(f.Iteration))
 }
 
 // Settings returns the settings of the chosen scenario, for the panel to

@@ -25,7 +25,7 @@ func Animation(rec *plausible.Recording) (*assets.RigidAnimation, error) {
 		meshes[s] = m
 		return m
 	}
-	a := &assets.RigidAnimation{Name: rec.Name, FPS: rec.FPS, View: rec.View}
+	a := &assets.RigidAnimation{Name: rec.Name, FPS: rec.FPS, View: rec.View, FocusLo: rec.FocusLo, FocusHi: rec.FocusHi}
 	for _, b := range rec.Bodies {
 		a.Bodies = append(a.Bodies, assets.RigidBody{Name: b.Name, Mesh: mesh(b.Shape), Color: b.Color, Positions: b.Positions, Rotations: b.Rotations})
 	}

@@ -10,6 +10,7 @@ import (
 	"gallop/assets"
 	"gallop/assets/gltftest"
 	"gallop/solver/plausible"
+	"gallop/viewport"
 )
 
 // TestAnimationOfEveryScenario turns each scenario's setup into the
@@ -97,5 +98,61 @@ func TestAnimationRefusesBadRecording(t *testing.T) {
 	rec.Bodies[0].Shape = &plausible.Shape{Pieces: []plausible.Piece{{Kind: plausible.SpherePiece, Radius: -1, Segments: 8}}}
 	if _, err := Animation(rec); err == nil {
 		t.Error("a sphere of radius -1 was accepted")
+	}
+}
+
+// TestItem9SpellThumbnailFramesTheBins (issue 10, item 9): a Spell
+// thumbnail frames the bins, seen from above, so they fill the picture
+// (the whole scene, with the balls' drops above the bins, left them a
+// third of it), and its caption reads in words.
+func TestItem9SpellThumbnailFramesTheBins(t *testing.T) {
+	sc, err := plausible.NewSpell("HI", plausible.SpellLetters["HI"], math.Exp(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := sc.Record(sc.Ideal(), 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anim, err := Animation(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scene, err := viewport.NewRigidScene(anim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const aspect = 116.0 / 87 // the thumbnail's
+	// share returns the part of the view's width and height the bins'
+	// projection takes.
+	share := func(cam viewport.Camera) (w, h float64) {
+		lo, hi := mgl64.Vec3{math.Inf(1), math.Inf(1)}, mgl64.Vec3{math.Inf(-1), math.Inf(-1)}
+		for i := range 8 {
+			c := rec.FocusLo
+			for k := range 3 {
+				if i&(1<<k) != 0 {
+					c[k] = rec.FocusHi[k]
+				}
+			}
+			ndc, visible := cam.Project(c, aspect)
+			if !visible {
+				t.Fatalf("a corner of the bins, %v, is out of the picture", c)
+			}
+			for k := range 2 {
+				lo[k], hi[k] = math.Min(lo[k], ndc[k]), math.Max(hi[k], ndc[k])
+			}
+		}
+		return (hi[0] - lo[0]) / 2, (hi[1] - lo[1]) / 2
+	}
+	w, h := share(scene.ThumbnailCamera(aspect))
+	if math.Max(w, h) < 0.9 || w*h < 0.5 {
+		t.Errorf("the bins take %.0f%% of the thumbnail's width and %.0f%% of its height; want one at least 90%% and the area at least half", 100*w, 100*h)
+	}
+	ww, wh := share(scene.Camera(aspect))
+	t.Logf("the bins take %.0f%% × %.0f%% of the thumbnail (whole scene framed: %.0f%% × %.0f%%)", 100*w, 100*h, 100*ww, 100*wh)
+
+	s := &Sample{Entry: plausible.Entry{Chain: 1, Iteration: 1466}}
+	if c := s.Caption(); c != "chain 2, iteration 1,466" {
+		t.Errorf("caption %q, want %q", c, "chain 2, iteration 1,466")
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/jobs"
+	"gallop/internal/words"
 	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
 	"gallop/viewport"
@@ -29,6 +30,12 @@ type Sample struct {
 	State json.RawMessage // the scenario's state (Gallery.State), for favourites
 	Anim  *assets.RigidAnimation
 	Scene *viewport.RigidScene
+}
+
+// Caption names the sample in words, under its thumbnail: the chain that
+// found it and when ("chain 2, iteration 1,466").
+func (s *Sample) Caption() string {
+	return fmt.Sprintf("chain %d, iteration %s", s.Chain+1, words.Int(s.Iteration))
 }
 
 // Line is one chain's plot data, decimated to at most plotPoints points.

@@ -29,12 +29,13 @@ type Result struct {
 	vertexErr []float64
 	errHi     float64
 	segments  []ssdr.Segment // per bone, in the rest pose
-	offset    assets.Vec3    // where the side-by-side copy goes: 1.2 × the clip's width along x
+	lo, hi    assets.Vec3    // the box around every frame of the clip
 
 	weightBone   int // the bone weightColours was made for (-1: none yet)
 	weightColors [][3]float32
 	errorColors  [][3]float32
-	shiftFrame   int // the frame shifted was made for (-1: none yet)
+	shiftFrame   int         // the frame shifted was made for (-1: none yet)
+	shiftBy      assets.Vec3 // the offset shifted was made for
 	shifted      []assets.Vec3
 }
 
@@ -58,8 +59,7 @@ func newResult(o *assets.Object, s Settings, rest []assets.Vec3, res *ssdr.Resul
 	r.segments = ssdr.Segments(rest, res.Weights, len(res.Transforms[0]))
 	lo, hi := assets.Bounds(rest)
 	r.Diagonal = hi.Sub(lo).Len()
-	clo, chi := o.Clip.Bounds()
-	r.offset = assets.Vec3{1.2 * (chi[0] - clo[0]), 0, 0}
+	r.lo, r.hi = o.Clip.Bounds()
 	return r
 }
 
@@ -105,19 +105,34 @@ func (r *Result) errorColours() [][3]float32 {
 }
 
 // shiftedAt returns the skinned positions at frame f moved by offset, for
-// the side-by-side copy: the same slice while f stays the same, a new one
-// when it changes (the renderer uploads a slice once, by identity).
-func (r *Result) shiftedAt(f int) []assets.Vec3 {
+// the side-by-side copy: the same slice while f and offset stay the same,
+// a new one when they change (the renderer uploads a slice once, by
+// identity).
+func (r *Result) shiftedAt(f int, offset assets.Vec3) []assets.Vec3 {
 	f = r.frame(f)
-	if r.shiftFrame != f {
+	if r.shiftFrame != f || r.shiftBy != offset {
 		src := r.skinned[f]
 		out := make([]assets.Vec3, len(src))
 		for i, p := range src {
-			out[i] = p.Add(r.offset)
+			out[i] = p.Add(offset)
 		}
-		r.shifted, r.shiftFrame = out, f
+		r.shifted, r.shiftFrame, r.shiftBy = out, f, offset
 	}
 	return r.shifted
+}
+
+// sideOffset returns where the side-by-side copy goes for a camera: along
+// the camera's horizontal right direction, by the width of the clip's box
+// seen along it plus a quarter, so that the two boxes do not overlap on
+// screen (they would along a fixed axis: horse-gallop runs along z, and
+// the default camera looks from 30° off z).
+func (r *Result) sideOffset(cam *viewport.Camera) assets.Vec3 {
+	right := assets.Vec3{math.Cos(cam.Yaw), 0, -math.Sin(cam.Yaw)}
+	width := 0.0
+	for k := range 3 {
+		width += math.Abs(right[k]) * (r.hi[k] - r.lo[k])
+	}
+	return right.Mul(1.25 * width)
 }
 
 // bone returns bone j's segment end points and centre at frame f, moved by

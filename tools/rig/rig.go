@@ -32,7 +32,8 @@ const (
 	ShowOriginal Show = iota
 	// ShowSkinned shows the rig's positions in place of the clip.
 	ShowSkinned
-	// ShowBoth shows the clip and, beside it along x, the rig's positions.
+	// ShowBoth shows the clip and, beside it to the right as the camera
+	// looks when it was chosen, the rig's positions, each labelled.
 	ShowBoth
 )
 
@@ -107,6 +108,7 @@ type Rig struct {
 	run      *run           // the running or last run
 	res      *Result        // the last finished result for obj
 	exported string         // the last export's report
+	side     assets.Vec3    // the side-by-side copy's offset (zero: not placed yet)
 }
 
 // defaults fills in the settings when none are set yet.
@@ -122,7 +124,7 @@ func (t *Rig) Sync(h tools.Host) {
 	t.defaults()
 	if t.obj != h.Object() {
 		t.Close()
-		t.obj, t.run, t.res, t.exported = h.Object(), nil, nil, ""
+		t.obj, t.run, t.res, t.exported, t.side = h.Object(), nil, nil, "", assets.Vec3{}
 	}
 }
 
@@ -244,12 +246,51 @@ func (t *Rig) Update(h tools.Host) {
 	}
 }
 
-// SetShow changes what the viewport shows; side by side frames both.
+// SetShow changes what the viewport shows. Side by side places the copy
+// to the right of the clip as the camera looks now, clear of it on
+// screen, and frames both.
 func (t *Rig) SetShow(h tools.Host, v Show) {
 	t.Show = v
 	if r := t.Result(h); r != nil && v == ShowBoth {
-		lo, hi := r.clip.Bounds()
-		h.View().FrameBox(lo, hi.Add(r.offset))
+		cam := &h.View().Camera
+		t.side = r.sideOffset(cam)
+		lo, hi := r.lo, r.hi.Add(t.side)
+		for k := range 3 {
+			lo[k] = min(lo[k], r.lo[k]+t.side[k])
+			hi[k] = max(hi[k], r.hi[k])
+		}
+		h.View().FrameBox(lo, hi)
+	}
+}
+
+// offset returns the side-by-side copy's offset, placing it for the
+// current camera if it has not been yet (a reopened project).
+func (t *Rig) offset(h tools.Host, r *Result) assets.Vec3 {
+	if t.side == (assets.Vec3{}) {
+		t.side = r.sideOffset(&h.View().Camera)
+	}
+	return t.side
+}
+
+// Label is a name drawn in the viewport over what it names.
+type Label struct {
+	Text string
+	At   assets.Vec3 // the top centre of what it names
+}
+
+// Labels returns the names of the clip and of the rig's copy when they
+// are shown side by side (none otherwise), each over the top centre of
+// its box.
+func (t *Rig) Labels(h tools.Host) []Label {
+	r := t.Result(h)
+	if r == nil || t.Show != ShowBoth {
+		return nil
+	}
+	top := r.lo.Add(r.hi).Mul(0.5)
+	top[1] = r.hi[1]
+	return []Label{
+		{Text: "original clip", At: top},
+		{Text: fmt.Sprintf("rig: %d bones", r.Bones()), At: top.Add(t.offset(h, r))},
 	}
 }
 
@@ -318,7 +359,7 @@ func (t *Rig) ExtraItems(h tools.Host) []viewport.Item {
 	if r == nil || t.Show != ShowBoth {
 		return nil
 	}
-	return []viewport.Item{{Key: r, Triangles: r.obj.Mesh.Triangles, Positions: r.shiftedAt(h.Frame()), Colors: t.colours(r)}}
+	return []viewport.Item{{Key: r, Triangles: r.obj.Mesh.Triangles, Positions: r.shiftedAt(h.Frame(), t.offset(h, r)), Colors: t.colours(r)}}
 }
 
 // BoneSegment is a bone drawn in the viewport: its segment's end points
@@ -340,7 +381,7 @@ func (t *Rig) Bones(h tools.Host) []BoneSegment {
 	}
 	var shift assets.Vec3
 	if t.Show == ShowBoth {
-		shift = r.offset
+		shift = t.offset(h, r)
 	}
 	seg := func(j int) (BoneSegment, bool) {
 		if r.segments[j].Weight == 0 {

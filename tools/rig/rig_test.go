@@ -1,13 +1,16 @@
 package rig
 
 import (
+	"context"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"gallop/assets"
 	"gallop/assets/gltftest"
+	"gallop/internal/shareddata"
 	"gallop/tools/toolstest"
 )
 
@@ -301,5 +304,71 @@ func TestRigApply(t *testing.T) {
 	h.Stack.Redo()
 	if !r.Applied() {
 		t.Fatal("Redo did not apply the rig again")
+	}
+}
+
+// TestItem12SideBySideApartAndLabelled (issue 10, item 12): side by side,
+// the galloping horse and its rig's copy stand apart on screen from the
+// default camera (the copy sat 1.2 widths along x, and the horse, which
+// runs along z, overlapped itself), both inside the view, each under its
+// label.
+func TestItem12SideBySideApartAndLabelled(t *testing.T) {
+	objs, err := assets.Import(context.Background(), []string{shareddata.Path(t, "horse-gallop", "frames")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip := objs[0]
+	h := toolstest.New(clip)
+	v := h.View()
+	v.Width, v.Height = 660, 640 // the viewport of a 1280 × 800 window
+	lo, hi := clip.Clip.Bounds()
+	v.FrameBox(lo, hi)
+	tool := &Rig{}
+	tool.Update(h)
+	tool.Settings.Bones, tool.Settings.Iterations = 4, 3
+	tool.Start(h)
+	finish(t, tool, h)
+	if tool.Result(h) == nil {
+		t.Fatalf("no result; errors %v", h.Errs)
+	}
+	tool.SetShow(h, ShowBoth)
+	copyItems := tool.ExtraItems(h)
+	if len(copyItems) != 1 {
+		t.Fatalf("%d extra items side by side, want the copy", len(copyItems))
+	}
+	// span returns the screen box of positions.
+	span := func(ps []assets.Vec3) (x0, y0, x1, y1 float64) {
+		x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for _, p := range ps {
+			x, y, ok := v.ToScreen(p)
+			if !ok {
+				t.Fatalf("a vertex at %v is out of the view's depth", p)
+			}
+			x0, y0, x1, y1 = math.Min(x0, x), math.Min(y0, y), math.Max(x1, x), math.Max(y1, y)
+		}
+		return
+	}
+	for _, f := range []int{0, 12, 24, 36} {
+		h.CurrentFrame = f
+		ox0, oy0, ox1, oy1 := span(h.Positions())
+		cx0, cy0, cx1, cy1 := span(tool.ExtraItems(h)[0].Positions)
+		if !(ox1 < cx0) {
+			t.Errorf("frame %d: the original spans x %.0f–%.0f and the copy %.0f–%.0f on screen: they overlap", f+1, ox0, ox1, cx0, cx1)
+		}
+		for _, b := range [][4]float64{{ox0, oy0, ox1, oy1}, {cx0, cy0, cx1, cy1}} {
+			if b[0] < 0 || b[1] < 0 || b[2] > v.Width || b[3] > v.Height {
+				t.Errorf("frame %d: a horse spans %v, outside the %gx%g view", f+1, b, v.Width, v.Height)
+			}
+		}
+		labels := tool.Labels(h)
+		if len(labels) != 2 || labels[0].Text != "original clip" || !strings.HasPrefix(labels[1].Text, "rig: 4 bones") {
+			t.Fatalf("labels %+v", labels)
+		}
+		for i, span := range [][2]float64{{ox0, ox1}, {cx0, cx1}} {
+			x, _, _ := v.ToScreen(labels[i].At)
+			if x < span[0] || x > span[1] {
+				t.Errorf("frame %d: label %q at x %.0f is not over its horse (%.0f–%.0f)", f+1, labels[i].Text, x, span[0], span[1])
+			}
+		}
 	}
 }
