@@ -25,7 +25,7 @@ type Recording struct {
 	// drops from above them); both zero: the whole scene.
 	FocusLo, FocusHi mgl64.Vec3
 	Bodies           []RecordedBody
-	Static []RecordedPart
+	Static           []RecordedPart
 }
 
 // RecordedBody is a moving body: its look and its pose at every frame
