@@ -77,6 +77,9 @@ type App struct {
 	dialogs *dialogs
 	loading int // load jobs running: the document is about to be replaced
 
+	layout     layout          // the side panels' widths
+	objectOpen map[string]bool // per tool: the properties' Object block is unfolded
+
 	keys       []keyEvent // key presses since the last frame
 	lastFrame  time.Time
 	lastActive time.Time // last input, playback or job activity
@@ -100,8 +103,12 @@ func Run(opts Options) error {
 		view:   viewport.NewView(),
 		tools:  newTools(),
 		recent: loadRecent(),
+		layout: loadLayout(),
 	}
 	a.dialogs = newDialogs(giu.Update, a.fail)
+	if len(a.recent) > 0 {
+		a.dialogs.near(a.recent[0]) // dialogs start next to the data last opened
+	}
 	a.play.loop = true
 	a.win = giu.NewMasterWindow("Gallop", opts.Width, opts.Height, 0)
 	a.fps = fpsActive
@@ -123,7 +130,7 @@ func Run(opts Options) error {
 	if len(opts.Files) > 0 {
 		a.openPaths(opts.Files, false)
 	} else {
-		a.setDocument(&Document{Scene: assets.DemoScene(), Title: "demo: bending bar"}, nil)
+		a.openDemo()
 	}
 	a.win.Run(a.loop)
 	a.jobs.CancelAll()
@@ -133,6 +140,19 @@ func Run(opts Options) error {
 // newTools returns the tools, in the order the tool panel lists them.
 func newTools() []panels.Tool {
 	return []panels.Tool{&panels.Select{}, &posepanel.Panel{}, &gallerypanel.Panel{}, &rigpanel.Panel{}}
+}
+
+// openDemo replaces the document with the demo scene, ready to pose: the
+// Pose tool active with the bar's examples and two handles (see
+// pose.SetUpDemo), and a hint in the viewport until the first drag.
+func (a *App) openDemo() {
+	a.setDocument(&Document{Scene: assets.DemoScene(), Title: "demo: bending bar"}, nil)
+	for i, t := range a.tools {
+		if p, ok := t.(*posepanel.Panel); ok {
+			a.setTool(i)
+			p.Model().SetUpDemo(a)
+		}
+	}
 }
 
 // quitNow closes the window without asking.
@@ -239,27 +259,6 @@ func (a *App) pace(now time.Time) {
 		a.fps = fps
 		a.win.SetTargetFPS(fps)
 	}
-}
-
-const (
-	leftWidth   = 190
-	rightWidth  = 290
-	bottomSpace = 64 // timeline + status bar
-)
-
-// body lays out the panels around the viewport.
-func (a *App) body(w, h float32) giu.Widget {
-	return giu.Custom(func() {
-		_, availH := giu.GetAvailableRegion()
-		mid := availH - bottomSpace
-		giu.Row(
-			giu.Child().ID("tools").Size(leftWidth, mid).Layout(a.toolsPanel()),
-			giu.Child().ID("viewport").Size(w-leftWidth-rightWidth-32, mid).Flags(giu.WindowFlagsNoScrollbar|giu.WindowFlagsNoScrollWithMouse|giu.WindowFlagsNoBackground).Layout(giu.Custom(a.viewportWidget)),
-			giu.Child().ID("properties").Size(rightWidth, mid).Layout(a.propertiesPanel()),
-		).Build()
-		a.timeline().Build()
-		a.statusBar().Build()
-	})
 }
 
 // busy reports whether a job is working (not idle).

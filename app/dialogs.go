@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -28,6 +29,7 @@ type dialogs struct {
 	mu      sync.Mutex
 	open    bool
 	results []func()
+	dir     string // where the next dialog starts: next to the data last opened or chosen
 }
 
 func newDialogs(wake func(), fail func(error)) *dialogs {
@@ -57,6 +59,7 @@ func (d *dialogs) run(show func() (string, error), done func(string)) {
 		d.open = false
 		switch {
 		case err == nil && path != "":
+			d.dir = startDir(path)
 			d.results = append(d.results, func() { done(path) })
 		case err != nil && !errors.Is(err, dialog.ErrCancelled):
 			d.results = append(d.results, func() { d.fail(err) })
@@ -75,6 +78,36 @@ func safeShow(show func() (string, error)) (path string, err error) {
 	return show()
 }
 
+// startDir returns where a dialog should start after path was opened or
+// chosen: the folder holding it (a file, or a folder of frames, whose
+// neighbours are likely next). "" when path does not exist.
+func startDir(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return ""
+	}
+	return filepath.Dir(abs)
+}
+
+// near makes the next dialogs start next to path, the data just opened.
+func (d *dialogs) near(path string) {
+	if dir := startDir(path); dir != "" {
+		d.mu.Lock()
+		d.dir = dir
+		d.mu.Unlock()
+	}
+}
+
+// start returns where the next dialog starts ("": the toolkit's choice).
+func (d *dialogs) start() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.dir
+}
+
 // poll delivers finished dialogs' results on the UI thread.
 func (d *dialogs) poll() {
 	d.mu.Lock()
@@ -87,21 +120,30 @@ func (d *dialogs) poll() {
 }
 
 func (d *dialogs) load(title string, f fileFilter, done func(string)) {
+	dir := d.start()
 	d.run(func() (string, error) {
-		return dialog.File().Title(title).Filter(f.desc, f.exts...).Filter("All files", "*").Load()
+		return dialog.File().Title(title).Filter(f.desc, f.exts...).Filter("All files", "*").SetStartDir(dir).Load()
 	}, done)
 }
 
+// save asks where to save, suggesting a file name; a suggestion with a
+// folder (the project's own path) starts there, one without starts next
+// to the data last opened.
 func (d *dialogs) save(title string, f fileFilter, suggested string, done func(string)) {
+	dir := d.start()
+	if filepath.Dir(suggested) != "." {
+		dir = filepath.Dir(suggested)
+	}
 	d.run(func() (string, error) {
-		b := dialog.File().Title(title).Filter(f.desc, f.exts...)
+		b := dialog.File().Title(title).Filter(f.desc, f.exts...).SetStartDir(dir)
 		if suggested != "" {
-			b = b.SetStartDir(filepath.Dir(suggested)).SetStartFile(filepath.Base(suggested))
+			b = b.SetStartFile(filepath.Base(suggested))
 		}
 		return b.Save()
 	}, done)
 }
 
 func (d *dialogs) folder(title string, done func(string)) {
-	d.run(func() (string, error) { return dialog.Directory().Title(title).Browse() }, done)
+	dir := d.start()
+	d.run(func() (string, error) { return dialog.Directory().Title(title).SetStartDir(dir).Browse() }, done)
 }

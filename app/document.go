@@ -6,6 +6,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/undo"
+	"gallop/internal/words"
 )
 
 // Document is what the artist is working on: a scene, the object being
@@ -114,7 +115,7 @@ func (c *selectCmd) Name() string {
 	if len(c.after) == 0 {
 		return "Deselect"
 	}
-	return fmt.Sprintf("Select %d vertices", len(c.after))
+	return "Select " + words.Count(len(c.after), "vertex", "vertices")
 }
 func (c *selectCmd) Do()   { c.doc.Selection = c.after }
 func (c *selectCmd) Undo() { c.doc.Selection = c.before }

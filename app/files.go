@@ -9,6 +9,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/jobs"
+	"gallop/internal/words"
 	"gallop/viewport"
 )
 
@@ -26,20 +27,20 @@ func (a *App) cmdNew() {
 	})
 }
 
+func (a *App) cmdDemo() {
+	a.confirmDiscard("opening the demo", a.openDemo)
+}
+
 func (a *App) cmdOpen() {
 	a.dialogs.load("Open", filterAll, func(path string) { a.openPaths([]string{path}, false) })
 }
 
 func (a *App) cmdImportMesh() {
-	a.dialogs.load("Import mesh", filterMesh, func(path string) { a.openPaths([]string{path}, true) })
+	a.dialogs.load("Import a mesh or animation", filterMesh, func(path string) { a.openPaths([]string{path}, true) })
 }
 
 func (a *App) cmdImportSequence() {
 	a.dialogs.folder("Import OBJ sequence (folder of frames)", func(path string) { a.openPaths([]string{path}, true) })
-}
-
-func (a *App) cmdImportGLTF() {
-	a.dialogs.load("Import glTF", filterGLTF, func(path string) { a.openPaths([]string{path}, true) })
 }
 
 func (a *App) cmdSave() { a.save(a.doc.Path, nil) }
@@ -110,7 +111,7 @@ func (a *App) openPaths(paths []string, into bool) {
 			}
 			a.addRecent(paths[0])
 			o := objs[0]
-			a.info("Loaded %s: %d vertices, %d triangles, %d frames", o.Name, o.Mesh.NumVertices(), o.Mesh.NumTriangles(), o.NumFrames())
+			a.info("%s", loadedMessage(o))
 		})
 	}
 	if into {
@@ -308,4 +309,10 @@ func (a *App) save(path string, then func()) {
 			then()
 		}
 	})
+}
+
+// loadedMessage is what the status bar says of an object just loaded.
+func loadedMessage(o *assets.Object) string {
+	return fmt.Sprintf("Loaded %s: %s, %s, %s", o.Name, words.Count(o.Mesh.NumVertices(), "vertex", "vertices"),
+		words.Count(o.Mesh.NumTriangles(), "triangle", "triangles"), words.Count(o.NumFrames(), "frame", "frames"))
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/AllenDang/giu"
 
+	"gallop/panels"
 	"gallop/viewport"
 )
 
@@ -18,10 +19,13 @@ func (a *App) menuBar() giu.Widget {
 			giu.Menu("Open Recent").Layout(a.recentItems()...),
 			giu.Separator(),
 			giu.Menu("Import").Layout(
-				giu.MenuItem("Mesh (OBJ / glTF)...").OnClick(a.cmdImportMesh),
-				giu.MenuItem("OBJ sequence (folder)...").OnClick(a.cmdImportSequence),
-				giu.MenuItem("glTF 2.0 (.gltf / .glb)...").OnClick(a.cmdImportGLTF),
+				windowMark("menu: Import items"),
+				giu.MenuItem("Mesh or animation (OBJ, glTF 2.0)...").OnClick(a.cmdImportMesh),
+				panels.Mark("import: mesh"),
+				giu.MenuItem("OBJ sequence (a folder of frames)...").OnClick(a.cmdImportSequence),
+				panels.Mark("import: sequence"),
 			),
+			panels.Mark("file: Import"),
 			giu.Separator(),
 			giu.MenuItem("Save").Shortcut("Ctrl+S").OnClick(a.cmdSave),
 			giu.MenuItem("Save As...").Shortcut("Ctrl+Shift+S").OnClick(a.cmdSaveAs),
@@ -32,6 +36,7 @@ func (a *App) menuBar() giu.Widget {
 			giu.Separator(),
 			giu.MenuItem("Quit").Shortcut("Ctrl+Q").OnClick(a.cmdQuit),
 		),
+		panels.Mark("menu File"),
 		giu.Menu("Edit").Layout(
 			giu.MenuItem(label("Undo", a.history.UndoName())).Shortcut("Ctrl+Z").Enabled(a.history.CanUndo()).OnClick(a.history.Undo),
 			giu.MenuItem(label("Redo", a.history.RedoName())).Shortcut("Ctrl+Shift+Z").Enabled(a.history.CanRedo()).OnClick(a.history.Redo),
@@ -55,9 +60,13 @@ func (a *App) menuBar() giu.Widget {
 			giu.MenuItem("Reset Camera").OnClick(a.resetCamera),
 		),
 		giu.Menu("Help").Layout(
+			giu.MenuItem("Getting started").OnClick(func() { a.modal.openStarted = true }),
+			panels.Mark("menu: Getting started"),
 			giu.MenuItem("Shortcuts").Shortcut("F1").OnClick(func() { a.modal.openShortcuts = true }),
+			giu.MenuItem("Open the demo scene").OnClick(a.cmdDemo),
 			giu.MenuItem("About Gallop").OnClick(func() { a.modal.openAbout = true }),
 		),
+		panels.Mark("menu Help"),
 	)
 }
 

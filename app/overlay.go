@@ -20,6 +20,10 @@ const (
 
 var overlayNames = []string{"None", "Displacement from rest", "Speed"}
 
+// overlayTitles are the colour bar's titles, with the units: positions
+// are in the file's model units, whatever those are (metres in glTF).
+var overlayTitles = []string{"", "displacement from rest (model units)", "speed (model units per second)"}
+
 // heatMap is one frame's overlay, ready to draw.
 type heatMap struct {
 	title  string
@@ -90,7 +94,7 @@ func (a *App) heatMap(o *assets.Object) *heatMap {
 			}
 			cols[i] = viewport.Turbo.At(t)
 		}
-		c.cur = &heatMap{title: overlayNames[a.overlay], lo: c.lo, hi: c.hi, colors: cols}
+		c.cur = &heatMap{title: overlayTitles[a.overlay], lo: c.lo, hi: c.hi, colors: cols}
 		c.frame = f
 	}
 	return c.cur

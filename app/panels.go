@@ -8,6 +8,7 @@ import (
 	"github.com/AllenDang/giu"
 
 	"gallop/assets"
+	"gallop/internal/words"
 	"gallop/panels"
 )
 
@@ -28,50 +29,62 @@ func (a *App) toolsPanel() giu.Layout {
 		}))
 	}
 	if len(a.doc.Scene.Objects) == 0 {
-		l = append(l, giu.Label("(empty: File > Import,\nor drop files here)"))
+		l = append(l, giu.Label("Empty: File > Import, or drop files here.").Wrapped(true))
 	}
-	return l
+	return append(l, contentMark("tools"))
 }
 
-// propertiesPanel shows the active object and the active tool.
+// propertiesPanel shows the active object, in a block that folds (folded
+// by default in the method tools, which need the room), and the active
+// tool.
 func (a *App) propertiesPanel() giu.Layout {
 	l := giu.Layout{windowMark("properties")}
 	if o := a.doc.Object(); o != nil {
-		if a.rename.obj != o || !a.rename.editing {
-			a.rename.obj, a.rename.text = o, o.Name
-		}
-		lo, hi := a.doc.ObjectBounds(o)
-		kind := "static mesh"
-		switch {
-		case o.Rig != nil && o.Skin != nil:
-			kind = fmt.Sprintf("skinned: %d joints, %d keys", len(o.Rig.Joints), len(o.Skin.Frames))
-		case o.Clip != nil:
-			kind = fmt.Sprintf("clip %q: %d frames at %g fps", o.Clip.Name, o.Clip.NumFrames(), o.Clip.FPS)
-		}
-		l = append(l,
-			giu.Label("Object"), giu.Separator(),
-			giu.InputText(&a.rename.text).Label("Name").Flags(giu.InputTextFlagsEnterReturnsTrue).OnChange(func() {
-				if t := a.rename.text; t != "" && t != o.Name {
-					a.history.Do(&renameCmd{obj: o, before: o.Name, after: t})
-				}
-			}),
-			giu.Custom(func() { a.rename.editing = imgui.IsItemActive() }),
-			giu.Labelf("%d vertices, %d triangles", o.Mesh.NumVertices(), o.Mesh.NumTriangles()),
-			giu.Labelf("%d groups", len(o.Mesh.Groups)),
-			giu.Label(kind),
-			giu.Labelf("min (%.3g, %.3g, %.3g)", lo[0], lo[1], lo[2]),
-			giu.Labelf("max (%.3g, %.3g, %.3g)", hi[0], hi[1], hi[2]),
-			giu.Label(sourceText(o.Source)),
-			giu.Button("Delete object").OnClick(func() {
-				a.history.Do(&removeObjectCmd{doc: a.doc, index: a.doc.Active, obj: o})
-			}),
-			giu.Spacing(),
-		)
+		l = append(l, giu.Custom(func() {
+			if a.objectBlock() {
+				a.objectPanel(o).Build()
+			}
+		}))
 	}
 	t := a.tools[a.tool]
 	l = append(l, giu.Label("Tool: "+t.Name()), giu.Separator())
 	l = append(l, t.Panel(a)...)
-	return l
+	return append(l, contentMark("properties"))
+}
+
+// objectPanel shows what the active object is and lets the artist rename
+// or delete it.
+func (a *App) objectPanel(o *assets.Object) giu.Layout {
+	if a.rename.obj != o || !a.rename.editing {
+		a.rename.obj, a.rename.text = o, o.Name
+	}
+	lo, hi := a.doc.ObjectBounds(o)
+	kind := "static mesh"
+	switch {
+	case o.Rig != nil && o.Skin != nil:
+		kind = fmt.Sprintf("skinned: %s, %s", words.Count(len(o.Rig.Joints), "joint", "joints"), words.Count(len(o.Skin.Frames), "key", "keys"))
+	case o.Clip != nil:
+		kind = fmt.Sprintf("clip %q: %s at %g fps", o.Clip.Name, words.Count(o.Clip.NumFrames(), "frame", "frames"), o.Clip.FPS)
+	}
+	return giu.Layout{
+		giu.InputText(&a.rename.text).Label("Name").Size(-50).Flags(giu.InputTextFlagsEnterReturnsTrue).OnChange(func() {
+			if t := a.rename.text; t != "" && t != o.Name {
+				a.history.Do(&renameCmd{obj: o, before: o.Name, after: t})
+			}
+		}),
+		giu.Custom(func() { a.rename.editing = imgui.IsItemActive() }),
+		panels.Mark("object: name"),
+		giu.Label(words.Count(o.Mesh.NumVertices(), "vertex", "vertices") + ", " + words.Count(o.Mesh.NumTriangles(), "triangle", "triangles")),
+		giu.Label(words.Count(len(o.Mesh.Groups), "group", "groups")),
+		giu.Label(kind).Wrapped(true),
+		giu.Labelf("min (%.3g, %.3g, %.3g)", lo[0], lo[1], lo[2]),
+		giu.Labelf("max (%.3g, %.3g, %.3g)", hi[0], hi[1], hi[2]),
+		giu.Label(sourceText(o.Source)).Wrapped(true),
+		giu.Button("Delete object").OnClick(func() {
+			a.history.Do(&removeObjectCmd{doc: a.doc, index: a.doc.Active, obj: o})
+		}),
+		giu.Spacing(),
+	}
 }
 
 // sourceText says where an object's data lives.
@@ -92,4 +105,23 @@ func windowMark(name string) giu.Widget {
 		pos, size := imgui.WindowPos(), imgui.WindowSize()
 		panels.RecordRect(name, pos, imgui.Vec2{X: pos.X + size.X, Y: pos.Y + size.Y})
 	})
+}
+
+// objectBlock lays out the Object block's header, folded or not as the
+// artist left it for the active tool (by default unfolded only in the
+// Select tool), and reports whether it is unfolded.
+func (a *App) objectBlock() bool {
+	name := a.tools[a.tool].Name()
+	open, ok := a.objectOpen[name]
+	if !ok {
+		open = a.tool == 0
+	}
+	imgui.SetNextItemOpenV(open, imgui.CondAlways)
+	open = imgui.CollapsingHeaderTreeNodeFlags("Object")
+	panels.Mark("properties: Object").Build()
+	if a.objectOpen == nil {
+		a.objectOpen = map[string]bool{}
+	}
+	a.objectOpen[name] = open
+	return open
 }

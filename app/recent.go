@@ -51,12 +51,14 @@ func saveRecent(list []string) {
 	_ = assets.WriteFileAtomic(p, func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
-// addRecent puts path at the top of Open Recent.
+// addRecent puts path at the top of Open Recent, and the next file
+// dialogs next to it.
 func (a *App) addRecent(path string) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return
 	}
+	a.dialogs.near(abs)
 	a.recent = slices.DeleteFunc(a.recent, func(p string) bool { return p == abs })
 	a.recent = append([]string{abs}, a.recent...)
 	if len(a.recent) > maxRecent {

@@ -66,13 +66,37 @@ func (a *App) statusBar() giu.Widget {
 			col = errorColor
 		}
 		row = append(row, giu.Row(
-			giu.Style().SetColor(giu.StyleColorText, col).To(giu.Label(m.at.Format("15:04:05 ")+m.text)),
-			giu.SmallButton("Log").OnClick(func() { a.modal.openLog = true }), panels.Mark("status: Log"),
+			giu.Custom(func() {
+				// The line ends before the Log button; the whole text is
+				// in the log.
+				room := imgui.ContentRegionAvail().X - imgui.CalcTextSize("Log").X - 24
+				giu.Style().SetColor(giu.StyleColorText, col).To(giu.Label(fitText(m.at.Format("15:04:05 ")+m.text, room))).Build()
+			}),
+			panels.Marked("status: Log", giu.SmallButton("Log").OnClick(func() { a.modal.openLog = true })),
 		))
 	} else if len(a.jobs.Running()) == 0 {
 		row = append(row, giu.Style().SetColor(giu.StyleColorText, dimColor).To(giu.Label("Ready. Middle drag orbits, wheel zooms, click selects; F1 lists the shortcuts.")))
 	}
 	return row
+}
+
+// fitText returns text, or as much of its beginning as fits in width
+// pixels followed by an ellipsis.
+func fitText(text string, width float32) string {
+	if imgui.CalcTextSize(text).X <= width {
+		return text
+	}
+	r := []rune(text)
+	lo, hi := 0, len(r) // the longest prefix that fits is in [lo, hi)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if imgui.CalcTextSize(string(r[:mid])+"…").X <= width {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return string(r[:lo]) + "…"
 }
 
 // modalState tracks the modal dialogs. Dear ImGui opens a popup by name once
@@ -84,7 +108,7 @@ type modalState struct {
 	confirm     *confirmation
 	confirmOpen bool
 
-	openShortcuts, openAbout, openLog bool
+	openShortcuts, openAbout, openLog, openStarted bool
 }
 
 // confirmation is the question asked before discarding unsaved changes.
@@ -119,7 +143,9 @@ func (a *App) modals() giu.Widget {
 			m.errorText, m.errorOpen, m.dismiss = "", false, false
 			giu.CloseCurrentPopup()
 		}
+		centreNext()
 		giu.PopupModal("Error").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
+			windowMark("popup Error"),
 			giu.Style().SetColor(giu.StyleColorText, errorColor).To(giu.Label(m.errorText).Wrapped(true)),
 			giu.Dummy(520, 0),
 			giu.Button("OK").Size(80, 0).OnClick(closeError),
@@ -142,6 +168,7 @@ func (a *App) modals() giu.Widget {
 					c.action()
 				}
 			}
+			centreNext()
 			giu.PopupModal("Unsaved changes").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
 				giu.Labelf("%s has unsaved changes.\nSave them before %s?", a.doc.DisplayName(), c.doing),
 				giu.Row(
@@ -149,7 +176,7 @@ func (a *App) modals() giu.Widget {
 						done(false)
 						a.save(a.doc.Path, c.action)
 					}),
-					giu.Button("Don't Save").Size(90, 0).OnClick(func() { done(true) }),
+					panels.Marked("confirm: Don't Save", giu.Button("Don't Save").Size(90, 0).OnClick(func() { done(true) })),
 					giu.Button("Cancel").Size(90, 0).OnClick(func() { done(false) }),
 				),
 				giu.Custom(func() {
@@ -171,6 +198,7 @@ func (a *App) modals() giu.Widget {
 				panels.Mark("shortcuts: " + s[0]).Build()
 			})))
 		}
+		centreNext()
 		giu.PopupModal("Shortcuts").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
 			windowMark("popup Shortcuts"),
 			giu.Table().Size(640, float32(18*(len(rows)+1)+8)).Columns(
@@ -181,10 +209,31 @@ func (a *App) modals() giu.Widget {
 			escapeCloses(),
 		).Build()
 
+		if m.openStarted {
+			giu.OpenPopup("Getting started")
+			m.openStarted = false
+		}
+		started := giu.Layout{windowMark("popup Getting started")}
+		for _, page := range gettingStarted {
+			started = append(started, giu.Separator(), giu.Label(page.tool), panels.Mark("getting started: "+page.tool))
+			for _, line := range page.lines {
+				started = append(started, giu.Label("  "+line).Wrapped(true))
+			}
+		}
+		centreNext()
+		giu.PopupModal("Getting started").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
+			append(started,
+				giu.Dummy(560, 0),
+				giu.Button("Close").OnClick(giu.CloseCurrentPopup),
+				escapeCloses(),
+			)...,
+		).Build()
+
 		if m.openAbout {
 			giu.OpenPopup("About Gallop")
 			m.openAbout = false
 		}
+		centreNext()
 		giu.PopupModal("About Gallop").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
 			giu.Label("Gallop: an authoring tool for animating deformable meshes."),
 			giu.Labelf("Project format version %d. Reads OBJ, OBJ sequences, glTF 2.0; writes OBJ, glTF 2.0 and .gallop projects.", assets.ProjectVersion),
@@ -206,6 +255,7 @@ func (a *App) modals() giu.Widget {
 			}
 			lines = append(lines, giu.Style().SetColor(giu.StyleColorText, col).To(giu.Label(msg.at.Format("15:04:05  ")+msg.text).Wrapped(true)))
 		}
+		centreNext()
 		giu.PopupModal("Messages").Layout(
 			windowMark("popup Messages"),
 			giu.Child().Size(640, 320).Layout(lines),
@@ -213,6 +263,15 @@ func (a *App) modals() giu.Widget {
 			escapeCloses(),
 		).Build()
 	})
+}
+
+// centreNext centres the next window (a modal) in the main window, every
+// frame: Dear ImGui centres a modal only the first time it is ever shown
+// and then keeps where it was, which for an auto-sized one is wherever its
+// first, smaller size put it (the error message came once centred, once
+// over the menu bar).
+func centreNext() {
+	imgui.SetNextWindowPosV(imgui.MainViewport().Center(), imgui.CondAlways, imgui.Vec2{X: 0.5, Y: 0.5})
 }
 
 // escapeCloses closes the popup it is laid out in when Escape is pressed,

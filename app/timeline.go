@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/AllenDang/giu"
+
+	"gallop/panels"
 )
 
 // playback is the timeline's transport state. While playing, the frame
@@ -90,6 +92,19 @@ func (a *App) timeline() giu.Widget {
 				a.history.Do(&setFPSCmd{clip: o.Clip, before: o.Clip.FPS, after: float64(fps)})
 			}
 		}),
-		giu.Label(fmt.Sprintf("%d / %d", d.Frame+1, n)),
+		panels.Marked("timeline: "+frameCounter(d), giu.Label(frameCounter(d))),
 	)
+}
+
+// frameCounter is the timeline's counter: the frame shown and the frames
+// in all, or what there is instead.
+func frameCounter(d *Document) string {
+	switch n := d.NumFrames(); {
+	case len(d.Scene.Objects) == 0:
+		return "empty scene"
+	case n == 1:
+		return "a still"
+	default:
+		return fmt.Sprintf("%d / %d", d.Frame+1, n)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"gallop/assets"
+	"gallop/internal/words"
 	"gallop/panels"
 	"gallop/viewport"
 	"gallop/viewport/render"
@@ -172,13 +173,13 @@ func (a *App) viewportOverlays(dl *imgui.DrawList, pos, size imgui.Vec2) {
 	}
 	text(10, 8, 0xffe0e0e0, proj)
 	if p := a.preview; p != nil {
-		text(10, 26, 0xffe0e0e0, fmt.Sprintf("%s (not in the document)  |  %d bodies  |  frame %d / %d",
-			p.anim.Name, len(p.anim.Bodies), p.doc.Frame+1, p.doc.NumFrames()))
+		text(10, 26, 0xffe0e0e0, fmt.Sprintf("%s (not in the document)  |  %s  |  frame %d / %d",
+			p.anim.Name, words.Count(len(p.anim.Bodies), "body", "bodies"), p.doc.Frame+1, p.doc.NumFrames()))
 		return
 	}
 	if o := a.doc.Object(); o != nil {
-		text(10, 26, 0xffe0e0e0, fmt.Sprintf("%s  |  %d vertices  %d triangles  |  frame %d / %d",
-			o.Name, o.Mesh.NumVertices(), o.Mesh.NumTriangles(), a.doc.Frame+1, a.doc.NumFrames()))
+		text(10, 26, 0xffe0e0e0, fmt.Sprintf("%s  |  %s  %s  |  frame %d / %d",
+			o.Name, words.Count(o.Mesh.NumVertices(), "vertex", "vertices"), words.Count(o.Mesh.NumTriangles(), "triangle", "triangles"), a.doc.Frame+1, a.doc.NumFrames()))
 	}
 	if o := a.doc.Object(); o != nil {
 		hm := a.heatMap(o)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"gallop/internal/finite"
+	"gallop/internal/words"
 )
 
 // ParseError is an error in the content of a text file: File is the name
@@ -413,7 +414,7 @@ func (p *objParser) face(rest []byte) error {
 		p.corners = append(p.corners, c)
 	}
 	if len(p.corners) < 3 {
-		return p.errorf("face has %d corners, want at least 3", len(p.corners))
+		return p.errorf("face has %s, want at least 3", words.Count(len(p.corners), "corner", "corners"))
 	}
 	if err := p.checkForm(form); err != nil {
 		return err

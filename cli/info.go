@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"gallop/assets"
+	"gallop/internal/words"
 )
 
 // objectInfo is what `gallop info --json` prints per object.
@@ -78,8 +79,9 @@ func runInfo(args []string, stdout io.Writer) error {
 		return enc.Encode(info)
 	}
 	for _, oi := range info.Objects {
-		fmt.Fprintf(stdout, "%s\n  %d vertices, %d triangles, %d frames at %g fps, %d groups %v, %d joints\n  bbox min (%g, %g, %g) max (%g, %g, %g)\n",
-			oi.Name, oi.Vertices, oi.Triangles, oi.Frames, oi.FPS, oi.Groups, oi.GroupNames, oi.Joints,
+		fmt.Fprintf(stdout, "%s\n  %s, %s, %s at %g fps, %s %v, %s\n  bbox min (%g, %g, %g) max (%g, %g, %g)\n",
+			oi.Name, words.Count(oi.Vertices, "vertex", "vertices"), words.Count(oi.Triangles, "triangle", "triangles"), words.Count(oi.Frames, "frame", "frames"),
+			oi.FPS, words.Count(oi.Groups, "group", "groups"), oi.GroupNames, words.Count(oi.Joints, "joint", "joints"),
 			oi.BBoxMin[0], oi.BBoxMin[1], oi.BBoxMin[2], oi.BBoxMax[0], oi.BBoxMax[1], oi.BBoxMax[2])
 	}
 	return nil

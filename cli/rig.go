@@ -115,9 +115,14 @@ also reports the file's size and that of the clip's morph-target export.`)
 		opts.PolishIterations = -1
 	}
 	line := newProgress()
-	total := opts.MaxRounds()
-	opts.Progress = func(it int, rmse float64) {
-		line.Report("rig: iteration %d of at most %d, RMSE %.4g", it, total, rmse)
+	polishRounds, polished := opts.MaxRounds()-*iters, 0
+	opts.Progress = func(it int, rmse float64, polish bool) {
+		if polish {
+			polished++
+			line.Report("rig: polish round %d of %d, RMSE %.4g", polished, polishRounds, rmse)
+			return
+		}
+		line.Report("rig: iteration %d of at most %d, RMSE %.4g", it, *iters, rmse)
 	}
 	line.Report("rig: clustering %d vertices into %d bones", len(rest), *bones)
 	start := time.Now()

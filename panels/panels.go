@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"image/color"
 
+	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
 	"gallop/assets"
@@ -83,8 +84,19 @@ type Legend interface {
 // errorColor is the colour of problems shown in a tool's panel.
 var errorColor = color.RGBA{R: 255, G: 110, B: 100, A: 255}
 
-// ErrorLabel is a line of text naming a problem in a tool's panel (bad
-// settings, a run that failed), in the error colour.
+// ErrorLabel is text naming a problem in a tool's panel (bad settings, a
+// run that failed), in the error colour, wrapped at the panel's edge.
 func ErrorLabel(text string) giu.Widget {
-	return giu.Style().SetColor(giu.StyleColorText, errorColor).To(giu.Label(text))
+	return giu.Style().SetColor(giu.StyleColorText, errorColor).To(Text(text))
+}
+
+// Text is a paragraph of a panel: wrapped at the panel's edge, however
+// narrow the artist made it, never cut.
+func Text(text string) giu.Widget { return giu.Label(text).Wrapped(true) }
+
+// Room returns the width to give a widget labelled label so that the
+// widget and its label fill the panel's row and no more: negative, as
+// Dear ImGui reads an item width (the row's width minus the label's).
+func Room(label string) float32 {
+	return -(imgui.CalcTextSizeV(label, true, -1).X + imgui.CurrentStyle().ItemInnerSpacing().X + 1)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/AllenDang/giu"
 
 	"gallop/assets"
+	"gallop/internal/words"
 	"gallop/viewport"
 )
 
@@ -137,7 +138,7 @@ func (s *Select) Panel(h Host) giu.Layout {
 		first = giu.Labelf("First: #%d (%.4g, %.4g, %.4g)", sel[0], p[0], p[1], p[2])
 	}
 	return giu.Layout{
-		giu.Labelf("%d of %d vertices selected", len(sel), n),
+		giu.Label(fmt.Sprintf("%d of %s selected", len(sel), words.Count(n, "vertex", "vertices"))),
 		first,
 		giu.Checkbox("X-ray (box selects hidden vertices)", &s.XRay),
 		giu.Row(

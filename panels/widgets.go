@@ -44,6 +44,16 @@ func Mark(name string) giu.Widget {
 	})
 }
 
+// Marked builds w and marks it under name (see Mark): one widget, so that
+// in a giu.Row the mark takes no place of its own (a Mark last in a Row
+// left the row open, and the next widget went on the same line).
+func Marked(name string, w giu.Widget) giu.Widget {
+	return giu.Custom(func() {
+		w.Build()
+		Mark(name).Build()
+	})
+}
+
 // RecordRect records, with GALLOP_WIDGETS set, a rectangle under name for
 // this frame (a window's or a region's, which Mark cannot see).
 func RecordRect(name string, lo, hi imgui.Vec2) {

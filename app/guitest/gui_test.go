@@ -58,7 +58,8 @@ type session struct {
 	bin     string
 	root    string
 	xvfb    *exec.Cmd
-	cur     *proc // the gallop started last: its widgets are the ones found
+	config  string // XDG_CONFIG_HOME of the gallops it starts
+	cur     *proc  // the gallop started last: its widgets are the ones found
 }
 
 func newSession(t *testing.T) *session {
@@ -70,7 +71,7 @@ func newSession(t *testing.T) *session {
 	_, err := os.Stat(filepath.Join(root, "..", "shared", "data", "horse-gallop"))
 	need(t, "../shared/data/horse-gallop", err == nil)
 
-	s := &session{t: t, root: root, bin: filepath.Join(t.TempDir(), "gallop")}
+	s := &session{t: t, root: root, bin: filepath.Join(t.TempDir(), "gallop"), config: t.TempDir()}
 	build := exec.Command("go", "build", "-o", s.bin, ".")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
@@ -102,7 +103,8 @@ func newSession(t *testing.T) *session {
 
 func (s *session) env() []string {
 	// GSETTINGS_BACKEND=memory keeps GTK from asking dconf over D-Bus.
-	return append(os.Environ(), "DISPLAY="+s.display, "XDG_RUNTIME_DIR="+s.t.TempDir(), "GSETTINGS_BACKEND=memory")
+	// XDG_CONFIG_HOME: a test's recent files and panel widths stay its own.
+	return append(os.Environ(), "DISPLAY="+s.display, "XDG_RUNTIME_DIR="+s.t.TempDir(), "GSETTINGS_BACKEND=memory", "XDG_CONFIG_HOME="+s.config)
 }
 
 // proc is a running gallop with its combined output and the file where

@@ -152,7 +152,6 @@ func (r *Runner) StartContext(parent context.Context, name string, fn func(ctx c
 		j.err = err
 		j.elapsed = time.Since(j.Started)
 		j.mu.Unlock()
-		close(j.done)
 		r.mu.Lock()
 		for i, x := range r.running {
 			if x == j {
@@ -162,6 +161,9 @@ func (r *Runner) StartContext(parent context.Context, name string, fn func(ctx c
 		}
 		r.finished = append(r.finished, j)
 		r.mu.Unlock()
+		// Done only once the job is among the finished, so that a Poll
+		// after <-Done (as Wait does) runs its completion.
+		close(j.done)
 		r.wake()
 	}()
 	return j

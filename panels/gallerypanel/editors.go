@@ -8,6 +8,7 @@ import (
 	"github.com/AllenDang/giu"
 	"github.com/go-gl/mathgl/mgl64"
 
+	"gallop/panels"
 	"gallop/solver/plausible"
 	"gallop/tools/gallery"
 	"gallop/viewport"
@@ -54,10 +55,10 @@ func (e *editors) viewport(s gallery.Settings, v *viewport.View, in *viewport.In
 func ball2DPanel(b *gallery.Ball2DSettings, edited func()) giu.Layout {
 	target, sigma, tol := float32(b.Target), float32(b.Sigma), float32(b.Tolerance)
 	return giu.Layout{
-		giu.Label("Target: drag the green marker, or"),
-		giu.SliderFloat(&target, -6, 6).Label("target x (D)").Format("%.2f").OnChange(func() { b.Target = float64(target); edited() }),
-		giu.InputFloat(&sigma).Label("σ_d (D)").Format("%.3g").OnChange(func() { b.Sigma = float64(sigma); edited() }),
-		giu.InputFloat(&tol).Label("tolerance (D)").Format("%.3g").OnChange(func() { b.Tolerance = float64(tol); edited() }),
+		panels.Text("Target: drag the green marker in the viewport, or"),
+		giu.SliderFloat(&target, -6, 6).Label("target x (D)").Size(panels.Room("target x (D)")).Format("%.2f").OnChange(func() { b.Target = float64(target); edited() }),
+		giu.InputFloat(&sigma).Label("σ_d (D)").Size(panels.Room("σ_d (D)")).Format("%.3g").OnChange(func() { b.Sigma = float64(sigma); edited() }),
+		giu.InputFloat(&tol).Label("tolerance (D)").Size(panels.Room("tolerance (D)")).Format("%.3g").OnChange(func() { b.Tolerance = float64(tol); edited() }),
 	}
 }
 
@@ -108,12 +109,12 @@ func dicePanel(d *gallery.DiceSettings, edited func()) giu.Layout {
 		row = append(row, giu.RadioButton(fmt.Sprint(f), d.Face == f).OnChange(func() { d.Face = f; edited() }))
 	}
 	return giu.Layout{
-		giu.Label("Target: drag the green ring on the table, or"),
-		giu.SliderFloat(&x, -half, half).Label("target x (m)").Format("%.3f").OnChange(func() { d.Target[0] = float64(x); edited() }),
-		giu.SliderFloat(&z, -half, half).Label("target z (m)").Format("%.3f").OnChange(func() { d.Target[1] = float64(z); edited() }),
+		panels.Text("Target: drag the green ring on the table in the viewport, or"),
+		giu.SliderFloat(&x, -half, half).Label("target x (m)").Size(panels.Room("target x (m)")).Format("%.3f").OnChange(func() { d.Target[0] = float64(x); edited() }),
+		giu.SliderFloat(&z, -half, half).Label("target z (m)").Size(panels.Room("target z (m)")).Format("%.3f").OnChange(func() { d.Target[1] = float64(z); edited() }),
 		faces, giu.Row(row...),
-		giu.InputFloat(&sigma).Label("σ (cm)").Format("%.3g").OnChange(func() { d.Sigma = float64(sigma) / 100; edited() }),
-		giu.InputFloat(&tol).Label("tolerance (cm)").Format("%.3g").OnChange(func() { d.Tolerance = float64(tol) / 100; edited() }),
+		giu.InputFloat(&sigma).Label("σ (cm)").Size(panels.Room("σ (cm)")).Format("%.3g").OnChange(func() { d.Sigma = float64(sigma) / 100; edited() }),
+		giu.InputFloat(&tol).Label("tolerance (cm)").Size(panels.Room("tolerance (cm)")).Format("%.3g").OnChange(func() { d.Tolerance = float64(tol) / 100; edited() }),
 	}
 }
 
@@ -178,7 +179,7 @@ func (e *editors) spellPanel(s *gallery.SpellSettings, edited func()) giu.Layout
 			giu.InputInt(&cols).Label("columns").Size(60).OnChange(func() { s.Resize(int(cols), s.Rows); edited() }),
 			giu.InputInt(&rows).Label("rows").Size(60).OnChange(func() { s.Resize(s.Cols, int(rows)); edited() }),
 		),
-		giu.Label("Bins to fill (click or drag to paint):"),
+		panels.Text("Bins to fill (click or drag to paint):"),
 		giu.Custom(func() { e.spellGrid(s, edited) }),
 		giu.InputInt(&balls).Label("balls (0: one per bin)").Size(80).OnChange(func() { s.Balls = int(max(balls, 0)); edited() }),
 	}
@@ -244,8 +245,7 @@ func bowlingPanel(b *gallery.BowlingSettings, edited func()) giu.Layout {
 	return giu.Layout{
 		giu.Row(presets[:3]...),
 		giu.Row(presets[3:]...),
-		giu.Label("Click a pin to cycle: red falls, white"),
-		giu.Label("stands, grey either, hollow is absent"),
+		panels.Text("Click a pin to cycle: red falls, white stands, grey either, hollow is absent."),
 		giu.Custom(func() { bowlingDiagram(b, edited) }),
 	}
 }

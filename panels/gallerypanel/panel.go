@@ -7,6 +7,7 @@ import (
 	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
+	"gallop/internal/words"
 	"gallop/panels"
 	"gallop/tools"
 	"gallop/tools/gallery"
@@ -37,7 +38,7 @@ func (p *Panel) scenarioPanel(h tools.Host) giu.Widget {
 		radio := giu.RadioButton(name, i == p.m.Scenario()).OnChange(func() { p.m.SetScenario(h, i) })
 		mark := panels.Mark("gallery: scenario " + name)
 		row = append(row, giu.Custom(func() { radio.Build(); mark.Build() }))
-		if len(row) == 4 || i == len(names)-1 {
+		if len(row) == 2 || i == len(names)-1 {
 			pick = append(pick, giu.Row(row...))
 			row = nil
 		}
@@ -72,7 +73,8 @@ func (p *Panel) chainPanel(h tools.Host) giu.Widget {
 		l = append(l, giu.Label("Proposal weights"))
 		for i, name := range m.Kernels {
 			w := float32(p.m.Weights[i])
-			l = append(l, giu.SliderFloat(&w, 0, 10).Label(name).Size(140).Format("%.2f").OnChange(func() { p.m.Weights[i] = float64(w) }))
+			// The kernel's name inside its slider: the names are long.
+			l = append(l, giu.SliderFloat(&w, 0, 10).Label("##kernel"+name).Size(-1).Format(name+": %.2f").OnChange(func() { p.m.Weights[i] = float64(w) }))
 		}
 	}
 	if p.m.Running() {
@@ -99,7 +101,7 @@ func (p *Panel) progressPanel() giu.Widget {
 	for _, k := range snap.Kept {
 		kept += k
 	}
-	l = append(l, giu.Labelf("%d satisfying samples kept, %d distinct shown", kept, len(snap.Samples)))
+	l = append(l, panels.Text(fmt.Sprintf("%s kept, %d distinct shown", words.Count(kept, "satisfying sample", "satisfying samples"), len(snap.Samples))))
 	for _, u := range p.m.Unsatisfied() {
 		l = append(l, panels.ErrorLabel(u))
 	}
@@ -155,28 +157,30 @@ func (p *Panel) galleryPanel(h tools.Host) giu.Widget {
 	if snap := p.m.Snapshot(); snap != nil {
 		samples = snap.Samples
 	}
-	head := giu.Row(
-		giu.Labelf("Gallery (%d)", len(samples)),
-		giu.Button("Export glTF...").Disabled(p.m.Chosen() == nil).OnClick(func() { p.m.Export(h) }),
-		panels.Mark("gallery: export"),
-	)
 	back := giu.Button("Back to scene").OnClick(func() { p.m.BackToScene(h) })
 	if !p.m.ShowingScene() {
 		back = giu.Button("Show scenario").OnClick(func() { p.m.Edited(h) })
 	}
-	return giu.Layout{head, back, giu.Custom(func() { p.grid(h, samples) })}
+	return giu.Layout{
+		giu.Labelf("Gallery (%d)", len(samples)),
+		giu.Row(
+			panels.Marked("gallery: export", giu.Button("Export glTF...").Disabled(p.m.Chosen() == nil).OnClick(func() { p.m.Export(h) })),
+			back,
+		),
+		giu.Custom(func() { p.grid(h, samples) }),
+	}
 }
 
-// Thumbnail size in pixels, and thumbnails per row.
-const (
-	thumbW, thumbH = 116, 87
-	perRow         = 2
-)
+// Thumbnail size in pixels.
+const thumbW, thumbH = 116, 87
 
 // grid draws the thumbnails: hovering one animates it, clicking it plays
 // it, its star button keeps it as a favourite.
 func (p *Panel) grid(h tools.Host, samples []*gallery.Sample) {
 	p.thumbs.begin()
+	// As many to a row as the panel's width holds (at least one).
+	spacing := imgui.CurrentStyle().ItemSpacing().X
+	perRow := max(1, int((imgui.ContentRegionAvail().X+spacing)/(thumbW+8+spacing)))
 	for i, s := range samples {
 		if i%perRow != 0 {
 			imgui.SameLine()

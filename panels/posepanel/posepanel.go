@@ -135,12 +135,31 @@ func (p *Panel) Viewport(h tools.Host, in *viewport.Input) {
 		}
 		dl.AddCircleV(centre, pose.GrabRadius, col, 24, thick)
 	}
+	p.drawHint(h, in)
 	if p.m.Drag(h, in) {
 		return
 	}
 	p.sel.XRay = p.m.XRay
 	p.sel.Viewport(h, in)
 	p.m.XRay = p.sel.XRay
+}
+
+// drawHint writes the model's hint (the demo's first steps) at the top of
+// the viewport, wrapped to two thirds of its width, on a dark backing.
+func (p *Panel) drawHint(h tools.Host, in *viewport.Input) {
+	hint := p.m.Hint()
+	if hint == "" {
+		return
+	}
+	dl := imgui.WindowDrawList()
+	width := float32(h.View().Width) * 2 / 3
+	size := imgui.CalcTextSizeV(hint, false, width)
+	at := imgui.Vec2{X: float32(in.OriginX) + (float32(h.View().Width)-size.X)/2, Y: float32(in.OriginY) + 44}
+	lo, hi := imgui.Vec2{X: at.X - 10, Y: at.Y - 8}, imgui.Vec2{X: at.X + size.X + 10, Y: at.Y + size.Y + 8}
+	dl.AddRectFilledV(lo, hi, imgui.ColorU32Vec4(imgui.Vec4{X: 0.1, Y: 0.12, Z: 0.16, W: 0.85}), 6, 0)
+	clip := imgui.Vec4{X: float32(in.OriginX), Y: float32(in.OriginY), Z: float32(in.OriginX + h.View().Width), W: float32(in.OriginY + h.View().Height)}
+	dl.AddTextFontPtrV(imgui.CurrentFont(), imgui.FontSize(), at, imgui.ColorU32Vec4(imgui.Vec4{X: 1, Y: 0.95, Z: 0.7, W: 1}), hint, width, &clip)
+	panels.RecordRect("pose: hint", lo, hi)
 }
 
 // Panel implements panels.Tool.
@@ -183,10 +202,9 @@ func (p *Panel) examplesPanel(h tools.Host) giu.Widget {
 	l := giu.Layout{
 		giu.Labelf("Examples (%d)", len(exs)),
 		giu.Row(
-			giu.Button("Add OBJ...").OnClick(func() {
+			panels.Marked("pose: add OBJ examples", giu.Button("Add OBJ...").OnClick(func() {
 				h.OpenFile("Add example pose", []string{"obj"}, func(path string) { p.m.AddExampleFiles(h, []string{path}) })
-			}),
-			panels.Mark("pose: add OBJ examples"),
+			})),
 			giu.Button("Add folder...").OnClick(func() {
 				h.OpenFolder("Add a folder of example poses", func(path string) { p.m.AddExampleFolder(h, path) })
 			}),
@@ -201,7 +219,7 @@ func (p *Panel) examplesPanel(h tools.Host) giu.Widget {
 				p.m.AddFrames(h, fs)
 			}),
 		),
-		giu.Condition(p.m.IsDemoBar(), giu.Button("Add the demo bar's examples (straight, bent)").OnClick(func() { p.m.AddDemoExamples(h) }), nil),
+		giu.Condition(p.m.IsDemoBar() && len(exs) == 0, giu.Button("Add the bar's two examples").OnClick(func() { p.m.AddDemoExamples(h) }), nil),
 		giu.RadioButton("Reference: the object's rest pose", p.m.Reference() < 0).OnChange(func() { p.m.SetReference(h, -1) }),
 	}
 	blend := p.m.Mode() == pose.Blend
@@ -213,13 +231,14 @@ func (p *Panel) examplesPanel(h tools.Host) giu.Widget {
 		l = append(l, giu.Row(
 			giu.RadioButton(fmt.Sprintf("##ref%d", i), p.m.Reference() == i).OnChange(func() { p.m.SetReference(h, i) }),
 			giu.Tooltip("Use this example as the reference pose"),
-			weight,
-			giu.Label(ex.Name),
 			giu.SmallButton(fmt.Sprintf("x##ex%d", i)).OnClick(func() { p.m.RemoveExample(h, i) }),
+			giu.Tooltip("Remove this example"),
+			weight,
+			panels.Text(ex.Name),
 		))
 		if blend {
 			v := float32(ex.Blend)
-			l = append(l, giu.SliderFloat(&v, -0.5, 1.5).Label(fmt.Sprintf("##blend%d", i)).Size(240).OnChange(func() {
+			l = append(l, giu.SliderFloat(&v, -0.5, 1.5).Label(fmt.Sprintf("##blend%d", i)).Size(-1).OnChange(func() {
 				p.m.SetBlend(h, i, float64(v))
 			}))
 		}
@@ -235,7 +254,7 @@ func (p *Panel) handlesPanel(h tools.Host) giu.Widget {
 		panels.Mark("pose: make handle"),
 	}
 	if len(hs) > 0 {
-		l = append(l, giu.Label("A ticked handle turns with the pose, as the examples turn it there; untick it to hold its orientation."))
+		l = append(l, panels.Text("A ticked handle turns with the pose, as the examples turn it there; untick it to hold its orientation."))
 	}
 	for i, hd := range hs {
 		c := hd.Color
@@ -243,11 +262,9 @@ func (p *Panel) handlesPanel(h tools.Host) giu.Widget {
 		turns := hd.Turns
 		l = append(l, giu.Row(
 			giu.Style().SetColor(giu.StyleColorText, color.RGBA{R: uint8(255 * c[0]), G: uint8(255 * c[1]), B: uint8(255 * c[2]), A: 255}).To(giu.Label("●")),
-			giu.InputText(&name).Label(fmt.Sprintf("##hname%d", i)).Size(100).Flags(giu.InputTextFlagsEnterReturnsTrue).OnChange(func() { p.m.RenameHandle(h, i, name) }),
-			giu.Labelf("%d", hd.Vertices),
-			giu.Tooltip(words.Count(hd.Vertices, "vertex", "vertices")),
-			giu.Checkbox(fmt.Sprintf("turns##h%d", i), &turns).OnChange(func() { p.m.SetHandleTurns(h, i, turns) }),
-			panels.Mark(fmt.Sprintf("pose: handle %d turns", i+1)),
+			giu.InputText(&name).Label(fmt.Sprintf("##hname%d", i)).Size(90).Flags(giu.InputTextFlagsEnterReturnsTrue).OnChange(func() { p.m.RenameHandle(h, i, name) }),
+			giu.Tooltip(words.Count(hd.Vertices, "vertex", "vertices")+"; Enter renames the handle"),
+			panels.Marked(fmt.Sprintf("pose: handle %d turns", i+1), giu.Checkbox(fmt.Sprintf("turns##h%d", i), &turns).OnChange(func() { p.m.SetHandleTurns(h, i, turns) })),
 			giu.Tooltip("Turns with the pose (the rotation the example blend gives at the handle); unticked, the handle keeps its orientation"),
 			giu.SmallButton(fmt.Sprintf("Reset##h%d", i)).OnClick(func() { p.m.ResetHandle(h, i) }),
 			giu.SmallButton(fmt.Sprintf("x##h%d", i)).OnClick(func() { p.m.RemoveHandle(h, i) }),
@@ -266,7 +283,7 @@ func (p *Panel) handlesPanel(h tools.Host) giu.Widget {
 		)
 	}
 	l = append(l,
-		giu.Labelf("Frozen: %d triangles", p.m.FrozenTriangles()),
+		giu.Label("Frozen: "+words.Count(p.m.FrozenTriangles(), "triangle", "triangles")),
 		giu.Row(
 			giu.Button("Freeze selection").OnClick(func() { p.m.FreezeSelection(h, true) }),
 			giu.Button("Unfreeze selection").OnClick(func() { p.m.FreezeSelection(h, false) }),
@@ -278,8 +295,8 @@ func (p *Panel) handlesPanel(h tools.Host) giu.Widget {
 func (p *Panel) statusPanel(h tools.Host) giu.Widget {
 	st := p.m.Status(time.Now())
 	return giu.Layout{
-		giu.Labelf("Solver: %s", st.State),
-		giu.Labelf("iteration %d, objective %.4g, %d updates/s", st.Iteration, st.Objective, st.Rate),
+		panels.Text("Solver: " + st.State),
+		panels.Text(fmt.Sprintf("iteration %d, objective %.4g, %d updates/s", st.Iteration, st.Objective, st.Rate)),
 		giu.Row(
 			giu.Button("Re-solve").OnClick(func() { p.m.Resolve(h) }),
 			giu.Button("Export posed OBJ...").OnClick(func() { p.m.ExportOBJ(h) }),
@@ -290,7 +307,7 @@ func (p *Panel) statusPanel(h tools.Host) giu.Widget {
 func (p *Panel) animPanel(h tools.Host) giu.Widget {
 	keys := p.m.KeyFrames()
 	l := giu.Layout{
-		giu.Labelf("Animation: %d keys", len(keys)),
+		giu.Label("Animation: " + words.Count(len(keys), "key", "keys")),
 		giu.Row(
 			giu.Button("Insert key (I)").OnClick(func() { p.m.InsertKey(h) }),
 			giu.Button("Solve animation").Disabled(p.m.Animating()).OnClick(func() { p.m.SolveAnimation(h) }),
@@ -303,7 +320,7 @@ func (p *Panel) animPanel(h tools.Host) giu.Widget {
 		))
 	}
 	if capped := p.m.CappedFrames(); len(capped) > 0 {
-		l = append(l, panels.ErrorLabel(fmt.Sprintf("%d frames stopped at the iteration cap (first: frame %d)", len(capped), capped[0].Frame+1)))
+		l = append(l, panels.ErrorLabel(fmt.Sprintf("%s stopped at the iteration cap (first: frame %d)", words.Count(len(capped), "frame", "frames"), capped[0].Frame+1)))
 	}
 	label := "Show the solved animation"
 	if p.m.ShowingClip() {

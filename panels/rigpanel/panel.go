@@ -5,7 +5,9 @@ import (
 
 	"github.com/AllenDang/giu"
 
+	"gallop/internal/words"
 	"gallop/panels"
+	"gallop/solver/ssdr"
 	"gallop/tools"
 	"gallop/tools/rig"
 )
@@ -30,7 +32,7 @@ func (p *Panel) clipPanel(h tools.Host) giu.Widget {
 	if err := rig.ClipError(o); err != nil {
 		return panels.ErrorLabel(err.Error())
 	}
-	return giu.Labelf("Clip: %s, %d frames, %d vertices", o.Clip.Name, len(o.Clip.Frames), o.Mesh.NumVertices())
+	return giu.Label(fmt.Sprintf("Clip: %s, %s, %s", o.Clip.Name, words.Count(len(o.Clip.Frames), "frame", "frames"), words.Count(o.Mesh.NumVertices(), "vertex", "vertices")))
 }
 
 func (p *Panel) settingsPanel(h tools.Host) giu.Widget {
@@ -67,8 +69,12 @@ func (p *Panel) progressPanel() giu.Widget {
 		}
 		return giu.Label("Not started.")
 	}
-	frac := float32(pr.Iteration) / float32(max(1, pr.Total))
-	text := fmt.Sprintf("%d / %d iterations", pr.Iteration, pr.Total)
+	done := pr.Iteration
+	if pr.Polish > 0 {
+		done = pr.Asked + pr.Polish
+	}
+	frac := float32(done) / float32(max(1, pr.Total))
+	text := pr.Text()
 	if p.m.Converged() {
 		text += " (converged)"
 	}
@@ -105,14 +111,15 @@ func (p *Panel) resultPanel(h tools.Host) giu.Widget {
 	}
 	bones := !p.m.HideBones
 	l := giu.Layout{
-		giu.Labelf("%d bones, ≤ %d influences", r.Bones(), r.Settings.MaxInfluences),
-		giu.Labelf("RMSE %.4g (%.3g of the diagonal)", rr.RMSE, rr.RMSE/r.Diagonal),
-		giu.Labelf("%d iterations, best %d", rr.Iterations, rr.BestIteration),
+		giu.Label(fmt.Sprintf("%s, ≤ %s", words.Count(r.Bones(), "bone", "bones"), words.Count(int(r.Settings.MaxInfluences), "influence", "influences"))),
+		panels.Text(fmt.Sprintf("RMSE %.4g (%.3g of the diagonal)", rr.RMSE, rr.RMSE/r.Diagonal)),
+		panels.Text(iterationsText(rr)),
 		giu.Label("Show"),
 		giu.Row(radio("Original", rig.ShowOriginal), radio("Skinned", rig.ShowSkinned), radio("Side by side", rig.ShowBoth)),
 		giu.Label("Heat map"),
 		giu.Row(heat("None", rig.HeatNone), heat("Weights", rig.HeatWeights), heat("Error", rig.HeatError)),
-		giu.SliderInt(&p.m.Bone, 0, int32(r.Bones()-1)).Label("bone (or click a vertex)").Size(140).OnChange(func() { p.m.Heat = rig.HeatWeights }),
+		giu.SliderInt(&p.m.Bone, 0, int32(r.Bones()-1)).Label("bone").Size(panels.Room("bone")).OnChange(func() { p.m.Heat = rig.HeatWeights }),
+		giu.Tooltip("The bone whose weights the heat map shows; a click on a vertex picks the bone that moves it most"),
 		giu.Checkbox("Bones", &bones).OnChange(func() { p.m.HideBones = !bones }),
 		giu.Button("Export skinned glTF...").OnClick(func() { p.m.Export(h) }), panels.Mark("rig: export"),
 		giu.Button("Apply rig to the object").Disabled(r.Applied()).OnClick(func() { p.m.Apply(h) }),
@@ -122,4 +129,14 @@ func (p *Panel) resultPanel(h tools.Host) giu.Widget {
 		l = append(l, giu.Label(e))
 	}
 	return l
+}
+
+// iterationsText says how many rounds the decomposition ran: its
+// iterations, then its polish rounds, and which was best.
+func iterationsText(r *ssdr.Result) string {
+	s := words.Count(r.Iterations-r.PolishRounds, "iteration", "iterations")
+	if r.PolishRounds > 0 {
+		s += " + " + words.Count(r.PolishRounds, "polish round", "polish rounds")
+	}
+	return fmt.Sprintf("%s, best round %d", s, r.BestIteration)
 }

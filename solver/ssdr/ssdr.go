@@ -44,8 +44,9 @@ type Options struct {
 	PolishIterations int
 
 	// Progress, if not nil, is called after each round with the round
-	// (from 1) and its RMSE.
-	Progress func(iteration int, rmse float64)
+	// (from 1), its RMSE and whether it is one of the polish rounds
+	// (which follow the alternation, however early it stopped).
+	Progress func(iteration int, rmse float64, polish bool)
 }
 
 // MaxRounds returns the most alternation rounds Decompose runs with
@@ -126,7 +127,8 @@ type Result struct {
 	Transforms [][]Transform // #frames, each #bones transforms
 
 	RMSE          float64   // of the iterate returned
-	Iterations    int       // rounds run
+	Iterations    int       // rounds run, the polish rounds included
+	PolishRounds  int       // of those, the polish rounds at the end (Options.PolishIterations)
 	BestIteration int       // the round that gave the result; 0 is the initial clustering
 	History       []float64 // RMSE after the clustering (index 0) and after each round
 }
@@ -274,7 +276,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 	var ws weightStep
 	// round runs alternation round it with translation affinity λ and
 	// returns its RMSE, keeping the best iterate.
-	round := func(it int, affine float64) float64 {
+	round := func(it int, affine float64, polish bool) float64 {
 		tr.run(s, affine)
 		if s.b > 1 {
 			ws.run(s) // sets vertErr
@@ -290,7 +292,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 			best.RMSE, best.BestIteration, best.History, best.Iterations = e, it, h, n
 		}
 		if s.opts.Progress != nil {
-			s.opts.Progress(it, e)
+			s.opts.Progress(it, e, polish)
 		}
 		return e
 	}
@@ -300,7 +302,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		it++
-		e := round(it, s.opts.TransAffine)
+		e := round(it, s.opts.TransAffine, false)
 		// Dem Bones' rule: a round that does not raise the RMSE and lowers
 		// it by less than the tolerance uses up patience; any other resets it.
 		if e <= prev && prev-e < s.opts.Tolerance*prev {
@@ -322,9 +324,10 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		it++
-		round(it, 0)
+		round(it, 0, true)
 		s.reseedDeadBones()
 	}
+	best.PolishRounds = s.opts.PolishIterations
 	return best, nil
 }
 

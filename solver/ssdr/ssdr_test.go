@@ -442,7 +442,7 @@ func TestCancel(t *testing.T) {
 	ref, frames, _ := loadCylinder(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	_, err := Decompose(ctx, ref.Positions, ref.Triangles, frames, Options{Bones: 4, Progress: func(it int, rmse float64) {
+	_, err := Decompose(ctx, ref.Positions, ref.Triangles, frames, Options{Bones: 4, Progress: func(it int, rmse float64, _ bool) {
 		calls++
 		if it == 2 {
 			cancel()

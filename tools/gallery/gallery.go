@@ -261,10 +261,10 @@ func (t *Gallery) finished(h tools.Host, r *run) {
 	}
 	for c, st := range snap.Stats {
 		if st.FirstSatisfied < 0 {
-			r.unsatisfied = append(r.unsatisfied, fmt.Sprintf("chain %d never satisfied the constraints in %d iterations", c+1, st.Iterations))
+			r.unsatisfied = append(r.unsatisfied, fmt.Sprintf("chain %d never satisfied the constraints in %s", c+1, words.Count(st.Iterations, "iteration", "iterations")))
 		}
 	}
-	h.Info("Gallery: %d chains of %d iterations, %d distinct satisfying samples", len(snap.Stats), r.iterations, len(snap.Samples))
+	h.Info("Gallery: %s of %s, %s", words.Count(len(snap.Stats), "chain", "chains"), words.Count(r.iterations, "iteration", "iterations"), words.Count(len(snap.Samples), "distinct satisfying sample", "distinct satisfying samples"))
 }
 
 // Snapshot returns the latest snapshot of the running or last run (nil

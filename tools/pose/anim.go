@@ -9,6 +9,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/jobs"
+	"gallop/internal/words"
 	"gallop/solver/meshik"
 	"gallop/tools"
 )
@@ -202,7 +203,7 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 			h.Error(cappedError(capped, len(frames)))
 			return
 		}
-		h.Info("Solved %d frames of animation", len(frames))
+		h.Info("Solved %s of animation", words.Count(len(frames), "frame", "frames"))
 	})
 }
 
@@ -221,7 +222,7 @@ type CappedFrame struct {
 // far off they were.
 func cappedError(capped []CappedFrame, n int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "solved %d frames, but %d stopped at the iteration cap and may be off:", n, len(capped))
+	fmt.Fprintf(&b, "solved %s, but %d stopped at the iteration cap and may be off:", words.Count(n, "frame", "frames"), len(capped))
 	for i, c := range capped {
 		if i == 8 {
 			fmt.Fprintf(&b, " and %d more", len(capped)-i)

@@ -57,6 +57,7 @@ func (p *Pose) Drag(h tools.Host, in *viewport.Input) bool {
 		if !ok {
 			return false
 		}
+		p.hint = ""
 		p.drag = dragState{active: true, handle: best, axis: -1, before: p.ed, shown: p.view(), start: p.ed.Handles[best].Offset, origin: o, normal: n, grabbed: hit}
 		return true
 	}

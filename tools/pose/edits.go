@@ -7,6 +7,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/undo"
+	"gallop/internal/words"
 	"gallop/solver/meshik"
 	"gallop/tools"
 )
@@ -145,7 +146,7 @@ func (p *Pose) AddExampleFiles(h tools.Host, paths []string) {
 		}
 		exs = append(exs, example{Name: filepath.Base(path), Positions: m.Positions})
 	}
-	name := fmt.Sprintf("Add %d examples", len(exs))
+	name := "Add " + words.Count(len(exs), "example", "examples")
 	if len(exs) == 1 {
 		name = "Add example " + exs[0].Name
 	}
@@ -167,25 +168,13 @@ func (p *Pose) AddFrames(h tools.Host, frames []int) {
 	for _, f := range frames {
 		exs = append(exs, example{Name: fmt.Sprintf("%s frame %d", p.obj.Name, f+1), Positions: p.obj.PositionsAt(f)})
 	}
-	p.addExamples(h, fmt.Sprintf("Add %d examples", len(exs)), exs)
+	p.addExamples(h, "Add "+words.Count(len(exs), "example", "examples"), exs)
 }
 
 // AddDemoExamples adds the straight and bent bar of the paper's Figure 5,
 // placed where the demo scene's bar stands.
 func (p *Pose) AddDemoExamples(h tools.Host) {
-	rest := p.obj.Mesh.Positions
-	straight := assets.DemoBarBent(0)
-	shift := rest[0].Sub(straight[0])
-	place := func(ps []assets.Vec3) []assets.Vec3 {
-		for i := range ps {
-			ps[i] = ps[i].Add(shift)
-		}
-		return ps
-	}
-	p.addExamples(h, "Add the demo bar's examples", []example{
-		{Name: "bar straight", Positions: place(straight)},
-		{Name: "bar bent 90°", Positions: place(assets.DemoBarBent(assets.DemoBendAngle))},
-	})
+	p.addExamples(h, "Add the demo bar's examples", demoExamples(p.obj.Mesh.Positions))
 }
 
 func (p *Pose) RemoveExample(h tools.Host, i int) {
@@ -264,5 +253,5 @@ func (p *Pose) FreezeSelection(h tools.Host, freeze bool) {
 	if freeze {
 		name = "Freeze"
 	}
-	p.do(h, fmt.Sprintf("%s %d triangles", name, changed), ed, hold)
+	p.do(h, name+" "+words.Count(changed, "triangle", "triangles"), ed, hold)
 }

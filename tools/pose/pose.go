@@ -103,6 +103,7 @@ type Pose struct {
 	// drift is the last held pose's drift (see snapshot), when known.
 	drift      float64
 	driftKnown bool
+	hint       string // what the viewport says until the first drag (SetUpDemo)
 
 	drag   dragState
 	anim   *animJob
@@ -121,7 +122,7 @@ func (p *Pose) reset(h tools.Host) {
 	p.obj = h.Object()
 	p.ed = edits{Reference: -1}
 	p.posed, p.weights, p.last, p.seen, p.floor = nil, nil, snapshot{}, 0, 0
-	p.drift, p.driftKnown = 0, false
+	p.drift, p.driftKnown, p.hint = 0, false, ""
 	p.drag = dragState{}
 }
 

@@ -14,6 +14,7 @@ import (
 	"gallop/internal/shareddata"
 	"gallop/solver/meshik"
 	"gallop/tools/toolstest"
+	"gallop/viewport"
 )
 
 // newHost returns a host editing the demo bar without a clip.
@@ -545,4 +546,57 @@ func TestItem3HandleTurnsWithTheBend(t *testing.T) {
 		t.Errorf("the tip handle held at its orientation leaves the bar only %.3g from the bent example: it should kink", d)
 	}
 	t.Logf("RMS from the bent example: turning %.2e, held %.3f", rms(turned, bent), rms(held, bent))
+}
+
+// TestItem13DemoReadyToPose (issue 10, item 13): the demo scene starts
+// ready to pose: the bar's two examples, a base handle that holds its
+// orientation and a tip handle that turns, a hint until the first drag,
+// nothing in the undo history; one drag of the tip's ring, as the
+// viewport delivers it, bends the bar and clears the hint.
+func TestItem13DemoReadyToPose(t *testing.T) {
+	h := toolstest.New(assets.DemoScene().Objects[0])
+	p := &Pose{}
+	defer p.Close()
+	p.SetUpDemo(h)
+	hs := p.Handles()
+	if len(p.Examples()) != 2 || len(hs) != 2 || hs[0].Turns || !hs[1].Turns || hs[0].Vertices != 11 || hs[1].Vertices != 11 {
+		t.Fatalf("demo: %d examples, handles %+v; want 2 examples, a held base cap and a turning tip cap of 11 vertices each", len(p.Examples()), hs)
+	}
+	if p.Hint() == "" || h.Stack.CanUndo() {
+		t.Fatalf("demo: hint %q, undo history %v; want a hint and no history", p.Hint(), h.Stack.CanUndo())
+	}
+	rest := settle(t, p, h)
+	if d := largestMove(rest, h.Positions()); d != 0 {
+		t.Fatalf("setting the demo up moved the bar by %.3g", d)
+	}
+
+	v := h.View()
+	v.Width, v.Height = 660, 640
+	lo, hi := assets.Bounds(rest)
+	v.FrameBox(lo, hi)
+	x, y, ok := v.ToScreen(p.HandleCentre(h, 1))
+	if !ok {
+		t.Fatal("the tip's ring is not on screen")
+	}
+	for i, in := range []viewport.Input{
+		{X: x, Y: y, Hovered: true, Pressed: [3]bool{true}, Down: [3]bool{true}},
+		{X: x - 60, Y: y - 120, Hovered: true, Down: [3]bool{true}},
+		{X: x - 60, Y: y - 120, Hovered: true, Released: [3]bool{true}},
+	} {
+		if !p.Drag(h, &in) {
+			t.Fatalf("input %d of the drag was not taken as a drag of the tip's ring", i)
+		}
+	}
+	if p.Hint() != "" {
+		t.Errorf("the hint stays after the first drag: %q", p.Hint())
+	}
+	bent := settle(t, p, h)
+	onTarget(t, p.ed.Handles[0], bent)
+	onTarget(t, p.ed.Handles[1], bent)
+	if d := largestMove(bent, rest); d < 0.5 {
+		t.Errorf("the drag moved the bar at most %.3g", d)
+	}
+	if !h.Stack.CanUndo() || h.Stack.UndoName() != "Move Tip" {
+		t.Errorf("undo offers %q, want the drag", h.Stack.UndoName())
+	}
 }

@@ -348,7 +348,7 @@ func (t *Rig) Legend(h tools.Host) (title string, lo, hi float64, ok bool) {
 	case t.Heat == HeatWeights:
 		return fmt.Sprintf("bone %d weight", t.Bone), 0, 1, true
 	case t.Heat == HeatError:
-		return "RMS error", 0, r.errHi, true
+		return "RMS error (model units)", 0, r.errHi, true
 	}
 	return "", 0, 0, false
 }

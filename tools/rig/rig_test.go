@@ -3,6 +3,7 @@ package rig
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -370,5 +371,27 @@ func TestItem12SideBySideApartAndLabelled(t *testing.T) {
 				t.Errorf("frame %d: label %q at x %.0f is not over its horse (%.0f–%.0f)", f+1, labels[i].Text, x, span[0], span[1])
 			}
 		}
+	}
+}
+
+// TestItem14RigProgressSaysPolish (issue 10, item 14): the progress of a
+// run of 30 iterations counts up to 30 and then names the polish rounds
+// ("/105 iterations" when 100 were asked, before).
+func TestItem14RigProgressSaysPolish(t *testing.T) {
+	tool, _, _ := rigBar(t) // 30 iterations asked
+	pr := tool.Progress()
+	if pr == nil {
+		t.Fatal("no progress after the run")
+	}
+	if pr.Asked != 30 || pr.PolishRounds != 5 || pr.Polish != 5 {
+		t.Fatalf("progress %+v: want 30 iterations asked and 5 polish rounds done", *pr)
+	}
+	want := fmt.Sprintf("polish round 5 of 5, after %d iterations", pr.Iteration-5)
+	if got := pr.Text(); got != want {
+		t.Errorf("progress after the run: %q, want %q", got, want)
+	}
+	running := Progress{Iteration: 12, Total: 35, Asked: 30, PolishRounds: 5}
+	if got, want := running.Text(), "iteration 12 of at most 30, then 5 polish rounds"; got != want {
+		t.Errorf("progress at iteration 12: %q, want %q", got, want)
 	}
 }

@@ -7,15 +7,34 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/jobs"
+	"gallop/internal/words"
 	"gallop/solver/ssdr"
 )
 
 // Progress is what a run publishes after each iteration: immutable once
 // published.
 type Progress struct {
-	Iteration int       // iterations done
-	Total     int       // most iterations: the alternation's, then the polish rounds
-	History   []float64 // RMSE after each iteration so far
+	Iteration int       // rounds done: iterations, then polish rounds
+	Total     int       // most rounds: the iterations asked for, then the polish rounds
+	Polish    int       // polish rounds done (they follow the iterations, however early those stopped)
+	History   []float64 // RMSE after each round so far
+	// Asked and PolishRounds are the iterations asked for and the polish
+	// rounds that follow them.
+	Asked, PolishRounds int
+}
+
+// Text says how far the run has come in words: "iteration 37 of at most
+// 100, then 5 polish rounds", or "polish round 2 of 5, after 42
+// iterations".
+func (p *Progress) Text() string {
+	if p.Polish > 0 {
+		return fmt.Sprintf("polish round %d of %d, after %s", p.Polish, p.PolishRounds, words.Count(p.Iteration-p.Polish, "iteration", "iterations"))
+	}
+	s := fmt.Sprintf("iteration %d of at most %d", p.Iteration, p.Asked)
+	if p.PolishRounds > 0 {
+		s += ", then " + words.Count(p.PolishRounds, "polish round", "polish rounds")
+	}
+	return s
 }
 
 // run is one decomposition job of an object's clip.
@@ -40,10 +59,18 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 	opts := r.settings.options()
 	var history []float64
 	total := opts.MaxRounds()
-	opts.Progress = func(it int, rmse float64) {
+	asked := int(r.settings.Iterations)
+	polish := 0
+	opts.Progress = func(it int, rmse float64, polishing bool) {
 		history = append(history, rmse)
-		r.task.Latest.Publish(&Progress{Iteration: it, Total: total, History: slices.Clone(history)})
-		rep.Report(float64(it)/float64(total), fmt.Sprintf("iteration %d of at most %d, RMSE %.4g", it, total, rmse))
+		done := it
+		if polishing {
+			polish++
+			done = asked + polish // the iterations are over, however early
+		}
+		p := &Progress{Iteration: it, Total: total, Polish: polish, History: slices.Clone(history), Asked: asked, PolishRounds: total - asked}
+		r.task.Latest.Publish(p)
+		rep.Report(float64(done)/float64(total), fmt.Sprintf("%s, RMSE %.4g", p.Text(), rmse))
 	}
 	rep.Report(0, "clustering")
 	res, err := ssdr.Decompose(ctx, rest, o.Mesh.Triangles, o.Clip.Frames, opts)

@@ -1,0 +1,90 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gallop/assets"
+)
+
+// TestItem14Plurals (issue 10, item 14): counts of one are singular in
+// what the window says ("1 frames", "1 corners" before).
+func TestItem14Plurals(t *testing.T) {
+	tri := &assets.Object{Name: "t", Mesh: &assets.Mesh{Positions: []assets.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Triangles: [][3]int{{0, 1, 2}}}}
+	if got, want := loadedMessage(tri), "Loaded t: 3 vertices, 1 triangle, 1 frame"; got != want {
+		t.Errorf("load message %q, want %q", got, want)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.obj")
+	if err := os.WriteFile(bad, []byte("v 0 0 0\nv 1 0 0\nf 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := assets.LoadOBJ(bad); err == nil || !strings.Contains(err.Error(), "face has 1 corner,") {
+		t.Errorf("a one-corner face: %v", err)
+	}
+}
+
+// TestItem14TimelineCounter (issue 10, item 14): the timeline of an empty
+// scene says so instead of "1 / 1".
+func TestItem14TimelineCounter(t *testing.T) {
+	if got := frameCounter(NewDocument()); got != "empty scene" {
+		t.Errorf("empty scene: %q", got)
+	}
+	still := &Document{Scene: &assets.Scene{Objects: []*assets.Object{{Name: "bar", Mesh: assets.DemoBar()}}}}
+	if got := frameCounter(still); got != "a still" {
+		t.Errorf("a static mesh: %q", got)
+	}
+	demo := &Document{Scene: assets.DemoScene(), Frame: 2}
+	if got := frameCounter(demo); got != "3 / 60" {
+		t.Errorf("the demo at its third frame: %q", got)
+	}
+}
+
+// TestItem14DialogsStartNextToTheData (issue 10, item 14): once a file or
+// a folder of frames has been opened, file dialogs start next to it
+// rather than in the folder Gallop was started from.
+func TestItem14DialogsStartNextToTheData(t *testing.T) {
+	data := t.TempDir()
+	frames := filepath.Join(data, "horse", "frames")
+	if err := os.MkdirAll(frames, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(data, "lion.obj")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := newDialogs(func() {}, func(error) {})
+	if got := d.start(); got != "" {
+		t.Errorf("before anything was opened the dialogs start in %q, want the toolkit's choice", got)
+	}
+	d.near(file)
+	if got := d.start(); got != data {
+		t.Errorf("after opening %s the dialogs start in %q, want %q", file, got, data)
+	}
+	d.near(frames)
+	if got, want := d.start(), filepath.Dir(frames); got != want {
+		t.Errorf("after opening the folder %s the dialogs start in %q, want %q", frames, got, want)
+	}
+	d.near(filepath.Join(data, "gone.obj"))
+	if got, want := d.start(), filepath.Dir(frames); got != want {
+		t.Errorf("a path that does not exist moved the start to %q", got)
+	}
+}
+
+// TestItem14HeatMapUnits (issue 10, item 14): the View menu's heat maps
+// name their units in the colour bar's title.
+func TestItem14HeatMapUnits(t *testing.T) {
+	a := &App{doc: &Document{Scene: assets.DemoScene()}}
+	for _, k := range []overlayKind{overlayDisplacement, overlaySpeed} {
+		a.overlay = k
+		a.heat = heatCache{}
+		hm := a.heatMap(a.doc.Object())
+		if hm == nil {
+			t.Fatalf("%s: no heat map", overlayNames[k])
+		}
+		if !strings.Contains(hm.title, "model units") {
+			t.Errorf("%s: title %q, want its units", overlayNames[k], hm.title)
+		}
+	}
+}
