@@ -58,7 +58,9 @@ func (a *App) addRecent(path string) {
 	if err != nil {
 		return
 	}
-	a.dialogs.near(abs)
+	if a.dialogs != nil {
+		a.dialogs.near(abs)
+	}
 	a.recent = slices.DeleteFunc(a.recent, func(p string) bool { return p == abs })
 	a.recent = append([]string{abs}, a.recent...)
 	if len(a.recent) > maxRecent {
