@@ -133,3 +133,57 @@ func TestItem4ShortcutsOwnTheKeyboard(t *testing.T) {
 		t.Error("A went to a text field")
 	}
 }
+
+// TestItem10SelectionBoxStaysUnderPopups (issue 10, item 10): the Select
+// tool's box, drawn while a drag is held, stays under a modal window: the
+// F1 list opened in the middle of a drag across it looks as it does with
+// no drag at all.
+func TestItem10SelectionBoxStaysUnderPopups(t *testing.T) {
+	s := newSession(t)
+	s.start() // ended by the session's cleanup: the box selects, an unsaved change
+	s.clickUntil("tool Select", "object: name")
+	view := s.widget("viewport")
+	s.moveTo(image.Pt(view.Max.X-5, view.Max.Y-5))
+	// The F1 list with no drag: where it opens and what it looks like.
+	s.xdo("key", "F1")
+	var popup image.Rectangle
+	s.waitFor("the F1 list at its size", 10*time.Second, func() bool {
+		popup = s.rects()["popup Shortcuts"]
+		return popup.Dx() > 300
+	})
+	plain := s.waitStill("item10-f1-plain", 10*time.Second)
+	s.xdo("key", "Escape")
+	s.waitFor("the F1 list to close", 5*time.Second, func() bool { _, open := s.rects()["popup Shortcuts"]; return !open })
+
+	// A box dragged from the viewport's corner across where the list
+	// opens, then F1 while the button is held.
+	from := image.Pt(view.Min.X+10, view.Min.Y+10)
+	to := image.Pt(popup.Max.X-20, popup.Max.Y-20)
+	s.xdo("mousemove", fmt.Sprint(from.X), fmt.Sprint(from.Y), "mousedown", "1")
+	for k := 1; k <= 10; k++ {
+		s.xdo("mousemove", fmt.Sprint(from.X+(to.X-from.X)*k/10), fmt.Sprint(from.Y+(to.Y-from.Y)*k/10))
+		time.Sleep(20 * time.Millisecond)
+	}
+	boxing := s.screenshot("item10-box")
+	if n := changedPixels(plain, boxing); n < 100 {
+		t.Fatalf("the selection box does not show (%d pixels changed): the test cannot tell", n)
+	}
+	s.xdo("key", "F1")
+	s.widget("popup Shortcuts")
+	time.Sleep(500 * time.Millisecond)
+	over := s.screenshot("item10-box-f1")
+	s.xdo("mouseup", "1")
+	n := 0
+	in := popup.Intersect(over.Bounds())
+	for y := in.Min.Y; y < in.Max.Y; y++ {
+		for x := in.Min.X; x < in.Max.X; x++ {
+			p, q := plain.RGBAAt(x, y), over.RGBAAt(x, y)
+			if absDiff(p.R, q.R)+absDiff(p.G, q.G)+absDiff(p.B, q.B) > 40 {
+				n++
+			}
+		}
+	}
+	if n > 0 {
+		t.Errorf("%d pixels of the F1 list differ with a selection box dragged under it: the box is drawn over the list", n)
+	}
+}
