@@ -104,6 +104,8 @@ func Run(opts Options) error {
 		tools:  newTools(),
 		recent: loadRecent(),
 		layout: loadLayout(),
+
+		objectOpen: map[string]bool{},
 	}
 	a.dialogs = newDialogs(giu.Update, a.fail)
 	if len(a.recent) > 0 {

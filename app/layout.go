@@ -1,15 +1,9 @@
 package app
 
 import (
-	"encoding/json"
-	"io"
-	"os"
-	"path/filepath"
-
 	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
-	"gallop/assets"
 	"gallop/panels"
 )
 
@@ -33,39 +27,19 @@ const (
 	bottomSpace               = 64 // timeline + status bar
 )
 
-// layoutPath is where the layout is kept: $XDG_CONFIG_HOME/gallop/layout.json
-// (or the platform's equivalent).
-func layoutPath() string {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "gallop", "layout.json")
-}
-
-// loadLayout reads the saved layout, or the defaults when there is none or
-// it is unreadable.
+// loadLayout reads the saved layout (layout.json), or the defaults when
+// there is none or it is unreadable.
 func loadLayout() layout {
 	l := layout{Left: defaultLeft, Right: defaultRight}
-	if p := layoutPath(); p != "" {
-		if b, err := os.ReadFile(p); err == nil {
-			_ = json.Unmarshal(b, &l) // a damaged file gives the defaults
-		}
+	if !loadConfig("layout.json", &l) {
+		l = layout{Left: defaultLeft, Right: defaultRight} // a half-read file gives the defaults
 	}
 	l.Left, l.Right = clampPanel(l.Left), clampPanel(l.Right)
 	return l
 }
 
-// save keeps the layout for the next session; failing to is not worth a
-// message.
-func (l layout) save() {
-	p := layoutPath()
-	if p == "" || os.MkdirAll(filepath.Dir(p), 0o755) != nil {
-		return
-	}
-	b, _ := json.Marshal(l)
-	_ = assets.WriteFileAtomic(p, func(w io.Writer) error { _, err := w.Write(b); return err })
-}
+// save keeps the layout for the next session.
+func (l layout) save() { saveConfig("layout.json", l) }
 
 func clampPanel(w float32) float32 {
 	if !(w >= minPanel) { // NaN too

@@ -86,7 +86,7 @@ func (a *App) recentItems() []giu.Widget {
 		p := p
 		items = append(items, giu.MenuItem(filepath.Base(p)+"##"+p).OnClick(func() { a.openPaths([]string{p}, false) }))
 	}
-	items = append(items, giu.Separator(), giu.MenuItem("Clear list").OnClick(func() { a.recent = nil; saveRecent(nil) }))
+	items = append(items, giu.Separator(), giu.MenuItem("Clear list").OnClick(func() { a.recent = nil; saveConfig("recent.json", a.recent) }))
 	return items
 }
 

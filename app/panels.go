@@ -119,9 +119,6 @@ func (a *App) objectBlock() bool {
 	imgui.SetNextItemOpenV(open, imgui.CondAlways)
 	open = imgui.CollapsingHeaderTreeNodeFlags("Object")
 	panels.Mark("properties: Object").Build()
-	if a.objectOpen == nil {
-		a.objectOpen = map[string]bool{}
-	}
 	a.objectOpen[name] = open
 	return open
 }

@@ -69,11 +69,7 @@ func (p *Panel) progressPanel() giu.Widget {
 		}
 		return giu.Label("Not started.")
 	}
-	done := pr.Iteration
-	if pr.Polish > 0 {
-		done = pr.Asked + pr.Polish
-	}
-	frac := float32(done) / float32(max(1, pr.Total))
+	frac := float32(pr.Fraction())
 	text := pr.Text()
 	if p.m.Converged() {
 		text += " (converged)"

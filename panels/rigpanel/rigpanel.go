@@ -66,7 +66,7 @@ func (p *Panel) Update(h tools.Host) {
 	if time.Since(p.traceAt) >= time.Second {
 		p.traceAt = time.Now()
 		if pr := p.m.Progress(); pr != nil {
-			fmt.Fprintf(os.Stderr, "rig: iteration %d of %d\n", pr.Iteration, pr.Total)
+			fmt.Fprintf(os.Stderr, "rig: %s\n", pr.Text())
 		}
 	}
 }

@@ -223,7 +223,7 @@ func (t *Rig) RunError() error {
 // iteration limit (the error stalled).
 func (t *Rig) Converged() bool {
 	p := t.Progress()
-	return t.run != nil && t.run.task.Finished && t.run.res != nil && p != nil && p.Iteration < p.Total
+	return t.run != nil && t.run.task.Finished && t.run.res != nil && p != nil && p.Iteration-p.Polish < p.Asked
 }
 
 // Result returns the result when it belongs to the active object, or nil.

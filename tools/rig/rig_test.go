@@ -390,7 +390,7 @@ func TestItem14RigProgressSaysPolish(t *testing.T) {
 	if got := pr.Text(); got != want {
 		t.Errorf("progress after the run: %q, want %q", got, want)
 	}
-	running := Progress{Iteration: 12, Total: 35, Asked: 30, PolishRounds: 5}
+	running := Progress{Iteration: 12, Asked: 30, PolishRounds: 5}
 	if got, want := running.Text(), "iteration 12 of at most 30, then 5 polish rounds"; got != want {
 		t.Errorf("progress at iteration 12: %q, want %q", got, want)
 	}

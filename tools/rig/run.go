@@ -15,12 +15,22 @@ import (
 // published.
 type Progress struct {
 	Iteration int       // rounds done: iterations, then polish rounds
-	Total     int       // most rounds: the iterations asked for, then the polish rounds
 	Polish    int       // polish rounds done (they follow the iterations, however early those stopped)
 	History   []float64 // RMSE after each round so far
 	// Asked and PolishRounds are the iterations asked for and the polish
 	// rounds that follow them.
 	Asked, PolishRounds int
+}
+
+// Fraction is how far the run has come, in [0, 1]: rounds done over the
+// most there can be, the iterations counted as all done once the polish
+// has begun.
+func (p *Progress) Fraction() float64 {
+	done := p.Iteration
+	if p.Polish > 0 {
+		done = p.Asked + p.Polish
+	}
+	return float64(done) / float64(max(1, p.Asked+p.PolishRounds))
 }
 
 // Text says how far the run has come in words: "iteration 37 of at most
@@ -58,19 +68,17 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 	rest := o.Mesh.Positions
 	opts := r.settings.options()
 	var history []float64
-	total := opts.MaxRounds()
 	asked := int(r.settings.Iterations)
+	polishRounds := opts.MaxRounds() - asked
 	polish := 0
 	opts.Progress = func(it int, rmse float64, polishing bool) {
 		history = append(history, rmse)
-		done := it
 		if polishing {
 			polish++
-			done = asked + polish // the iterations are over, however early
 		}
-		p := &Progress{Iteration: it, Total: total, Polish: polish, History: slices.Clone(history), Asked: asked, PolishRounds: total - asked}
+		p := &Progress{Iteration: it, Polish: polish, History: slices.Clone(history), Asked: asked, PolishRounds: polishRounds}
 		r.task.Latest.Publish(p)
-		rep.Report(float64(done)/float64(total), fmt.Sprintf("%s, RMSE %.4g", p.Text(), rmse))
+		rep.Report(p.Fraction(), fmt.Sprintf("%s, RMSE %.4g", p.Text(), rmse))
 	}
 	rep.Report(0, "clustering")
 	res, err := ssdr.Decompose(ctx, rest, o.Mesh.Triangles, o.Clip.Frames, opts)
