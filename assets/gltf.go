@@ -22,6 +22,12 @@ import (
 // {Kind: SourceGLTF, Paths: [path], Index: i}. Errors name the file's base name and the element at fault, as in
 // "RiggedFigure.gltf: accessor 7: ...".
 func LoadGLTF(path string) ([]*Object, error) {
+	return LoadGLTFAnimation(path, "")
+}
+
+// LoadGLTFAnimation is LoadGLTF reading the animation called anim in place
+// of the file's first one (see ReadGLTFAnimation).
+func LoadGLTFAnimation(path, anim string) ([]*Object, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -31,7 +37,7 @@ func LoadGLTF(path string) ([]*Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	objs, err := ReadGLTF(doc, name)
+	objs, err := ReadGLTFAnimation(doc, name, anim)
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,7 @@ type gltfChannel struct {
 type gltfAnimation struct {
 	name     string
 	channels []gltfChannel
+	start    float64 // the first key time over all channels, seconds
 	end      float64 // the last key time over all channels, seconds
 	// fpsHint is the frame rate a Gallop export recorded in the
 	// animation's extras ({"fps": N}), or 0.
@@ -67,6 +68,7 @@ func parseAnimation(doc *gltf.Document, ai int, targets func(node int) (int, err
 	if a.name == "" {
 		a.name = fmt.Sprintf("animation %d", ai)
 	}
+	a.start = math.Inf(1)
 	for ci, ch := range an.Channels {
 		if ch == nil || ch.Target.Node == nil {
 			continue // nothing to animate here (or a target defined by an extension)
@@ -76,7 +78,11 @@ func parseAnimation(doc *gltf.Document, ai int, targets func(node int) (int, err
 			return nil, fmt.Errorf("animation %d: channel %d: %w", ai, ci, err)
 		}
 		a.channels = append(a.channels, c)
+		a.start = min(a.start, c.sampler.times[0])
 		a.end = max(a.end, c.sampler.times[len(c.sampler.times)-1])
+	}
+	if len(a.channels) == 0 {
+		a.start = 0
 	}
 	return a, nil
 }
@@ -251,11 +257,14 @@ func snapInteger(x, tol float64) float64 {
 	return x
 }
 
-// frames returns the number of frames at fps that cover [0, end]: frame i
-// is at i/fps, and the last one at or just after end (within 1e-3 frame,
-// allowing for float32 key times).
+// frames returns the number of frames at fps that cover [start, end]:
+// frame i is at start + i/fps, and the last one at or just after end
+// (within 1e-3 frame, allowing for float32 key times). An animation plays
+// from its first key: the time before it only holds the first key's value,
+// so an exporter that starts its keys at frame 1 (t = 1/fps) gives no
+// repeated first frame.
 func (a *gltfAnimation) frames(fps float64) (int, error) {
-	last := math.Ceil(a.end*fps - 1e-3)
+	last := math.Ceil((a.end-a.start)*fps - 1e-3)
 	if !(last < gltfMaxFrames) {
 		return 0, fmt.Errorf("%s: %v s at %v fps is more than %d frames", a.name, a.end, fps, gltfMaxFrames)
 	}

@@ -3,6 +3,7 @@ package assets
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -71,19 +72,53 @@ const (
 // have at most 65536 frames, and all baked clips together at most
 // max(4M, 64 × buffer bytes) positions (frames × vertices), 2^25 at most.
 func ReadGLTF(doc *gltf.Document, name string) ([]*Object, error) {
-	objs, err := readGLTF(doc, strings.TrimSuffix(name, filepath.Ext(name)))
+	return ReadGLTFAnimation(doc, name, "")
+}
+
+// ReadGLTFAnimation is ReadGLTF reading the animation called anim in place
+// of the first one (with anim empty, the same as ReadGLTF). It fails when
+// the file has no animation of that name.
+func ReadGLTFAnimation(doc *gltf.Document, name, anim string) ([]*Object, error) {
+	objs, err := readGLTF(doc, strings.TrimSuffix(name, filepath.Ext(name)), anim)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return objs, nil
 }
 
+// GLTFAnimationNames returns the names of doc's animations, in order (an
+// unnamed one is called "animation N").
+func GLTFAnimationNames(doc *gltf.Document) []string {
+	names := make([]string, len(doc.Animations))
+	for i, a := range doc.Animations {
+		if a != nil && a.Name != "" {
+			names[i] = a.Name
+		} else {
+			names[i] = fmt.Sprintf("animation %d", i)
+		}
+	}
+	return names
+}
+
 // readGLTF converts the mesh nodes of doc's scene; objects without a node
-// or mesh name are named after the file (base, without extension).
-func readGLTF(doc *gltf.Document, base string) ([]*Object, error) {
+// or mesh name are named after the file (base, without extension). A
+// non-empty anim restricts the animations read to the one of that name.
+func readGLTF(doc *gltf.Document, base, anim string) ([]*Object, error) {
 	r, err := newGLTFReader(doc)
 	if err != nil {
 		return nil, err
+	}
+	if anim != "" {
+		var keep []*gltfAnimation
+		for _, a := range r.anims {
+			if a.name == anim {
+				keep = append(keep, a)
+			}
+		}
+		if len(keep) == 0 {
+			return nil, fmt.Errorf("no animation called %q (the file has %s)", anim, quotedList(GLTFAnimationNames(doc)))
+		}
+		r.anims = keep[:1]
 	}
 	nodes, err := r.meshNodes()
 	if err != nil {
@@ -596,7 +631,7 @@ func (r *gltfReader) bake(a *gltfAnimation, bakes []*gltfBake) error {
 	}
 	p := newPose(len(r.doc.Nodes))
 	for f := 0; f < nf; f++ {
-		r.pose(p, a, float64(f)/fps)
+		r.pose(p, a, a.start+float64(f)/fps)
 		for i, b := range bakes {
 			if clips[i].Frames[f], err = b.frame(p); err != nil {
 				return fmt.Errorf("node %d: %w", b.node, err)
@@ -878,4 +913,16 @@ next:
 		out[k].Weight /= sum
 	}
 	return out, nil
+}
+
+// quotedList returns names quoted and joined by commas, or "none".
+func quotedList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }

@@ -223,9 +223,10 @@ func TestGltfImportRiggedSimple(t *testing.T) {
 	if o.Mesh.NumVertices() != 160 || o.Mesh.NumTriangles() != 188 {
 		t.Fatalf("%d vertices, %d triangles; want 160, 188", o.Mesh.NumVertices(), o.Mesh.NumTriangles())
 	}
-	// 50 keys at 1/24 s, the first at 1/24: frames 0..50 at 24 fps.
-	if o.Clip == nil || o.Clip.FPS != 24 || o.Clip.NumFrames() != 51 {
-		t.Fatalf("clip %v", o.Clip)
+	// 50 keys at 1/24 s, the first at 1/24: the clip starts at the first
+	// key, frames 0..49 at 24 fps.
+	if o.Clip == nil || o.Clip.FPS != 24 || o.Clip.NumFrames() != 50 {
+		t.Fatalf("clip of %d frames at %v fps, want 50 at 24", o.NumFrames(), o.FPS())
 	}
 	checkGLTFRig(t, o, 2)
 	if got := o.Rig.MaxInfluences(); got != 2 {
@@ -235,10 +236,10 @@ func TestGltfImportRiggedSimple(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Frame 0 (t = 0, before the first key) is the bind pose skinned with
-	// the first keys; frame f > 0 falls on key f-1.
+	// Frame f falls on key f (the time before the first key, which only
+	// holds it, is not read).
 	tol := 1e-6 * gltfDiagonal(o.Clip.Frames[0])
-	for _, c := range []struct{ frame, key int }{{0, 0}, {1, 0}, {25, 24}, {50, 49}} {
+	for _, c := range []struct{ frame, key int }{{0, 0}, {1, 1}, {25, 25}, {49, 49}} {
 		if d := gltfMaxDistance(o.Clip.Frames[c.frame], gltfReferenceSkin(t, doc, c.key)); d > tol {
 			t.Errorf("frame %d differs from skinning at key %d by %g", c.frame, c.key, d)
 		}
@@ -420,9 +421,10 @@ func TestGltfSampler(t *testing.T) {
 
 func TestGltfFrameRate(t *testing.T) {
 	anim := func(times ...[]float64) *gltfAnimation {
-		a := &gltfAnimation{name: "test"}
+		a := &gltfAnimation{name: "test", start: math.Inf(1)}
 		for _, ts := range times {
 			a.channels = append(a.channels, gltfChannel{sampler: &gltfSampler{times: ts, width: 1}})
+			a.start = min(a.start, ts[0])
 			a.end = max(a.end, ts[len(ts)-1])
 		}
 		return a
@@ -440,7 +442,7 @@ func TestGltfFrameRate(t *testing.T) {
 		fps    float64
 		frames int
 	}{
-		{"24 fps keys", anim(f24(1, 2, 3, 4)), 24, 5},
+		{"24 fps keys from the first frame on", anim(f24(1, 2, 3, 4)), 24, 4},
 		{"24 fps grid, several channels", anim(f24(0, 2, 4), f24(3, 9)), 24, 10},
 		{"2 keys 1.25 s apart", anim([]float64{0, 1.25}), 24, 31},
 		{"1 s keys", anim([]float64{0, 1, 2, 3, 4}), 24, 97},
