@@ -1,6 +1,7 @@
 // Package rotation holds Gallop's 3×3 rotation primitives: the signed
-// singular value decomposition and the polar decomposition of a 3×3 matrix,
-// and the exponential and logarithm maps between rotation vectors and SO(3)
+// singular value decomposition and the polar decomposition of a 3×3 matrix
+// (with Refine, its rotation factor found from a warm start), and the
+// exponential and logarithm maps between rotation vectors and SO(3)
 // with the right Jacobian of the exponential. Every method that blends,
 // fits or differentiates rotations (MeshIK's nonlinear feature space, SSDR,
 // rig fitting, dynamic skinning) uses these, and only these.
