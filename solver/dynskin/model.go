@@ -1,0 +1,281 @@
+package dynskin
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/internal/finite"
+	"gallop/solver/ssdr"
+)
+
+// Segment is a bone as the spokes see it: the segment from A to B.
+type Segment struct{ A, B mgl64.Vec3 }
+
+// Transform returns the segment moved by the affine matrix m (a bone's
+// skinning matrix, rest model space to posed model space).
+func (s Segment) Transform(m *mgl64.Mat4) Segment {
+	return Segment{A: m.Mul4x1(s.A.Vec4(1)).Vec3(), B: m.Mul4x1(s.B.Vec4(1)).Vec3()}
+}
+
+// Distance returns the distance from p to the segment.
+func (s Segment) Distance(p mgl64.Vec3) float64 { return s.project(p).Len() }
+
+// project returns p minus its closest point on s.
+func (s Segment) project(p mgl64.Vec3) mgl64.Vec3 {
+	dx, dy, dz := s.B[0]-s.A[0], s.B[1]-s.A[1], s.B[2]-s.A[2]
+	px, py, pz := p[0]-s.A[0], p[1]-s.A[1], p[2]-s.A[2]
+	dd := dx*dx + dy*dy + dz*dz
+	t := 0.0
+	if dd > 0 {
+		t = max(0, min(1, (px*dx+py*dy+pz*dz)/dd))
+	}
+	return mgl64.Vec3{px - t*dx, py - t*dy, pz - t*dz}
+}
+
+// Material holds one vertex's parameters: the strengths of the goal,
+// surface, spoke, damping and goal-damping forces. α, β, γ, κ ∈ [0, 1],
+// λ ∈ [0, 0.5].
+type Material struct {
+	Alpha, Beta, Gamma, Lambda, Kappa float64
+}
+
+// Upper bounds of the parameters, in the order α, β, γ, λ, κ.
+var upper = [nParams]float64{1, 1, 1, 0.5, 1}
+
+// nParams is the number of per-vertex parameters.
+const nParams = 5
+
+// Names of the parameters, in the order of Material's fields.
+var ParamNames = [nParams]string{"alpha", "beta", "gamma", "lambda", "kappa"}
+
+// Get returns parameter k (0 α, 1 β, 2 γ, 3 λ, 4 κ).
+func (m Material) Get(k int) float64 {
+	switch k {
+	case 0:
+		return m.Alpha
+	case 1:
+		return m.Beta
+	case 2:
+		return m.Gamma
+	case 3:
+		return m.Lambda
+	}
+	return m.Kappa
+}
+
+// Set sets parameter k (as Get).
+func (m *Material) Set(k int, x float64) {
+	switch k {
+	case 0:
+		m.Alpha = x
+	case 1:
+		m.Beta = x
+	case 2:
+		m.Gamma = x
+	case 3:
+		m.Lambda = x
+	default:
+		m.Kappa = x
+	}
+}
+
+// StabilityLimit bounds Material.Stability: parameters beyond it are
+// scaled back onto it by Effective.
+const StabilityLimit = 3.5
+
+// stabilityWeights are the coefficients of Material.Stability.
+var stabilityWeights = [nParams]float64{1, 2, 1, 4, 2}
+
+// Stability returns s = α + 2β + γ + 4λ + 2κ, the bound the parameters put
+// on one step's stiffness and damping. Per vertex and per mode, symplectic
+// Euler with stiffness a = k·h² and damping b = c·h is stable when
+// a + 2b < 4 (the roots of z² − (2 − a − b)z + 1 − b lie inside the unit
+// circle). The goal and spoke forces contribute at most α and γ to a, the
+// surface force β times an eigenvalue of the graph Laplacian I − W, which
+// is below 2, the damping λ times the same (below 2λ) and κ to b. So the
+// paper's box alone does not make a vertex stable: α = β = γ = 1 with
+// λ = ½ blows up within a few steps. Gallop keeps s ≤ StabilityLimit,
+// 3.5, an eighth below the bound for the worst mode.
+func (m Material) Stability() float64 {
+	s := 0.0
+	for k := range nParams {
+		s += stabilityWeights[k] * m.Get(k)
+	}
+	return s
+}
+
+// Effective returns the parameters the simulation uses: m itself when
+// m.Stability() ≤ StabilityLimit, else m scaled by StabilityLimit /
+// m.Stability() (every force in proportion). Fitted parameters always
+// satisfy the bound; painted ones may not, and are shown as what they
+// do.
+func (m Material) Effective() Material {
+	s := m.Stability()
+	if s <= StabilityLimit {
+		return m
+	}
+	f := StabilityLimit / s
+	return Material{m.Alpha * f, m.Beta * f, m.Gamma * f, m.Lambda * f, m.Kappa * f}
+}
+
+// Upper returns the largest value parameter k may take.
+func Upper(k int) float64 { return upper[k] }
+
+// Clamp returns m with every parameter clamped to its range.
+func (m Material) Clamp() Material {
+	for k := range nParams {
+		m.Set(k, max(0, min(upper[k], m.Get(k))))
+	}
+	return m
+}
+
+// Rigid is the material that follows the goal exactly: α = κ = 1.
+var Rigid = Material{Alpha: 1, Kappa: 1}
+
+// Puppet is the fit's starting point, the paper's "educated guess": α = 1
+// and the rest 0.
+var Puppet = Material{Alpha: 1}
+
+// CheckParams reports the first parameter out of its range, naming the
+// vertex, or a count that does not match n vertices.
+func CheckParams(p []Material, n int) error {
+	if len(p) != n {
+		return fmt.Errorf("parameters for %d vertices, the mesh has %d", len(p), n)
+	}
+	for i, m := range p {
+		for k := range nParams {
+			if x := m.Get(k); !(x >= 0 && x <= upper[k]) {
+				return fmt.Errorf("vertex %d: %s = %v is outside [0, %v]", i, ParamNames[k], x, upper[k])
+			}
+		}
+	}
+	return nil
+}
+
+// Model is the fixed part of a dynamic skin: the rest mesh's 1-rings, the
+// skin weights and the spokes' rest lengths. It is immutable and safe for
+// concurrent use.
+type Model struct {
+	n     int
+	rest  []mgl64.Vec3
+	diag  float64      // the rest bounding box's diagonal
+	start []int32      // ring of i: ring[start[i]:start[i+1]]
+	ring  []int32      // neighbours, sorted
+	edge0 []mgl64.Vec3 // xⱼ⁰ − xᵢ⁰ per ring entry
+	mean0 []mgl64.Vec3 // mean of edge0 over the ring
+	inv   []float64    // 1/|nbr(i)|, 0 for an isolated vertex
+
+	istart []int32   // influences of i: [istart[i], istart[i+1])
+	bone   []int32   // bone of each influence
+	weight []float64 // weight of each influence
+	len0   []float64 // rest spoke length |d⁰| of each influence
+	bones  int
+	segs0  []Segment
+}
+
+// NewModel checks and prepares a dynamic skin: rest positions, triangles
+// (their edges make the 1-rings), per vertex the bones' skin weights
+// (non-negative, summing to 1; the Influence of SSDR, whose rigs and
+// glTF skins alike drive the model) and each bone's segment in the rest
+// pose.
+func NewModel(rest []mgl64.Vec3, triangles [][3]int, weights [][]ssdr.Influence, segments []Segment) (*Model, error) {
+	n := len(rest)
+	if n == 0 {
+		return nil, fmt.Errorf("no vertices")
+	}
+	if len(weights) != n {
+		return nil, fmt.Errorf("skin weights for %d vertices, the mesh has %d", len(weights), n)
+	}
+	for i, p := range rest {
+		if !finite.Vec3(p) {
+			return nil, fmt.Errorf("vertex %d: non-finite rest position %v", i, p)
+		}
+	}
+	for b, s := range segments {
+		if !finite.Vec3(s.A) || !finite.Vec3(s.B) {
+			return nil, fmt.Errorf("bone %d: non-finite segment %v", b, s)
+		}
+	}
+	m := &Model{n: n, rest: rest, bones: len(segments), segs0: segments}
+	nbr := make([][]int32, n)
+	for f, t := range triangles {
+		for k := 0; k < 3; k++ {
+			a, b := t[k], t[(k+1)%3]
+			if a < 0 || a >= n || b < 0 || b >= n {
+				return nil, fmt.Errorf("triangle %d: vertex index out of range [0, %d)", f, n)
+			}
+			if a != b {
+				nbr[a] = append(nbr[a], int32(b))
+				nbr[b] = append(nbr[b], int32(a))
+			}
+		}
+	}
+	m.start = make([]int32, n+1)
+	m.inv = make([]float64, n)
+	m.mean0 = make([]mgl64.Vec3, n)
+	for i := range nbr {
+		slices.Sort(nbr[i])
+		nbr[i] = slices.Compact(nbr[i])
+		m.start[i+1] = m.start[i] + int32(len(nbr[i]))
+	}
+	m.ring = make([]int32, 0, m.start[n])
+	m.edge0 = make([]mgl64.Vec3, 0, m.start[n])
+	for i, l := range nbr {
+		var sum mgl64.Vec3
+		for _, j := range l {
+			e := rest[j].Sub(rest[i])
+			m.ring = append(m.ring, j)
+			m.edge0 = append(m.edge0, e)
+			sum = sum.Add(e)
+		}
+		if len(l) > 0 {
+			m.inv[i] = 1 / float64(len(l))
+			m.mean0[i] = sum.Mul(m.inv[i])
+		}
+	}
+	m.istart = make([]int32, n+1)
+	for i, l := range weights {
+		sum := 0.0
+		for _, in := range l {
+			if in.Bone < 0 || in.Bone >= len(segments) {
+				return nil, fmt.Errorf("vertex %d: bone %d out of range [0, %d)", i, in.Bone, len(segments))
+			}
+			if !(in.Weight >= 0) || math.IsInf(in.Weight, 0) {
+				return nil, fmt.Errorf("vertex %d: invalid weight %v", i, in.Weight)
+			}
+			sum += in.Weight
+			if in.Weight > 0 {
+				m.bone = append(m.bone, int32(in.Bone))
+				m.weight = append(m.weight, in.Weight)
+				m.len0 = append(m.len0, segments[in.Bone].project(rest[i]).Len())
+			}
+		}
+		if math.Abs(sum-1) > 1e-3 {
+			return nil, fmt.Errorf("vertex %d: skin weights sum to %v, want 1", i, sum)
+		}
+		m.istart[i+1] = int32(len(m.bone))
+	}
+	lo, hi := rest[0], rest[0]
+	for _, p := range rest {
+		for k := 0; k < 3; k++ {
+			lo[k], hi[k] = min(lo[k], p[k]), max(hi[k], p[k])
+		}
+	}
+	m.diag = hi.Sub(lo).Len()
+	return m, nil
+}
+
+// NumVertices returns the number of vertices.
+func (m *Model) NumVertices() int { return m.n }
+
+// NumBones returns the number of bones.
+func (m *Model) NumBones() int { return m.bones }
+
+// RestSegments returns the bones' rest segments (shared; do not modify).
+func (m *Model) RestSegments() []Segment { return m.segs0 }
+
+// Diagonal returns the rest bounding box's diagonal.
+func (m *Model) Diagonal() float64 { return m.diag }

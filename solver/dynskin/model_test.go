@@ -1,0 +1,257 @@
+package dynskin
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/solver/rotation"
+	"gallop/solver/ssdr"
+)
+
+// fan returns vertex 0 at the origin with a ring of 4 neighbours in the
+// xz plane (4 triangles), one bone along y from (0,−1,0) to (0,1,0).
+func fan(t *testing.T) (*Model, []mgl64.Vec3) {
+	t.Helper()
+	rest := []mgl64.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 0, 1}, {-1, 0, 0}, {0, 0, -1}}
+	tris := [][3]int{{0, 1, 2}, {0, 2, 3}, {0, 3, 4}, {0, 4, 1}}
+	w := make([][]ssdr.Influence, len(rest))
+	for i := range w {
+		w[i] = []ssdr.Influence{{Bone: 0, Weight: 1}}
+	}
+	seg := []Segment{{A: mgl64.Vec3{0.5, -1, 0}, B: mgl64.Vec3{0.5, 1, 0}}}
+	m, err := NewModel(rest, tris, w, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, rest
+}
+
+func near(a, b mgl64.Vec3, tol float64) bool { return a.Sub(b).Len() <= tol }
+
+// TestForcesByHand checks each force of vertex 0 of a fan against values
+// computed by hand.
+func TestForcesByHand(t *testing.T) {
+	m, rest := fan(t)
+	h := 0.1
+	st := State{X: append([]mgl64.Vec3(nil), rest...), V: make([]mgl64.Vec3, 5), Q: make([]mgl64.Quat, 5)}
+	for i := range st.Q {
+		st.Q[i] = mgl64.QuatIdent()
+	}
+	// Vertex 0 moved up by 0.2, its neighbours still: the ring's best
+	// rotation is still the identity (A's antisymmetric part is zero), so
+	// c = mean xⱼ − mean e⁰ = 0 and L = (0 − (0,0.2,0))/h².
+	st.X[0] = mgl64.Vec3{0, 0.2, 0}
+	st.V[0] = mgl64.Vec3{1, 0, 0}
+	st.V[1] = mgl64.Vec3{2, 0, 0}
+	goal := mgl64.Vec3{0.1, 0, 0}
+	gv := mgl64.Vec3{0, 0, 3}
+	var f forces
+	m.vertexForces(&f, 0, &st, goal, gv, m.segs0, h)
+	want := forces{
+		{0.1 / (h * h), -0.2 / (h * h), 0}, // G = (x̂ − x)/h²
+		{0, -0.2 / (h * h), 0},             // L
+		{0, 0, 0},                          // B: the spoke (0.5 from the bone) keeps its length
+		{(0.5 - 1) / h, 0, 0},              // D: mean ring velocity (2+0+0+0)/4 = 0.5
+		{-1 / h, 0, 3 / h},                 // K = (v̂ − v)/h
+	}
+	for k := range f {
+		if !near(f[k], want[k], 1e-9) {
+			t.Errorf("%s force %v, want %v", ParamNames[k], f[k], want[k])
+		}
+	}
+	// The spoke: vertex 0 pushed towards the bone to 0.3 from it (rest
+	// 0.5): B = (0.5/0.3 − 1)·(−0.3, 0, 0)/h² = (−0.2, 0, 0)/h², pushing
+	// it back out. Beyond the segment's end (y = 3) it hangs from the end
+	// point (0.5, 1, 0): d = (−0.5, 2, 0).
+	st.X[0] = mgl64.Vec3{0.2, 0, 0}
+	m.vertexForces(&f, 0, &st, goal, gv, m.segs0, h)
+	if w := (mgl64.Vec3{-0.2, 0, 0}).Mul(1 / (h * h)); !near(f[2], w, 1e-9) {
+		t.Errorf("spoke force %v, want %v", f[2], w)
+	}
+	st.X[0] = mgl64.Vec3{0, 3, 0}
+	m.vertexForces(&f, 0, &st, goal, gv, m.segs0, h)
+	d := mgl64.Vec3{-0.5, 2, 0}
+	if w := d.Mul((0.5/d.Len() - 1) / (h * h)); !near(f[2], w, 1e-9) {
+		t.Errorf("spoke force beyond the end %v, want %v", f[2], w)
+	}
+}
+
+// TestRigidMotionNoForces: a rigid motion of mesh and goal together leaves
+// the surface and spoke forces zero (to 1e-12 of the diagonal, as
+// displacements h²·F).
+func TestRigidMotionNoForces(t *testing.T) {
+	m, rest := tubeModel(t, 8, 9)
+	rng := rand.New(rand.NewPCG(1, 1))
+	h := 1.0 / 30
+	for trial := 0; trial < 20; trial++ {
+		r := rotation.Exp(mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()})
+		tr := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		mv := func(p mgl64.Vec3) mgl64.Vec3 { return r.Mul3x1(p).Add(tr) }
+		st := State{X: make([]mgl64.Vec3, m.n), V: make([]mgl64.Vec3, m.n), Q: make([]mgl64.Quat, m.n)}
+		for i, p := range rest {
+			st.X[i] = mv(p)
+			st.Q[i] = mgl64.QuatIdent() // a cold start: Refine falls back to Polar
+		}
+		segs := make([]Segment, len(m.segs0))
+		for b, s := range m.segs0 {
+			segs[b] = Segment{A: mv(s.A), B: mv(s.B)}
+		}
+		worst := 0.0
+		for i := range rest {
+			var f forces
+			m.vertexForces(&f, i, &st, st.X[i], mgl64.Vec3{}, segs, h)
+			worst = max(worst, f[1].Len()*h*h, f[2].Len()*h*h)
+		}
+		if worst > 1e-12*m.diag {
+			t.Fatalf("trial %d: surface or spoke force %g (as a displacement) under a rigid motion", trial, worst)
+		}
+	}
+}
+
+// TestConstantVelocityGoal: started on a goal translating at constant
+// velocity, with its velocity, the mesh stays on it for any parameters.
+func TestConstantVelocityGoal(t *testing.T) {
+	m, rest := tubeModel(t, 8, 9)
+	rng := rand.New(rand.NewPCG(2, 2))
+	u := mgl64.Vec3{0.7, -0.3, 1.1}
+	fps := 30.0
+	frames := 60
+	g := &Goal{FPS: fps}
+	for f := 0; f < frames; f++ {
+		off := u.Mul(float64(f) / fps)
+		pos := make([]mgl64.Vec3, m.n)
+		for i, p := range rest {
+			pos[i] = p.Add(off)
+		}
+		g.Positions = append(g.Positions, pos)
+		g.Bones = append(g.Bones, []Segment{{A: m.segs0[0].A.Add(off), B: m.segs0[0].B.Add(off)}, {A: m.segs0[1].A.Add(off), B: m.segs0[1].B.Add(off)}})
+	}
+	for trial := 0; trial < 5; trial++ {
+		p := make([]Material, m.n)
+		for i := range p {
+			for k := 0; k < nParams; k++ {
+				p[i].Set(k, rng.Float64()*upper[k])
+			}
+		}
+		for _, sub := range []int{1, 3} {
+			out, err := Simulate(m, p, g, Options{Substeps: sub})
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst := 0.0
+			for f := range out {
+				for i := range out[f] {
+					worst = max(worst, out[f][i].Sub(g.Positions[f][i]).Len())
+				}
+			}
+			if worst > 1e-9*m.diag {
+				t.Errorf("trial %d, %d substeps: the mesh left its goal by %g", trial, sub, worst)
+			}
+		}
+	}
+}
+
+// TestStabilityRandom: 10,000 steps with random parameters in range (and
+// the largest of every one) and a goal jittering randomly stay finite and
+// within half a diagonal of the goal.
+func TestStabilityRandom(t *testing.T) {
+	m, rest := tubeModel(t, 8, 8)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 8; trial++ {
+		p := make([]Material, m.n)
+		for i := range p {
+			for k := 0; k < nParams; k++ {
+				p[i].Set(k, rng.Float64()*upper[k])
+			}
+			if trial == 0 {
+				p[i] = Material{Alpha: 1, Beta: 1, Gamma: 1, Lambda: 0.5, Kappa: 1}
+			}
+		}
+		s, err := NewSim(m, p, 30, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g0 := append([]mgl64.Vec3(nil), rest...)
+		b0 := m.segs0
+		s.Start(0, g0, g0)
+		g1 := make([]mgl64.Vec3, m.n)
+		worst := 0.0
+		for step := 0; step < 10000; step++ {
+			// A random translation and turn of the whole goal about rest.
+			off := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Mul(0.05)
+			r := rotation.Exp(mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Mul(0.02))
+			mv := func(q mgl64.Vec3) mgl64.Vec3 { return r.Mul3x1(q).Add(off) }
+			for i := range g1 {
+				g1[i] = mv(rest[i])
+			}
+			b1 := []Segment{{A: mv(m.segs0[0].A), B: mv(m.segs0[0].B)}, {A: mv(m.segs0[1].A), B: mv(m.segs0[1].B)}}
+			if err := s.Advance(g0, g1, b0, b1); err != nil {
+				t.Fatalf("trial %d, step %d: %v", trial, step, err)
+			}
+			copy(g0, g1)
+			b0 = b1
+			for i, x := range s.Positions() {
+				worst = max(worst, x.Sub(g1[i]).Len())
+			}
+		}
+		if !(worst < 0.5*m.diag) {
+			t.Errorf("trial %d: a vertex went %g from its goal (diagonal %g)", trial, worst, m.diag)
+		}
+	}
+}
+
+// TestParamsRefused: parameters out of range are refused naming the
+// vertex.
+func TestParamsRefused(t *testing.T) {
+	m, _ := fan(t)
+	p := []Material{Puppet, Puppet, {Alpha: 1, Lambda: 0.6}, Puppet, Puppet}
+	_, err := NewSim(m, p, 30, Options{})
+	if err == nil || !strings.Contains(err.Error(), "vertex 2: lambda = 0.6 is outside [0, 0.5]") {
+		t.Errorf("λ = 0.6: %v", err)
+	}
+	p[2] = Material{Beta: 1.5}
+	if err := CheckParams(p, 5); err == nil || !strings.Contains(err.Error(), "vertex 2: beta = 1.5") {
+		t.Errorf("β = 1.5: %v", err)
+	}
+	p[2] = Material{Gamma: math.NaN()}
+	if err := CheckParams(p, 5); err == nil || !strings.Contains(err.Error(), "vertex 2: gamma") {
+		t.Errorf("γ = NaN: %v", err)
+	}
+}
+
+// TestUndampedModeOscillates: the paper's model with α = 1 alone swings
+// about a goal that stops (period six steps, never damped); κ damps it.
+func TestUndampedModeOscillates(t *testing.T) {
+	m, rest := tubeModel(t, 4, 6)
+	run := func(mat Material) float64 {
+		p := make([]Material, m.n)
+		for i := range p {
+			p[i] = mat
+		}
+		g := &Goal{FPS: 30}
+		for f := 0; f < 100; f++ {
+			y := math.Min(float64(f), 10) * 0.05 // moves, then stops at frame 10
+			pos := make([]mgl64.Vec3, m.n)
+			for i, q := range rest {
+				pos[i] = q.Add(mgl64.Vec3{0, y, 0})
+			}
+			g.Positions = append(g.Positions, pos)
+			g.Bones = append(g.Bones, m.segs0)
+		}
+		out, err := Simulate(m, p, g, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out[99][0].Sub(g.Positions[99][0]).Len()
+	}
+	if e := run(Puppet); e < 0.01 {
+		t.Errorf("α = 1 alone: %g from the goal 90 frames after it stopped; the paper's model should still swing", e)
+	}
+	if e := run(Material{Alpha: 1, Kappa: 0.5}); e > 1e-6 {
+		t.Errorf("with κ = 0.5: %g from the goal 90 frames after it stopped", e)
+	}
+}
