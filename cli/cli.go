@@ -1,5 +1,5 @@
 // Package cli holds Gallop's headless commands for pipelines and tests
-// (gallop info, convert, pose, sample, rig, bench). It does not link the
+// (gallop info, convert, pose, sample, rig, dynamics, bench). It does not link the
 // window: the one figure that needs it, the viewport benchmark, is measured
 // by running the gallop binary itself with --bench-viewport (package app).
 // Every command has --help, exits with status 0 on success, and on failure
@@ -29,6 +29,7 @@ func commands() []command {
 		{"pose", "pose a mesh by Mesh-Based Inverse Kinematics from example poses", runPose},
 		{"sample", "sample plausible multi-body animations that meet constraints (MCMC)", runSample},
 		{"rig", "infer a skinning rig (bones and weights) from a mesh animation (SSDR)", runRig},
+		{"dynamics", "fit or apply secondary motion on skinned animation (dynamic skinning)", runDynamics},
 		{"bench", "measure Gallop's performance figures, as JSON lines", runBench},
 	}
 }

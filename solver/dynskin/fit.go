@@ -24,7 +24,7 @@ type FitOptions struct {
 	// for T > 10 frames).
 	StepRatio float64
 	// Tolerance is ε: the fit stops when |Eᵏ − Eᵏ⁻¹| / E⁰ < ε (0 means
-	// 1e-4).
+	// DefaultFitTolerance).
 	Tolerance float64
 	// Progress, if not nil, is called after each iteration's simulation
 	// with its number k (0 for the starting parameters), Eᵏ and the
@@ -32,8 +32,13 @@ type FitOptions struct {
 	Progress func(k int, energy float64, params []Material)
 }
 
-// DefaultFitIterations is the default iteration cap.
-const DefaultFitIterations = 100
+// Defaults of FitOptions: the iteration cap and ε. E⁰, the puppet's
+// error, includes its undamped swing about the goal, many times the
+// fitted error, so ε must be small.
+const (
+	DefaultFitIterations = 200
+	DefaultFitTolerance  = 1e-6
+)
 
 // FitResult is what Fit found.
 type FitResult struct {
@@ -111,7 +116,7 @@ func Fit(ctx context.Context, m *Model, g *Goal, example [][]mgl64.Vec3, opts Fi
 	}
 	eps := opts.Tolerance
 	if eps == 0 {
-		eps = 1e-4
+		eps = DefaultFitTolerance
 	}
 	nfit := 4
 	if opts.Kappa {

@@ -1,6 +1,7 @@
 package dynskin
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -253,5 +254,32 @@ func TestUndampedModeOscillates(t *testing.T) {
 	}
 	if e := run(Material{Alpha: 1, Kappa: 0.5}); e > 1e-6 {
 		t.Errorf("with κ = 0.5: %g from the goal 90 frames after it stopped", e)
+	}
+}
+
+// TestBlowUpStops: a vertex driven more than BlowUpFactor diagonals from
+// its goal (here by an absurd gravity) stops the simulation with an error
+// naming the frame and vertex; a NaN goal is refused before it starts.
+func TestBlowUpStops(t *testing.T) {
+	m, rest := tubeModel(t, 4, 6)
+	p := make([]Material, m.n)
+	for i := range p {
+		p[i] = Puppet
+	}
+	g := &Goal{FPS: 30}
+	for f := 0; f < 10; f++ {
+		g.Positions = append(g.Positions, rest)
+		g.Bones = append(g.Bones, m.segs0)
+	}
+	_, err := Simulate(m, p, g, Options{Gravity: mgl64.Vec3{0, -1e9, 0}})
+	var bu *BlowUpError
+	if !errors.As(err, &bu) || bu.Frame != 1 || !strings.Contains(err.Error(), "frame 1, vertex 0") {
+		t.Errorf("gravity 1e9: %v", err)
+	}
+	bad := append([]mgl64.Vec3(nil), rest...)
+	bad[3] = mgl64.Vec3{math.NaN(), 0, 0}
+	g.Positions[4] = bad
+	if _, err := Simulate(m, p, g, Options{}); err == nil || !strings.Contains(err.Error(), "goal frame 4, vertex 3: non-finite") {
+		t.Errorf("NaN goal: %v", err)
 	}
 }

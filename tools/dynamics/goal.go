@@ -11,6 +11,7 @@ import (
 
 	"gallop/assets"
 	"gallop/solver/dynskin"
+	"gallop/solver/rotation"
 	"gallop/solver/ssdr"
 )
 
@@ -125,4 +126,74 @@ func NewRigging(o *assets.Object) (*Rigging, error) {
 		return nil, fmt.Errorf("%s: %w", o.Name, err)
 	}
 	return &Rigging{Model: m, Goal: g}, nil
+}
+
+// NewRiggingFromClip builds the dynamics' model for an object with a rig
+// and its goal from clip, a skinned animation of the object given as
+// positions only (an OBJ sequence of the armature's deformation). The
+// bones' motions, which the clip does not hold, are recovered per frame
+// by a weighted absolute-orientation fit (rotation.Polar of Σᵢ wᵢⱼ²(xᵢ −
+// c)(pᵢ − c₀)ᵀ about the weighted centroids): exact for vertices that
+// follow one bone rigidly, a least-squares compromise where bones blend.
+func NewRiggingFromClip(o *assets.Object, clip *assets.Clip) (*Rigging, error) {
+	if o.Rig == nil {
+		return nil, fmt.Errorf("%s has no rig: infer one with the Rig tool first", o.Name)
+	}
+	rest := o.Mesh.Positions
+	if err := clip.Validate(len(rest)); err != nil {
+		return nil, err
+	}
+	segs := RestSegments(rest, o.Rig)
+	w := influences(o.Rig)
+	m, err := dynskin.NewModel(rest, o.Mesh.Triangles, w, segs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Name, err)
+	}
+	g := &dynskin.Goal{FPS: clip.FPS, Positions: clip.Frames, Bones: make([][]dynskin.Segment, len(clip.Frames))}
+	for f, x := range clip.Frames {
+		g.Bones[f] = make([]dynskin.Segment, len(segs))
+		for j := range segs {
+			mj := boneMotion(rest, x, w, j)
+			g.Bones[f][j] = segs[j].Transform(&mj)
+		}
+	}
+	if err := g.Check(m); err != nil {
+		return nil, fmt.Errorf("%s: %w", clip.Name, err)
+	}
+	return &Rigging{Model: m, Goal: g}, nil
+}
+
+// boneMotion returns the rigid motion that best maps the rest vertices
+// bone j influences onto x, weighted by the square of their weights.
+func boneMotion(rest, x []mgl64.Vec3, w [][]ssdr.Influence, j int) mgl64.Mat4 {
+	var c0, c mgl64.Vec3
+	tot := 0.0
+	for i, l := range w {
+		for _, in := range l {
+			if in.Bone == j {
+				ww := in.Weight * in.Weight
+				c0 = c0.Add(rest[i].Mul(ww))
+				c = c.Add(x[i].Mul(ww))
+				tot += ww
+			}
+		}
+	}
+	if tot == 0 {
+		return mgl64.Ident4()
+	}
+	c0, c = c0.Mul(1/tot), c.Mul(1/tot)
+	var a mgl64.Mat3
+	for i, l := range w {
+		for _, in := range l {
+			if in.Bone == j {
+				ww := in.Weight * in.Weight
+				a = a.Add(x[i].Sub(c).OuterProd3(rest[i].Sub(c0)).Mul(ww))
+			}
+		}
+	}
+	r, _ := rotation.Polar(a)
+	t := c.Sub(r.Mul3x1(c0))
+	m := r.Mat4()
+	m[12], m[13], m[14] = t[0], t[1], t[2]
+	return m
 }

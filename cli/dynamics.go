@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gallop/assets"
+	"gallop/solver/dynskin"
+	"gallop/tools/dynamics"
+)
+
+// dynamicsResult is what `gallop dynamics fit|apply --json` prints.
+type dynamicsResult struct {
+	Vertices int    `json:"vertices"`
+	Frames   int    `json:"frames"`
+	Model    string `json:"model"` // "kappa" (five parameters) or "paper" (four)
+	// Fit only: iterations simulated, the best one, whether ε stopped it.
+	Iterations    int       `json:"iterations"`
+	BestIteration int       `json:"best_iteration,omitempty"`
+	Converged     bool      `json:"converged,omitempty"`
+	EnergyHistory []float64 `json:"energy_history,omitempty"`
+	// RMSE of the goal (plain skinning) and of the simulation against the
+	// example, absolute and relative to the rest bounding box diagonal;
+	// ratio = rmse_dynamic / rmse_lbs.
+	RMSELBS     float64 `json:"rmse_lbs,omitempty"`
+	RMSEDynamic float64 `json:"rmse_dynamic,omitempty"`
+	Ratio       float64 `json:"ratio,omitempty"`
+	Diagonal    float64 `json:"bbox_diagonal"`
+	Seconds     float64 `json:"seconds"`
+}
+
+func runDynamics(args []string, stdout io.Writer) error {
+	usage := func(w io.Writer) {
+		fmt.Fprintln(w, `Usage:
+  gallop dynamics fit   --rig RIG.glb (--animation NAME | --goal DIR) --example DIR
+                        [--iterations N] [--paper] [--out PARAMS.csv] [--json]
+  gallop dynamics apply --rig RIG.glb (--animation NAME | --goal DIR) --params PARAMS.csv
+                        [--example DIR] [--out OUT.glb|DIR/] [--json]
+
+Secondary motion on skinned animation (Shi et al. 2008, with the goal-relative
+damping κ). fit learns per-vertex parameters from an example simulation of the
+skinned mesh; apply runs them on a skeletal animation. gallop dynamics fit
+--help and apply --help list the options.`)
+	}
+	if len(args) == 0 {
+		usage(os.Stderr)
+		return errUsage
+	}
+	switch args[0] {
+	case "fit":
+		return runDynamicsFit(args[1:], stdout)
+	case "apply":
+		return runDynamicsApply(args[1:], stdout)
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "gallop dynamics: unknown subcommand %q (fit or apply)\n", args[0])
+	return errUsage
+}
+
+// dynamicsInput are the flags fit and apply share.
+type dynamicsInput struct {
+	rig, anim, goal *string
+	substeps        *int
+	paper           *bool
+}
+
+func dynamicsFlags(fs *flag.FlagSet) dynamicsInput {
+	return dynamicsInput{
+		rig:      fs.String("rig", "", "the skinned mesh: a .glb or .gltf file with a skin (required)"),
+		anim:     fs.String("animation", "", "which of the file's animations drives it (default: its first)"),
+		goal:     fs.String("goal", "", "drive it with this folder of OBJ frames (the skinning alone) instead of a glTF animation"),
+		substeps: fs.Int("substeps", 1, "simulation steps per frame"),
+		paper:    fs.Bool("paper", false, "the paper's four parameters only (κ = 0)"),
+	}
+}
+
+// load returns the rigged object and its rigging.
+func (in dynamicsInput) load(ctx context.Context) (*assets.Object, *dynamics.Rigging, error) {
+	if *in.rig == "" {
+		return nil, nil, fmt.Errorf("--rig is required")
+	}
+	if *in.goal != "" && *in.anim != "" {
+		return nil, nil, fmt.Errorf("--animation and --goal both name the goal: give one")
+	}
+	objs, err := assets.LoadGLTFAnimation(*in.rig, *in.anim)
+	if err != nil {
+		return nil, nil, err
+	}
+	var o *assets.Object
+	for _, c := range objs {
+		if c.Rig != nil {
+			o = c
+			break
+		}
+	}
+	if o == nil {
+		return nil, nil, fmt.Errorf("%s: no skinned object (infer a rig with gallop rig first)", *in.rig)
+	}
+	if *in.goal == "" {
+		rg, err := dynamics.NewRigging(o)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", *in.rig, err)
+		}
+		return o, rg, nil
+	}
+	gobjs, err := assets.Import(ctx, []string{*in.goal}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	g := gobjs[0]
+	if g.Clip == nil {
+		return nil, nil, fmt.Errorf("%s: not an animation", *in.goal)
+	}
+	if err := dynamics.CheckExample(o, g.Mesh, g.Clip, g.Clip.NumFrames(), g.Clip.FPS); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", *in.goal, err)
+	}
+	rg, err := dynamics.NewRiggingFromClip(o, g.Clip)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", *in.goal, err)
+	}
+	return o, rg, nil
+}
+
+func (in dynamicsInput) model() string {
+	if *in.paper {
+		return "paper"
+	}
+	return "kappa"
+}
+
+func runDynamicsFit(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("dynamics fit", flag.ContinueOnError)
+	in := dynamicsFlags(fs)
+	example := fs.String("example", "", "the example simulation: a folder of OBJ frames (or a .glb) of the same mesh, frame for frame with the goal (required)")
+	iters := fs.Int("iterations", dynskin.DefaultFitIterations, "most fitting iterations")
+	mu := fs.Float64("step-ratio", 0.1, "μ, how far each iteration moves towards the per-vertex optima")
+	eps := fs.Float64("tolerance", dynskin.DefaultFitTolerance, "ε: stop when |Eᵏ − Eᵏ⁻¹| / E⁰ < ε")
+	out := fs.String("out", "", "write the fitted parameters to this CSV file")
+	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || *example == "" {
+		fs.Usage()
+		return errUsage
+	}
+	ctx := context.Background()
+	o, rg, err := in.load(ctx)
+	if err != nil {
+		return err
+	}
+	ex, err := dynamics.LoadExample(ctx, *example, o, rg.Goal.NumFrames(), rg.Goal.FPS)
+	if err != nil {
+		return err
+	}
+	p := newProgress()
+	start := time.Now()
+	res, err := dynskin.Fit(ctx, rg.Model, rg.Goal, ex, dynskin.FitOptions{
+		Sim: dynskin.Options{Substeps: *in.substeps}, Kappa: !*in.paper,
+		Iterations: *iters, StepRatio: *mu, Tolerance: *eps,
+		Progress: func(k int, e float64, _ []dynskin.Material) {
+			p.Report("fit: iteration %d of at most %d, E = %.6g", k, *iters, e)
+		},
+	})
+	p.Done()
+	secs := time.Since(start).Seconds()
+	if err != nil {
+		return err
+	}
+	sim, err := dynskin.Simulate(rg.Model, res.Params, rg.Goal, dynskin.Options{Substeps: *in.substeps})
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := dynamics.SaveParams(*out, res.Params); err != nil {
+			return err
+		}
+	}
+	r := dynamicsResult{
+		Vertices: rg.Model.NumVertices(), Frames: rg.Goal.NumFrames(), Model: in.model(),
+		Iterations: len(res.Energy) - 1, BestIteration: res.Best, Converged: res.Converged, EnergyHistory: res.Energy,
+		RMSELBS: dynskin.RMSE(rg.Goal.Positions, ex), RMSEDynamic: dynskin.RMSE(sim, ex),
+		Diagonal: rg.Model.Diagonal(), Seconds: secs,
+	}
+	r.Ratio = r.RMSEDynamic / r.RMSELBS
+	return report(stdout, *asJSON, r)
+}
+
+func runDynamicsApply(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("dynamics apply", flag.ContinueOnError)
+	in := dynamicsFlags(fs)
+	params := fs.String("params", "", "the per-vertex parameters, a CSV file written by gallop dynamics fit (required)")
+	example := fs.String("example", "", "report the RMSE against this example simulation (a folder of OBJ frames)")
+	out := fs.String("out", "", "write the dynamic animation: a .glb/.gltf (morph targets) or a folder of OBJ frames")
+	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || *params == "" {
+		fs.Usage()
+		return errUsage
+	}
+	ctx := context.Background()
+	o, rg, err := in.load(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := dynamics.LoadParams(*params, rg.Model.NumVertices())
+	if err != nil {
+		return err
+	}
+	if *in.paper {
+		for i := range p {
+			p[i].Kappa = 0
+		}
+	}
+	start := time.Now()
+	sim, err := dynskin.Simulate(rg.Model, p, rg.Goal, dynskin.Options{Substeps: *in.substeps})
+	if err != nil {
+		return err
+	}
+	r := dynamicsResult{Vertices: rg.Model.NumVertices(), Frames: rg.Goal.NumFrames(), Model: in.model(), Diagonal: rg.Model.Diagonal(), Seconds: time.Since(start).Seconds()}
+	if *example != "" {
+		ex, err := dynamics.LoadExample(ctx, *example, o, rg.Goal.NumFrames(), rg.Goal.FPS)
+		if err != nil {
+			return err
+		}
+		r.RMSELBS, r.RMSEDynamic = dynskin.RMSE(rg.Goal.Positions, ex), dynskin.RMSE(sim, ex)
+		r.Ratio = r.RMSEDynamic / r.RMSELBS
+	}
+	if *out != "" {
+		baked := &assets.Object{Name: o.Name + " dynamic", Mesh: o.Mesh, Clip: &assets.Clip{Name: "dynamic", FPS: rg.Goal.FPS, Frames: sim}}
+		if err := writeAnimation(*out, baked); err != nil {
+			return err
+		}
+	}
+	return report(stdout, *asJSON, r)
+}
+
+// writeAnimation writes o's clip to a glTF file (morph targets) or, for a
+// path ending in / or an existing folder, as OBJ frames.
+func writeAnimation(path string, o *assets.Object) error {
+	if st, err := os.Stat(path); strings.HasSuffix(path, "/") || err == nil && st.IsDir() {
+		return writeSequence(path, o)
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".glb", ".gltf":
+		return assets.SaveGLTF(path, o, assets.ExportOptions{Mode: assets.ExportMorph})
+	}
+	return fmt.Errorf("%s: unknown output type %q (want .glb, .gltf or a folder)", path, filepath.Ext(path))
+}
+
+// report prints r as JSON or as a few lines of text.
+func report(w io.Writer, asJSON bool, r dynamicsResult) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(r)
+	}
+	fmt.Fprintf(w, "%d vertices, %d frames, %s model\n", r.Vertices, r.Frames, r.Model)
+	if r.Iterations > 0 {
+		fmt.Fprintf(w, "fit: %d iterations, best %d (E %.6g from %.6g), converged %v\n", r.Iterations, r.BestIteration, r.EnergyHistory[r.BestIteration], r.EnergyHistory[0], r.Converged)
+	}
+	if r.RMSELBS > 0 {
+		fmt.Fprintf(w, "RMSE against the example: skinning %.5g (%.3f%% of the diagonal), dynamic %.5g (%.3f%%), ratio %.3f\n", r.RMSELBS, 100*r.RMSELBS/r.Diagonal, r.RMSEDynamic, 100*r.RMSEDynamic/r.Diagonal, r.Ratio)
+	}
+	fmt.Fprintf(w, "%.2f s\n", r.Seconds)
+	return nil
+}

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gallop/assets"
+	"gallop/assets/gltftest"
+	"gallop/internal/shareddata"
+)
+
+func runDynamicsJSON(t *testing.T, args ...string) dynamicsResult {
+	t.Helper()
+	var out bytes.Buffer
+	if err := runDynamics(append(args, "--json"), &out); err != nil {
+		t.Fatalf("gallop dynamics %s: %v", strings.Join(args, " "), err)
+	}
+	var r dynamicsResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, out.Bytes())
+	}
+	return r
+}
+
+// TestDynamicsTube fits dynskin-tube's train example and applies the
+// parameters to test, never seen by the fit (acceptance 3): the fitted
+// simulation is at most 0.70 × plain skinning's RMSE on train and 0.93 ×
+// on test. The baked test animation passes glTF-Validator.
+func TestDynamicsTube(t *testing.T) {
+	dir := sharedSet(t, "dynskin-tube")
+	tmp := t.TempDir()
+	params := filepath.Join(tmp, "tube.csv")
+	rigPath := filepath.Join(dir, "rig.glb")
+	fit := runDynamicsJSON(t, "fit", "--rig", rigPath, "--animation", "train", "--example", filepath.Join(dir, "train", "example"), "--out", params)
+	t.Logf("fit: %d iterations (best %d) in %.1f s, RMSE %.4g vs skinning %.4g: %.3f", fit.Iterations, fit.BestIteration, fit.Seconds, fit.RMSEDynamic, fit.RMSELBS, fit.Ratio)
+	if fit.Vertices != 2282 || fit.Frames != 72 || len(fit.EnergyHistory) != fit.Iterations+1 {
+		t.Errorf("%d vertices, %d frames, %d energies for %d iterations", fit.Vertices, fit.Frames, len(fit.EnergyHistory), fit.Iterations)
+	}
+	if !(fit.Ratio <= 0.70) {
+		t.Errorf("train: the fitted simulation's RMSE is %.3f × plain skinning's, want ≤ 0.70", fit.Ratio)
+	}
+	out := filepath.Join(tmp, "test.glb")
+	apply := runDynamicsJSON(t, "apply", "--rig", rigPath, "--animation", "test", "--params", params, "--example", filepath.Join(dir, "test", "example"), "--out", out)
+	t.Logf("test: RMSE %.4g vs skinning %.4g: %.3f", apply.RMSEDynamic, apply.RMSELBS, apply.Ratio)
+	if !(apply.Ratio <= 0.93) {
+		t.Errorf("test: the simulation's RMSE is %.3f × plain skinning's, want ≤ 0.93", apply.Ratio)
+	}
+	gltftest.Validate(t, out)
+	objs, err := assets.LoadGLTF(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if objs[0].NumFrames() != 72 {
+		t.Errorf("the baked file has %d frames, want 72", objs[0].NumFrames())
+	}
+}
+
+// TestDynamicsBadInput: each kind of bad input is refused with a message
+// naming the file and what is wrong (acceptance 6).
+func TestDynamicsBadInput(t *testing.T) {
+	dir := sharedSet(t, "dynskin-tube")
+	rigPath := filepath.Join(dir, "rig.glb")
+	tmp := t.TempDir()
+	// Two frames of the example.
+	short := filepath.Join(tmp, "short")
+	os.Mkdir(short, 0o755)
+	for _, f := range []string{"1.obj", "2.obj"} {
+		data, err := os.ReadFile(filepath.Join(dir, "train", "example", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(short, f), data, 0o644)
+	}
+	// The example at 24 fps, as a glb.
+	objs, err := assets.Import(t.Context(), []string{filepath.Join(dir, "train", "example")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := filepath.Join(tmp, "slow.glb")
+	ex := objs[0]
+	ex.Clip.FPS = 24
+	if err := assets.SaveGLTF(slow, ex, assets.ExportOptions{Mode: assets.ExportMorph}); err != nil {
+		t.Fatal(err)
+	}
+	// Another mesh: the horse.
+	other := sharedSet(t, "horse-gallop")
+	// A params file with λ out of range.
+	badParams := filepath.Join(tmp, "bad.csv")
+	os.WriteFile(badParams, []byte("vertex,alpha,beta,gamma,lambda,kappa\n0,1,0,0,0.7,0\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", "--rig", rigPath, "--animation", "train", "--example", short}, "short: 2 frames, at least 3 are needed"},
+		{[]string{"fit", "--rig", rigPath, "--animation", "train", "--example", slow}, "slow.glb: 24 frames per second, the goal animation has 30"},
+		{[]string{"fit", "--rig", rigPath, "--animation", "train", "--example", other}, "vertices, tube has 2282"},
+		{[]string{"fit", "--rig", rigPath, "--animation", "walk", "--example", short}, `rig.glb: no animation called "walk" (the file has "test", "train")`},
+		{[]string{"fit", "--rig", shareddata.Path(t, "gltf", "SimpleMorph.gltf"), "--example", short}, "SimpleMorph.gltf: no skinned object"},
+		{[]string{"apply", "--rig", rigPath, "--animation", "test", "--params", badParams}, "bad.csv:2: vertex 0: lambda = 0.7 is outside [0, 0.5]"},
+	} {
+		err := runDynamics(c.args, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("gallop dynamics %s: %v, want %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+}
