@@ -63,3 +63,30 @@ func midpointEdges(triangles [][3]int, nv int) (edges [][2]int, edgeVertex []int
 	}
 	return edges, edgeVertex
 }
+
+// SubdivideMidpointRig returns rig r of m carried over to
+// SubdivideMidpoint(m): an edge vertex takes the mean of its end points'
+// weights (merged per joint, so they still sum to 1). The joints are
+// shared with r.
+func SubdivideMidpointRig(m *Mesh, r *Rig) *Rig {
+	edges, _ := midpointEdges(m.Triangles, len(m.Positions))
+	out := &Rig{Joints: r.Joints, Weights: make([][]Influence, len(m.Positions), len(m.Positions)+len(edges))}
+	copy(out.Weights, r.Weights)
+	for _, e := range edges {
+		var l []Influence
+		for _, side := range [2][]Influence{r.Weights[e[0]], r.Weights[e[1]]} {
+			for _, in := range side {
+				k := 0
+				for k < len(l) && l[k].Joint != in.Joint {
+					k++
+				}
+				if k == len(l) {
+					l = append(l, Influence{Joint: in.Joint})
+				}
+				l[k].Weight += 0.5 * in.Weight
+			}
+		}
+		out.Weights = append(out.Weights, l)
+	}
+	return out
+}

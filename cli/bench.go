@@ -38,6 +38,7 @@ func runBench(args []string, stdout io.Writer) error {
 	pose := fs.Bool("pose", true, "also measure the Pose tool's solver (lion-poses, horse-poses)")
 	sampling := fs.Bool("sample", true, "also measure the Gallery's samplers (2D ball, \"HI\")")
 	rigging := fs.Bool("rig", true, "also measure rigging from animation (SSDR on horse-gallop and pcow)")
+	dyn := fs.Bool("dynamics", true, "also measure dynamic skinning (steps on the tube and the horse, fits on dynskin-tube)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop bench [options]
 
@@ -82,6 +83,17 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 diagonal, rounds run
   rig_<set>_<B>_k4_rmse, rig_<set>_<B>_k4_rmse_relative
                                 the same with at most 4 influences
+  dynamics_step_<mesh>_ms, _ns_per_vertex, _vertices
+                                one dynamic-skinning step (median of --runs
+                                passes over the animation), mesh tube (2,282
+                                vertices, 3 bones), horse (8,431; 20 SSDR
+                                bones from horse-gallop) or horse_subdivided
+                                (33,705; the same rig)
+  dynamics_fit_tube_<model>_seconds, _iterations, _iteration_seconds,
+  _train_ratio, _test_ratio     the fit on dynskin-tube train (one run),
+                                model kappa (five parameters) or paper
+                                (four), and the fitted simulation's RMSE over
+                                plain skinning's on train and on test
   viewport_fps_idle, viewport_fps_busy, viewport_longest_frame_idle,
   viewport_longest_frame_busy   the window showing horse-gallop at 1280x800
                                 (playing, camera turning), alone and while a
@@ -145,6 +157,12 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
 
 	if *rigging {
 		if err := benchRig(stdout, *data, *runs); err != nil {
+			return err
+		}
+	}
+
+	if *dyn {
+		if err := benchDynamics(stdout, *data, *runs); err != nil {
 			return err
 		}
 	}
