@@ -124,7 +124,6 @@ type Sim struct {
 	// last step into a frame, against the example frame fitTarget.
 	fit       []qpSums
 	fitTarget []mgl64.Vec3
-	rotations int64 // Refine steps taken (statistics)
 }
 
 // NewSim returns a simulation of m with parameters p, for a goal of fps
