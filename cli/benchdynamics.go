@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl64"
+
 	"gallop/assets"
 	"gallop/solver/dynskin"
 	"gallop/solver/ssdr"
@@ -23,30 +25,31 @@ import (
 // on train and on test.
 func benchDynamics(stdout io.Writer, data string, runs int) error {
 	ctx := context.Background()
-	// The tube.
-	tubeRig := filepath.Join(data, "dynskin-tube", "rig.glb")
-	objs, err := assets.LoadGLTFAnimation(tubeRig, "train")
-	if err != nil {
-		return err
+	// The tube: its train and test animations with their examples.
+	type tubeAnim struct {
+		rg      *dynamics.Rigging
+		example [][]mgl64.Vec3
 	}
-	tube, err := dynamics.NewRigging(objs[0])
-	if err != nil {
-		return err
+	var tube [2]tubeAnim
+	for k, anim := range []string{"train", "test"} {
+		objs, err := assets.LoadGLTFAnimation(filepath.Join(data, "dynskin-tube", "rig.glb"), anim)
+		if err != nil {
+			return err
+		}
+		if tube[k].rg, err = dynamics.NewRigging(objs[0]); err != nil {
+			return err
+		}
+		g := tube[k].rg.Goal
+		if tube[k].example, err = dynamics.LoadExample(ctx, filepath.Join(data, "dynskin-tube", anim, "example"), objs[0], g.NumFrames(), g.FPS); err != nil {
+			return err
+		}
 	}
-	if err := benchStep(stdout, "dynamics_step_tube", tube, runs); err != nil {
+	train, test := tube[0], tube[1]
+	if err := benchStep(stdout, "dynamics_step_tube", train.rg, runs); err != nil {
 		return err
 	}
 	// The horse with 20 SSDR bones, and subdivided.
-	dir := filepath.Join(data, "horse-gallop")
-	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
-	if err != nil {
-		return err
-	}
-	files, err := assets.ListOBJSequence(filepath.Join(dir, "frames"))
-	if err != nil {
-		return err
-	}
-	_, clip, err := assets.LoadOBJSequence(ctx, files, nil)
+	ref, clip, err := loadRigSet(data, "horse-gallop")
 	if err != nil {
 		return err
 	}
@@ -76,41 +79,21 @@ func benchDynamics(stdout io.Writer, data string, runs int) error {
 		if !kappa {
 			name = "dynamics_fit_tube_paper"
 		}
-		ex, err := dynamics.LoadExample(ctx, filepath.Join(data, "dynskin-tube", "train", "example"), objs[0], tube.Goal.NumFrames(), tube.Goal.FPS)
-		if err != nil {
-			return err
-		}
 		start := time.Now()
-		fit, err := dynskin.Fit(ctx, tube.Model, tube.Goal, ex, dynskin.FitOptions{Kappa: kappa})
+		fit, err := dynskin.Fit(ctx, train.rg.Model, train.rg.Goal, train.example, dynskin.FitOptions{Kappa: kappa})
 		if err != nil {
 			return err
 		}
 		secs := time.Since(start).Seconds()
-		iters := len(fit.Energy) - 1
 		emit(stdout, name+"_seconds", secs, "s")
-		emit(stdout, name+"_iterations", float64(iters), "iterations")
+		emit(stdout, name+"_iterations", float64(len(fit.Energy)-1), "iterations")
 		emit(stdout, name+"_iteration_seconds", secs/float64(len(fit.Energy)), "s")
-		sim, err := dynskin.Simulate(tube.Model, fit.Params, tube.Goal, dynskin.Options{})
+		emit(stdout, name+"_train_ratio", fit.RMSE/dynskin.RMSE(train.rg.Goal.Positions, train.example), "of skinning's RMSE")
+		sim, err := dynskin.Simulate(test.rg.Model, fit.Params, test.rg.Goal, dynskin.Options{})
 		if err != nil {
-			return err
-		}
-		emit(stdout, name+"_train_ratio", dynskin.RMSE(sim, ex)/dynskin.RMSE(tube.Goal.Positions, ex), "of skinning's RMSE")
-		tobjs, err := assets.LoadGLTFAnimation(tubeRig, "test")
-		if err != nil {
-			return err
-		}
-		trg, err := dynamics.NewRigging(tobjs[0])
-		if err != nil {
-			return err
-		}
-		tex, err := dynamics.LoadExample(ctx, filepath.Join(data, "dynskin-tube", "test", "example"), tobjs[0], trg.Goal.NumFrames(), trg.Goal.FPS)
-		if err != nil {
-			return err
-		}
-		if sim, err = dynskin.Simulate(trg.Model, fit.Params, trg.Goal, dynskin.Options{}); err != nil {
 			return fmt.Errorf("test: %w", err)
 		}
-		emit(stdout, name+"_test_ratio", dynskin.RMSE(sim, tex)/dynskin.RMSE(trg.Goal.Positions, tex), "of skinning's RMSE")
+		emit(stdout, name+"_test_ratio", dynskin.RMSE(sim, test.example)/dynskin.RMSE(test.rg.Goal.Positions, test.example), "of skinning's RMSE")
 	}
 	return nil
 }

@@ -27,16 +27,7 @@ var rigBenchBones = []int{10, 20, 30}
 func benchRig(stdout io.Writer, data string, runs int) error {
 	runs = max(runs, 3)
 	for _, set := range rigBenchSets {
-		dir := filepath.Join(data, set)
-		ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
-		if err != nil {
-			return err
-		}
-		files, err := assets.ListOBJSequence(filepath.Join(dir, "frames"))
-		if err != nil {
-			return err
-		}
-		_, clip, err := assets.LoadOBJSequence(context.Background(), files, nil)
+		ref, clip, err := loadRigSet(data, set)
 		if err != nil {
 			return err
 		}
@@ -72,4 +63,23 @@ func benchRig(stdout io.Writer, data string, runs int) error {
 		}
 	}
 	return nil
+}
+
+// loadRigSet reads a shared animation set laid out for rigging: its rest
+// pose, reference.obj, and its frames/ folder.
+func loadRigSet(data, set string) (*assets.Mesh, *assets.Clip, error) {
+	dir := filepath.Join(data, set)
+	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := assets.ListOBJSequence(filepath.Join(dir, "frames"))
+	if err != nil {
+		return nil, nil, err
+	}
+	_, clip, err := assets.LoadOBJSequence(context.Background(), files, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ref, clip, nil
 }

@@ -60,10 +60,8 @@ IN is an .obj, .gltf, .glb or .gallop file, several .obj frames, or a folder of 
 			o.Skin.FPS = *fps
 		}
 	}
-	st, statErr := os.Stat(out)
-	isDir := strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) || statErr == nil && st.IsDir()
 	switch ext := strings.ToLower(filepath.Ext(out)); {
-	case isDir:
+	case isFolder(out):
 		return writeSequence(out, o)
 	case ext == ".glb" || ext == ".gltf":
 		mode := assets.ExportMorph
@@ -90,6 +88,13 @@ IN is an .obj, .gltf, .glb or .gallop file, several .obj frames, or a folder of 
 	default:
 		return fmt.Errorf("%s: unknown output type %q (want .glb, .gltf, .obj, .gallop or a folder)", out, ext)
 	}
+}
+
+// isFolder reports whether an output path names a folder: it ends in a
+// path separator or is an existing folder.
+func isFolder(path string) bool {
+	st, err := os.Stat(path)
+	return strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) || err == nil && st.IsDir()
 }
 
 // writeSequence writes each frame of o's clip as dir/1.obj, dir/2.obj, ...

@@ -70,7 +70,7 @@ skinned mesh; apply runs them on a skeletal animation. gallop dynamics fit
 type dynamicsInput struct {
 	rig, anim, goal *string
 	substeps        *int
-	paper           *bool
+	paper, asJSON   *bool
 }
 
 func dynamicsFlags(fs *flag.FlagSet) dynamicsInput {
@@ -80,7 +80,22 @@ func dynamicsFlags(fs *flag.FlagSet) dynamicsInput {
 		goal:     fs.String("goal", "", "drive it with this folder of OBJ frames (the skinning alone) instead of a glTF animation"),
 		substeps: fs.Int("substeps", 1, "simulation steps per frame"),
 		paper:    fs.Bool("paper", false, "the paper's four parameters only (κ = 0)"),
+		asJSON:   fs.Bool("json", false, "print one JSON object with the figures"),
 	}
+}
+
+// parse parses args into fs, whose flag required must be set and which
+// takes no positional argument, and loads the rigged object and its
+// rigging.
+func (in dynamicsInput) parse(ctx context.Context, fs *flag.FlagSet, args []string, required *string) (*assets.Object, *dynamics.Rigging, error) {
+	if err := parse(fs, args); err != nil {
+		return nil, nil, err
+	}
+	if fs.NArg() > 0 || *required == "" {
+		fs.Usage()
+		return nil, nil, errUsage
+	}
+	return in.load(ctx)
 }
 
 // load returns the rigged object and its rigging.
@@ -120,7 +135,7 @@ func (in dynamicsInput) load(ctx context.Context) (*assets.Object, *dynamics.Rig
 	if g.Clip == nil {
 		return nil, nil, fmt.Errorf("%s: not an animation", *in.goal)
 	}
-	if err := dynamics.CheckExample(o, g.Mesh, g.Clip, g.Clip.NumFrames(), g.Clip.FPS); err != nil {
+	if err := dynamics.SameMesh(o, g.Mesh); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", *in.goal, err)
 	}
 	rg, err := dynamics.NewRiggingFromClip(o, g.Clip)
@@ -145,16 +160,8 @@ func runDynamicsFit(args []string, stdout io.Writer) error {
 	mu := fs.Float64("step-ratio", 0.1, "μ, how far each iteration moves towards the per-vertex optima")
 	eps := fs.Float64("tolerance", dynskin.DefaultFitTolerance, "ε: stop when |Eᵏ − Eᵏ⁻¹| / E⁰ < ε")
 	out := fs.String("out", "", "write the fitted parameters to this CSV file")
-	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 || *example == "" {
-		fs.Usage()
-		return errUsage
-	}
 	ctx := context.Background()
-	o, rg, err := in.load(ctx)
+	o, rg, err := in.parse(ctx, fs, args, example)
 	if err != nil {
 		return err
 	}
@@ -176,23 +183,15 @@ func runDynamicsFit(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sim, err := dynskin.Simulate(rg.Model, res.Params, rg.Goal, dynskin.Options{Substeps: *in.substeps})
-	if err != nil {
-		return err
-	}
 	if *out != "" {
 		if err := dynamics.SaveParams(*out, res.Params); err != nil {
 			return err
 		}
 	}
-	r := dynamicsResult{
-		Vertices: rg.Model.NumVertices(), Frames: rg.Goal.NumFrames(), Model: in.model(),
-		Iterations: len(res.Energy) - 1, BestIteration: res.Best, Converged: res.Converged, EnergyHistory: res.Energy,
-		RMSELBS: dynskin.RMSE(rg.Goal.Positions, ex), RMSEDynamic: dynskin.RMSE(sim, ex),
-		Diagonal: rg.Model.Diagonal(), Seconds: secs,
-	}
-	r.Ratio = r.RMSEDynamic / r.RMSELBS
-	return report(stdout, *asJSON, r)
+	r := in.result(rg, secs)
+	r.Iterations, r.BestIteration, r.Converged, r.EnergyHistory = len(res.Energy)-1, res.Best, res.Converged, res.Energy
+	r.setRMSE(dynskin.RMSE(rg.Goal.Positions, ex), res.RMSE)
+	return r.print(stdout, *in.asJSON)
 }
 
 func runDynamicsApply(args []string, stdout io.Writer) error {
@@ -201,16 +200,8 @@ func runDynamicsApply(args []string, stdout io.Writer) error {
 	params := fs.String("params", "", "the per-vertex parameters, a CSV file written by gallop dynamics fit (required)")
 	example := fs.String("example", "", "report the RMSE against this example simulation (a folder of OBJ frames)")
 	out := fs.String("out", "", "write the dynamic animation: a .glb/.gltf (morph targets) or a folder of OBJ frames")
-	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 || *params == "" {
-		fs.Usage()
-		return errUsage
-	}
 	ctx := context.Background()
-	o, rg, err := in.load(ctx)
+	o, rg, err := in.parse(ctx, fs, args, params)
 	if err != nil {
 		return err
 	}
@@ -228,14 +219,13 @@ func runDynamicsApply(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r := dynamicsResult{Vertices: rg.Model.NumVertices(), Frames: rg.Goal.NumFrames(), Model: in.model(), Diagonal: rg.Model.Diagonal(), Seconds: time.Since(start).Seconds()}
+	r := in.result(rg, time.Since(start).Seconds())
 	if *example != "" {
 		ex, err := dynamics.LoadExample(ctx, *example, o, rg.Goal.NumFrames(), rg.Goal.FPS)
 		if err != nil {
 			return err
 		}
-		r.RMSELBS, r.RMSEDynamic = dynskin.RMSE(rg.Goal.Positions, ex), dynskin.RMSE(sim, ex)
-		r.Ratio = r.RMSEDynamic / r.RMSELBS
+		r.setRMSE(dynskin.RMSE(rg.Goal.Positions, ex), dynskin.RMSE(sim, ex))
 	}
 	if *out != "" {
 		baked := &assets.Object{Name: o.Name + " dynamic", Mesh: o.Mesh, Clip: &assets.Clip{Name: "dynamic", FPS: rg.Goal.FPS, Frames: sim}}
@@ -243,13 +233,24 @@ func runDynamicsApply(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	return report(stdout, *asJSON, r)
+	return r.print(stdout, *in.asJSON)
+}
+
+// result returns the figures every run reports.
+func (in dynamicsInput) result(rg *dynamics.Rigging, seconds float64) dynamicsResult {
+	return dynamicsResult{Vertices: rg.Model.NumVertices(), Frames: rg.Goal.NumFrames(), Model: in.model(), Diagonal: rg.Model.Diagonal(), Seconds: seconds}
+}
+
+// setRMSE records the RMSE of plain skinning and of the simulation
+// against the example, and their ratio.
+func (r *dynamicsResult) setRMSE(lbs, dynamic float64) {
+	r.RMSELBS, r.RMSEDynamic, r.Ratio = lbs, dynamic, dynamic/lbs
 }
 
 // writeAnimation writes o's clip to a glTF file (morph targets) or, for a
-// path ending in / or an existing folder, as OBJ frames.
+// folder path (see isFolder), as OBJ frames.
 func writeAnimation(path string, o *assets.Object) error {
-	if st, err := os.Stat(path); strings.HasSuffix(path, "/") || err == nil && st.IsDir() {
+	if isFolder(path) {
 		return writeSequence(path, o)
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -259,8 +260,8 @@ func writeAnimation(path string, o *assets.Object) error {
 	return fmt.Errorf("%s: unknown output type %q (want .glb, .gltf or a folder)", path, filepath.Ext(path))
 }
 
-// report prints r as JSON or as a few lines of text.
-func report(w io.Writer, asJSON bool, r dynamicsResult) error {
+// print prints r as JSON or as a few lines of text.
+func (r dynamicsResult) print(w io.Writer, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(r)
 	}

@@ -53,6 +53,11 @@ type FitResult struct {
 	// Converged reports whether the tolerance stopped the fit (else the
 	// cap or the context did).
 	Converged bool
+	// RMSE is the root mean square distance of Params' simulation from
+	// the example over every frame and vertex: √(Energy[Best] / (frames ×
+	// vertices)), what Simulate with Params and RMSE against the example
+	// would give.
+	RMSE float64
 }
 
 // RMSE returns the root mean square distance between two animations of
@@ -143,6 +148,7 @@ func Fit(ctx context.Context, m *Model, g *Goal, example [][]mgl64.Vec3, opts Fi
 		if e < res.Energy[res.Best] || k == 0 {
 			res.Best = k
 			copy(res.Params, p)
+			res.RMSE = math.Sqrt(e / float64(m.n*g.NumFrames()))
 		}
 		if opts.Progress != nil {
 			opts.Progress(k, e, p)
@@ -157,9 +163,7 @@ func Fit(ctx context.Context, m *Model, g *Goal, example [][]mgl64.Vec3, opts Fi
 		parallel.For((m.n+chunk-1)/chunk, func(c int) {
 			for i := c * chunk; i < min(m.n, (c+1)*chunk); i++ {
 				x := solveQP(&s.fit[i], nfit)
-				for j := 0; j < nParams; j++ {
-					star[i].Set(j, x[j])
-				}
+				star[i] = materialOf(&x)
 			}
 		})
 		for i := range p {
@@ -167,6 +171,9 @@ func Fit(ctx context.Context, m *Model, g *Goal, example [][]mgl64.Vec3, opts Fi
 				p[i].Set(j, (1-mu)*p[i].Get(j)+mu*star[i].Get(j))
 			}
 			p[i] = p[i].Clamp() // rounding only
+		}
+		if err := s.SetParams(p); err != nil {
+			return res, err
 		}
 	}
 }

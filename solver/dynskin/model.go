@@ -121,9 +121,6 @@ func (m Material) Effective() Material {
 	return Material{m.Alpha * f, m.Beta * f, m.Gamma * f, m.Lambda * f, m.Kappa * f}
 }
 
-// Upper returns the largest value parameter k may take.
-func Upper(k int) float64 { return upper[k] }
-
 // Clamp returns m with every parameter clamped to its range.
 func (m Material) Clamp() Material {
 	for k := range nParams {
@@ -132,8 +129,10 @@ func (m Material) Clamp() Material {
 	return m
 }
 
-// Rigid is the material that follows the goal exactly: α = κ = 1.
-var Rigid = Material{Alpha: 1, Kappa: 1}
+// materialOf returns the Material with parameters x (α, β, γ, λ, κ).
+func materialOf(x *[nParams]float64) Material {
+	return Material{x[0], x[1], x[2], x[3], x[4]}
+}
 
 // Puppet is the fit's starting point, the paper's "educated guess": α = 1
 // and the rest 0.
@@ -270,9 +269,6 @@ func NewModel(rest []mgl64.Vec3, triangles [][3]int, weights [][]ssdr.Influence,
 
 // NumVertices returns the number of vertices.
 func (m *Model) NumVertices() int { return m.n }
-
-// NumBones returns the number of bones.
-func (m *Model) NumBones() int { return m.bones }
 
 // RestSegments returns the bones' rest segments (shared; do not modify).
 func (m *Model) RestSegments() []Segment { return m.segs0 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -281,5 +282,161 @@ func TestBlowUpStops(t *testing.T) {
 	g.Positions[4] = bad
 	if _, err := Simulate(m, p, g, Options{}); err == nil || !strings.Contains(err.Error(), "goal frame 4, vertex 3: non-finite") {
 		t.Errorf("NaN goal: %v", err)
+	}
+}
+
+// swayGoal returns a goal of the model swinging sideways and stopping.
+func swayGoal(m *Model, rest []mgl64.Vec3, frames int) *Goal {
+	g := &Goal{FPS: 30}
+	for f := 0; f < frames; f++ {
+		x := 0.3 * math.Sin(float64(min(f, frames/2))*0.3)
+		off := mgl64.Vec3{x, 0, 0}
+		pos := make([]mgl64.Vec3, m.n)
+		for i, q := range rest {
+			pos[i] = q.Add(off.Mul(q[1] / 4)) // the top moves, the base stays
+		}
+		g.Positions = append(g.Positions, pos)
+		segs := make([]Segment, len(m.segs0))
+		for b, s := range m.segs0 {
+			segs[b] = Segment{A: s.A.Add(off.Mul(s.A[1] / 4)), B: s.B.Add(off.Mul(s.B[1] / 4))}
+		}
+		g.Bones = append(g.Bones, segs)
+	}
+	return g
+}
+
+// TestFitRecoversItsExample: fitting an example made by the model itself
+// with known parameters lowers the error far below the puppet's, and the
+// reported RMSE is the one Simulate gives with the parameters returned.
+func TestFitRecoversItsExample(t *testing.T) {
+	m, rest := tubeModel(t, 8, 8)
+	g := swayGoal(m, rest, 40)
+	truth := make([]Material, m.n)
+	for i := range truth {
+		truth[i] = Material{Alpha: 0.3, Beta: 0.5, Gamma: 0.2, Lambda: 0.1, Kappa: 0.3}
+	}
+	example, err := Simulate(m, truth, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(t.Context(), m, g, example, FitOptions{Kappa: true, Iterations: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := Simulate(m, res.Params, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := RMSE(sim, example); math.Abs(got-res.RMSE) > 1e-9*got {
+		t.Errorf("FitResult.RMSE %g, Simulate gives %g", res.RMSE, got)
+	}
+	puppet := math.Sqrt(res.Energy[0] / float64(m.n*g.NumFrames()))
+	if !(res.RMSE < 0.2*puppet) {
+		t.Errorf("fitted RMSE %g, the puppet's %g: want at most a fifth", res.RMSE, puppet)
+	}
+}
+
+// TestRestartFromState: a simulation restarted from a state saved at frame
+// k gives the same frames as running on from k (what scrubbing relies on),
+// and new parameters take effect from the next step.
+func TestRestartFromState(t *testing.T) {
+	m, rest := tubeModel(t, 6, 8)
+	g := swayGoal(m, rest, 30)
+	p := make([]Material, m.n)
+	for i := range p {
+		p[i] = Material{Alpha: 0.2, Beta: 0.6, Gamma: 0.3, Lambda: 0.1, Kappa: 0.1}
+	}
+	s, err := NewSim(m, p, g.FPS, Options{Substeps: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start(0, g.Positions[0], g.Positions[1])
+	var saved State
+	var want [][]mgl64.Vec3
+	for f := 0; f+1 < g.NumFrames(); f++ {
+		if f == 10 {
+			saved = s.State()
+		}
+		if err := s.Advance(g.Positions[f], g.Positions[f+1], g.Bones[f], g.Bones[f+1]); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, append([]mgl64.Vec3(nil), s.Positions()...))
+	}
+	s.SetState(10, saved)
+	for f := 10; f+1 < g.NumFrames(); f++ {
+		if err := s.Advance(g.Positions[f], g.Positions[f+1], g.Bones[f], g.Bones[f+1]); err != nil {
+			t.Fatal(err)
+		}
+		if s.Frame() != f+1 || !slices.Equal(s.Positions(), want[f]) {
+			t.Fatalf("frame %d differs after a restart from frame 10", f+1)
+		}
+	}
+	for i := range p {
+		p[i] = Puppet
+	}
+	if err := s.SetParams(p); err != nil {
+		t.Fatal(err)
+	}
+	s.SetState(10, saved)
+	s.Advance(g.Positions[10], g.Positions[11], g.Bones[10], g.Bones[11])
+	if slices.Equal(s.Positions(), want[10]) {
+		t.Error("SetParams did not change the next step")
+	}
+	p[3].Lambda = 0.9
+	if err := s.SetParams(p); err == nil {
+		t.Error("SetParams took λ = 0.9")
+	}
+}
+
+// TestPokeWobblesBack: a poked vertex is pulled to the cursor and drags
+// its neighbours (not a vertex far away); released, the mesh returns to
+// its goal (κ damps it).
+func TestPokeWobblesBack(t *testing.T) {
+	m, rest := tubeModel(t, 10, 8)
+	p := make([]Material, m.n)
+	for i := range p {
+		p[i] = Material{Alpha: 0.05, Beta: 0.8, Gamma: 0.2, Lambda: 0.2, Kappa: 0.3}
+	}
+	s, err := NewSim(m, p, 30, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start(0, rest, rest)
+	v := 5*8 + 2 // a vertex in the middle ring
+	far := 0     // a vertex of the bottom ring
+	target := rest[v].Add(mgl64.Vec3{0, 0, 0.5})
+	s.SetPoke(v, target)
+	for range 30 {
+		s.Advance(rest, rest, m.segs0, m.segs0)
+	}
+	x := s.Positions()
+	// The cursor pulls with the goal force's full strength against the
+	// surface force of its ring: most of the way, and more than any other
+	// vertex.
+	if d := x[v].Sub(rest[v]).Dot(target.Sub(rest[v]).Normalize()); d < 0.4*0.5 {
+		t.Errorf("the poked vertex moved %g towards the cursor, 0.5 away", d)
+	}
+	for i := range x {
+		if i != v && x[i].Sub(rest[i]).Len() >= x[v].Sub(rest[v]).Len() {
+			t.Errorf("vertex %d moved as much as the poked one", i)
+		}
+	}
+	nbr := m.ring[m.start[v]]
+	if d := x[nbr].Sub(rest[nbr]).Len(); d < 0.05 {
+		t.Errorf("its neighbour %d moved only %g", nbr, d)
+	}
+	if d := x[far].Sub(rest[far]).Len(); d > 0.5*x[nbr].Sub(rest[nbr]).Len() {
+		t.Errorf("a far vertex moved %g, as much as the neighbour", d)
+	}
+	s.ClearPoke()
+	for range 300 {
+		s.Advance(rest, rest, m.segs0, m.segs0)
+	}
+	worst := 0.0
+	for i, q := range s.Positions() {
+		worst = max(worst, q.Sub(rest[i]).Len())
+	}
+	if worst > 1e-3 {
+		t.Errorf("10 s after the release a vertex is %g from its goal", worst)
 	}
 }

@@ -74,20 +74,11 @@ func solveQP(s *qpSums, n int) (x [nParams]float64) {
 				}
 			}
 		}
-		if found && stability(&x, n) <= StabilityLimit*(1+1e-12) {
+		if found && materialOf(&x).Stability() <= StabilityLimit*(1+1e-12) {
 			return x
 		}
 	}
 	return x
-}
-
-// stability returns Σₖ wₖyₖ over the first n parameters.
-func stability(y *[nParams]float64, n int) float64 {
-	v := 0.0
-	for k := 0; k < n; k++ {
-		v += stabilityWeights[k] * y[k]
-	}
-	return v
 }
 
 // solveFace solves the KKT system of one face (face in base 3: digit k 0
@@ -110,7 +101,7 @@ func solveFace(s *qpSums, n, face int, bound bool, scale float64, y *[nParams]fl
 		}
 	}
 	if nf == 0 {
-		return !bound && stability(y, n) <= StabilityLimit
+		return !bound && materialOf(y).Stability() <= StabilityLimit
 	}
 	// Rows: Q_FF y_F (+ w_F ν) = b_F − Q_FB y_B; w_F·y_F = limit − w_B·y_B.
 	const w = nParams + 2

@@ -102,7 +102,7 @@ func (e *BlowUpError) Error() string {
 // every core (internal/parallel).
 type Sim struct {
 	m      *Model
-	p      []Material
+	p      []Material // what the simulation runs: Material.Effective of the parameters given
 	opts   Options
 	fps, h float64
 
@@ -129,9 +129,6 @@ type Sim struct {
 // NewSim returns a simulation of m with parameters p, for a goal of fps
 // frames per second.
 func NewSim(m *Model, p []Material, fps float64, opts Options) (*Sim, error) {
-	if err := CheckParams(p, m.n); err != nil {
-		return nil, err
-	}
 	if !(fps > 0) || math.IsInf(fps, 0) {
 		return nil, fmt.Errorf("frame rate %v is not a positive number", fps)
 	}
@@ -141,7 +138,10 @@ func NewSim(m *Model, p []Material, fps float64, opts Options) (*Sim, error) {
 	if !finite.Vec3(opts.Gravity) {
 		return nil, fmt.Errorf("non-finite gravity %v", opts.Gravity)
 	}
-	s := &Sim{m: m, p: p, opts: opts, fps: fps, h: 1 / (fps * float64(opts.substeps()))}
+	s := &Sim{m: m, p: make([]Material, m.n), opts: opts, fps: fps, h: 1 / (fps * float64(opts.substeps()))}
+	if err := s.SetParams(p); err != nil {
+		return nil, err
+	}
 	s.cur = State{X: make([]mgl64.Vec3, m.n), V: make([]mgl64.Vec3, m.n), Q: make([]mgl64.Quat, m.n)}
 	s.nxt = s.cur.Clone()
 	s.segs = make([]Segment, m.bones)
@@ -149,17 +149,17 @@ func NewSim(m *Model, p []Material, fps float64, opts Options) (*Sim, error) {
 	return s, nil
 }
 
-// SetParams replaces the parameters (checked as in NewSim).
+// SetParams replaces the parameters: each must lie in its range
+// (CheckParams); the simulation runs their Material.Effective.
 func (s *Sim) SetParams(p []Material) error {
 	if err := CheckParams(p, s.m.n); err != nil {
 		return err
 	}
-	s.p = p
+	for i, m := range p {
+		s.p[i] = m.Effective()
+	}
 	return nil
 }
-
-// Step returns the time step h.
-func (s *Sim) Step() float64 { return s.h }
 
 // Start puts the mesh on goal frame `frame` (positions g0, the next
 // frame's g1 for the goal velocity (g1 − g0)·FPS; g1 = g0 for a goal at
@@ -171,7 +171,7 @@ func (s *Sim) Start(frame int, g0, g1 []mgl64.Vec3) {
 	}
 	parallel.For((s.m.n+chunk-1)/chunk, func(c int) {
 		for i := c * chunk; i < min(s.m.n, (c+1)*chunk); i++ {
-			a := s.m.covariance(i, s.cur.X)
+			a, _, _ := s.m.ringSums(i, &s.cur)
 			r, _ := rotation.Polar(a)
 			s.cur.Q[i] = mgl64.Mat4ToQuat(r.Mat4()).Normalize()
 		}
@@ -245,34 +245,10 @@ func lerp(a, b mgl64.Vec3, u float64) mgl64.Vec3 {
 	return mgl64.Vec3{a[0] + u*(b[0]-a[0]), a[1] + u*(b[1]-a[1]), a[2] + u*(b[2]-a[2])}
 }
 
-// covariance returns A = Σⱼ (xⱼ − xᵢ)(xⱼ⁰ − xᵢ⁰)ᵀ (Eq. 5).
-func (m *Model) covariance(i int, x []mgl64.Vec3) mgl64.Mat3 {
-	var a mgl64.Mat3
-	xi := x[i]
-	for e := m.start[i]; e < m.start[i+1]; e++ {
-		d := x[m.ring[e]].Sub(xi)
-		e0 := m.edge0[e]
-		for c := 0; c < 3; c++ {
-			for r := 0; r < 3; r++ {
-				a[3*c+r] += d[r] * e0[c]
-			}
-		}
-	}
-	return a
-}
-
-// forces holds one vertex's five normalised accelerations G, L, B, D, K.
-type forces [nParams]mgl64.Vec3
-
-// vertexForces evaluates vertex i's forces in state st with goal position
-// goal, goal velocity gv and bone segments segs, and returns the 1-ring's
-// rotation (warm-started from st.Q[i]).
-func (m *Model) vertexForces(f *forces, i int, st *State, goal, gv mgl64.Vec3, segs []Segment, h float64) mgl64.Quat {
-	xi, vi := st.X[i], st.V[i]
-	ih2, ih := 1/(h*h), 1/h
-	// Ring sums: A = Σ xⱼ e⁰ᵀ − xᵢ (Σe⁰)ᵀ, Σxⱼ, Σvⱼ.
-	var a mgl64.Mat3
-	var sx, sv mgl64.Vec3
+// ringSums returns, for vertex i in state st, A = Σⱼ (xⱼ − xᵢ)(xⱼ⁰ −
+// xᵢ⁰)ᵀ (Eq. 5), computed as Σⱼ xⱼe⁰ⱼᵀ − xᵢ(Σⱼ e⁰ⱼ)ᵀ, and the sums of the
+// neighbours' positions and velocities.
+func (m *Model) ringSums(i int, st *State) (a mgl64.Mat3, sx, sv mgl64.Vec3) {
 	for e := m.start[i]; e < m.start[i+1]; e++ {
 		j := m.ring[e]
 		xj, e0 := st.X[j], m.edge0[e]
@@ -288,15 +264,29 @@ func (m *Model) vertexForces(f *forces, i int, st *State, goal, gv mgl64.Vec3, s
 		sx = sx.Add(xj)
 		sv = sv.Add(st.V[j])
 	}
-	q := st.Q[i]
 	if inv := m.inv[i]; inv > 0 {
-		deg := 1 / inv
-		s0 := m.mean0[i].Mul(deg)
+		xi, s0 := st.X[i], m.mean0[i].Mul(1/inv)
 		for c := 0; c < 3; c++ {
 			for r := 0; r < 3; r++ {
 				a[3*c+r] -= xi[r] * s0[c]
 			}
 		}
+	}
+	return a, sx, sv
+}
+
+// forces holds one vertex's five normalised accelerations G, L, B, D, K.
+type forces [nParams]mgl64.Vec3
+
+// vertexForces evaluates vertex i's forces in state st with goal position
+// goal, goal velocity gv and bone segments segs, and returns the 1-ring's
+// rotation (warm-started from st.Q[i]).
+func (m *Model) vertexForces(f *forces, i int, st *State, goal, gv mgl64.Vec3, segs []Segment, h float64) mgl64.Quat {
+	xi, vi := st.X[i], st.V[i]
+	ih2, ih := 1/(h*h), 1/h
+	a, sx, sv := m.ringSums(i, st)
+	q := st.Q[i]
+	if inv := m.inv[i]; inv > 0 {
 		q, _ = rotation.Refine(q, &a, refineTol)
 		// c = mean xⱼ − R·mean e⁰ (Eq. 6 with the sign of a rigid motion).
 		re := q.Rotate(m.mean0[i])
@@ -329,7 +319,7 @@ func (s *Sim) stepVertex(i int, fit bool) bool {
 	gv := g1.Sub(g0).Mul(s.fps)
 	var f forces
 	s.nxt.Q[i] = m.vertexForces(&f, i, &s.cur, goal, gv, s.segs, s.h)
-	p := s.p[i].Effective()
+	p := &s.p[i]
 	ext := s.opts.Gravity
 	if s.pokeOn && i == s.pokeVertex {
 		ext = ext.Add(s.pokeTarget.Sub(s.cur.X[i]).Mul(1 / (s.h * s.h)))

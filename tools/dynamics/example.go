@@ -38,14 +38,24 @@ func LoadExample(ctx context.Context, path string, o *assets.Object, goalFrames 
 	return ex.Clip.Frames, nil
 }
 
-// CheckExample checks an example (mesh and clip) against object o and its
-// goal (see LoadExample).
-func CheckExample(o *assets.Object, mesh *assets.Mesh, clip *assets.Clip, goalFrames int, goalFPS float64) error {
+// SameMesh reports how mesh differs from o's: another vertex count, or
+// other triangles (compared as sets, each up to the rotation of its
+// corners).
+func SameMesh(o *assets.Object, mesh *assets.Mesh) error {
 	if nv, want := mesh.NumVertices(), o.Mesh.NumVertices(); nv != want {
 		return fmt.Errorf("%d vertices, %s has %d", nv, o.Name, want)
 	}
 	if t := firstOtherTriangle(mesh.Triangles, o.Mesh.Triangles); t >= 0 {
 		return fmt.Errorf("its triangles are not those of %s (triangle %d of %d differs)", o.Name, t, len(mesh.Triangles))
+	}
+	return nil
+}
+
+// CheckExample checks an example (mesh and clip) against object o and its
+// goal (see LoadExample).
+func CheckExample(o *assets.Object, mesh *assets.Mesh, clip *assets.Clip, goalFrames int, goalFPS float64) error {
+	if err := SameMesh(o, mesh); err != nil {
+		return err
 	}
 	if n := clip.NumFrames(); n < MinExampleFrames {
 		return fmt.Errorf("%d frames, at least %d are needed", n, MinExampleFrames)

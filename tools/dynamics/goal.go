@@ -10,6 +10,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/internal/parallel"
 	"gallop/solver/dynskin"
 	"gallop/solver/rotation"
 	"gallop/solver/ssdr"
@@ -35,16 +36,16 @@ func influences(r *assets.Rig) [][]ssdr.Influence {
 	return w
 }
 
-// RestSegments returns each joint's segment in the rest (bind) pose: from
+// restSegments returns each joint's segment in the rest (bind) pose: from
 // the joint to a child joint (of several children, the one whose segment
 // lies nearest the vertices the joint moves, by weighted mean distance);
 // for a leaf joint or a joint without children (every bone of an SSDR
 // rig), the principal axis of the rest vertices it influences weighted by
-// their weights (ssdr.Segments, as the Rig tool draws them). A joint is at
-// the origin of its bind matrix, the inverse of its inverse bind matrix.
-func RestSegments(rest []mgl64.Vec3, r *assets.Rig) []dynskin.Segment {
+// their weights w (ssdr.Segments, as the Rig tool draws them). A joint is
+// at the origin of its bind matrix, the inverse of its inverse bind
+// matrix.
+func restSegments(rest []mgl64.Vec3, r *assets.Rig, w [][]ssdr.Influence) []dynskin.Segment {
 	nj := len(r.Joints)
-	w := influences(r)
 	axes := ssdr.Segments(rest, w, nj)
 	pos := make([]mgl64.Vec3, nj)
 	children := make([][]int, nj)
@@ -93,22 +94,33 @@ func meanDistance(s dynskin.Segment, rest []mgl64.Vec3, w [][]ssdr.Influence, j 
 	return sum / tot
 }
 
+// newModel returns the dynamics model of a rigged object, its bones' rest
+// segments and its weights.
+func newModel(o *assets.Object) (*dynskin.Model, []dynskin.Segment, [][]ssdr.Influence, error) {
+	if o.Rig == nil {
+		return nil, nil, nil, fmt.Errorf("%s has no rig: infer one with the Rig tool first", o.Name)
+	}
+	rest := o.Mesh.Positions
+	w := influences(o.Rig)
+	segs := restSegments(rest, o.Rig, w)
+	m, err := dynskin.NewModel(rest, o.Mesh.Triangles, w, segs)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", o.Name, err)
+	}
+	return m, segs, w, nil
+}
+
 // NewRigging builds the dynamics' model and goal for an object with a rig
 // and a joint animation (a glTF skin, or a rig the Rig tool applied). The
 // goal positions are the rig's linear blend skinning of the rest mesh at
 // every frame of the joint animation.
 func NewRigging(o *assets.Object) (*Rigging, error) {
-	if o.Rig == nil {
-		return nil, fmt.Errorf("%s has no rig: infer one with the Rig tool first", o.Name)
+	m, segs, _, err := newModel(o)
+	if err != nil {
+		return nil, err
 	}
 	if o.Skin == nil || len(o.Skin.Frames) == 0 {
 		return nil, fmt.Errorf("%s has a rig but no joint animation to drive it", o.Name)
-	}
-	rest := o.Mesh.Positions
-	segs := RestSegments(rest, o.Rig)
-	m, err := dynskin.NewModel(rest, o.Mesh.Triangles, influences(o.Rig), segs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.Name, err)
 	}
 	g := &dynskin.Goal{FPS: o.Skin.FPS, Positions: make([][]mgl64.Vec3, len(o.Skin.Frames)), Bones: make([][]dynskin.Segment, len(o.Skin.Frames))}
 	var global []mgl64.Mat4
@@ -120,7 +132,7 @@ func NewRigging(o *assets.Object) (*Rigging, error) {
 			skin[j] = global[j].Mul4(o.Rig.Joints[j].InverseBind)
 			g.Bones[f][j] = segs[j].Transform(&skin[j])
 		}
-		g.Positions[f] = assets.SkinMatrices(nil, rest, o.Rig.Weights, skin)
+		g.Positions[f] = assets.SkinMatrices(nil, o.Mesh.Positions, o.Rig.Weights, skin)
 	}
 	if err := g.Check(m); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Name, err)
@@ -136,64 +148,66 @@ func NewRigging(o *assets.Object) (*Rigging, error) {
 // c)(pᵢ − c₀)ᵀ about the weighted centroids): exact for vertices that
 // follow one bone rigidly, a least-squares compromise where bones blend.
 func NewRiggingFromClip(o *assets.Object, clip *assets.Clip) (*Rigging, error) {
-	if o.Rig == nil {
-		return nil, fmt.Errorf("%s has no rig: infer one with the Rig tool first", o.Name)
+	m, segs, w, err := newModel(o)
+	if err != nil {
+		return nil, err
 	}
 	rest := o.Mesh.Positions
 	if err := clip.Validate(len(rest)); err != nil {
 		return nil, err
 	}
-	segs := RestSegments(rest, o.Rig)
-	w := influences(o.Rig)
-	m, err := dynskin.NewModel(rest, o.Mesh.Triangles, w, segs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.Name, err)
-	}
 	g := &dynskin.Goal{FPS: clip.FPS, Positions: clip.Frames, Bones: make([][]dynskin.Segment, len(clip.Frames))}
-	for f, x := range clip.Frames {
+	parallel.For(len(clip.Frames), func(f int) {
+		motions := boneMotions(rest, clip.Frames[f], w, len(segs))
 		g.Bones[f] = make([]dynskin.Segment, len(segs))
 		for j := range segs {
-			mj := boneMotion(rest, x, w, j)
-			g.Bones[f][j] = segs[j].Transform(&mj)
+			g.Bones[f][j] = segs[j].Transform(&motions[j])
 		}
-	}
+	})
 	if err := g.Check(m); err != nil {
 		return nil, fmt.Errorf("%s: %w", clip.Name, err)
 	}
 	return &Rigging{Model: m, Goal: g}, nil
 }
 
-// boneMotion returns the rigid motion that best maps the rest vertices
-// bone j influences onto x, weighted by the square of their weights.
-func boneMotion(rest, x []mgl64.Vec3, w [][]ssdr.Influence, j int) mgl64.Mat4 {
-	var c0, c mgl64.Vec3
-	tot := 0.0
+// boneMotions returns, for each of the bones, the rigid motion that best
+// maps the rest vertices it influences onto x, weighted by the square of
+// their weights (the identity for a bone that influences none): two
+// passes over the weights, one for the centroids, one for the
+// covariances.
+func boneMotions(rest, x []mgl64.Vec3, w [][]ssdr.Influence, bones int) []mgl64.Mat4 {
+	c0 := make([]mgl64.Vec3, bones)
+	c := make([]mgl64.Vec3, bones)
+	tot := make([]float64, bones)
 	for i, l := range w {
 		for _, in := range l {
-			if in.Bone == j {
-				ww := in.Weight * in.Weight
-				c0 = c0.Add(rest[i].Mul(ww))
-				c = c.Add(x[i].Mul(ww))
-				tot += ww
-			}
+			ww := in.Weight * in.Weight
+			c0[in.Bone] = c0[in.Bone].Add(rest[i].Mul(ww))
+			c[in.Bone] = c[in.Bone].Add(x[i].Mul(ww))
+			tot[in.Bone] += ww
 		}
 	}
-	if tot == 0 {
-		return mgl64.Ident4()
+	for j := range tot {
+		if tot[j] > 0 {
+			c0[j], c[j] = c0[j].Mul(1/tot[j]), c[j].Mul(1/tot[j])
+		}
 	}
-	c0, c = c0.Mul(1/tot), c.Mul(1/tot)
-	var a mgl64.Mat3
+	a := make([]mgl64.Mat3, bones)
 	for i, l := range w {
 		for _, in := range l {
-			if in.Bone == j {
-				ww := in.Weight * in.Weight
-				a = a.Add(x[i].Sub(c).OuterProd3(rest[i].Sub(c0)).Mul(ww))
-			}
+			a[in.Bone] = a[in.Bone].Add(x[i].Sub(c[in.Bone]).OuterProd3(rest[i].Sub(c0[in.Bone])).Mul(in.Weight * in.Weight))
 		}
 	}
-	r, _ := rotation.Polar(a)
-	t := c.Sub(r.Mul3x1(c0))
-	m := r.Mat4()
-	m[12], m[13], m[14] = t[0], t[1], t[2]
-	return m
+	out := make([]mgl64.Mat4, bones)
+	for j := range out {
+		if tot[j] == 0 {
+			out[j] = mgl64.Ident4()
+			continue
+		}
+		r, _ := rotation.Polar(a[j])
+		t := c[j].Sub(r.Mul3x1(c0[j]))
+		out[j] = r.Mat4()
+		out[j][12], out[j][13], out[j][14] = t[0], t[1], t[2]
+	}
+	return out
 }
