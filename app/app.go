@@ -22,6 +22,7 @@ import (
 	"gallop/internal/parallel"
 	"gallop/internal/undo"
 	"gallop/panels"
+	"gallop/panels/dynamicspanel"
 	"gallop/panels/gallerypanel"
 	"gallop/panels/posepanel"
 	"gallop/panels/rigpanel"
@@ -141,7 +142,7 @@ func Run(opts Options) error {
 
 // newTools returns the tools, in the order the tool panel lists them.
 func newTools() []panels.Tool {
-	return []panels.Tool{&panels.Select{}, &posepanel.Panel{}, &gallerypanel.Panel{}, &rigpanel.Panel{}}
+	return []panels.Tool{&panels.Select{}, &posepanel.Panel{}, &gallerypanel.Panel{}, &rigpanel.Panel{}, &dynamicspanel.Panel{}}
 }
 
 // openDemo replaces the document with the demo scene, ready to pose: the

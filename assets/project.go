@@ -236,7 +236,7 @@ func encodeMesh(m *Mesh) *meshJSON {
 		for _, t := range m.UVs {
 			uv = append(uv, t[0], t[1])
 		}
-		mj.UVs, mj.UVTriangles = encodeF64(uv), encodeTris(m.UVTriangles)
+		mj.UVs, mj.UVTriangles = EncodeFloat64s(uv), encodeTris(m.UVTriangles)
 	}
 	if len(m.NormalTriangles) > 0 {
 		mj.Normals, mj.NormalTriangles = EncodeVec3s(m.Normals), encodeTris(m.NormalTriangles)
@@ -269,7 +269,7 @@ func encodeRig(r *Rig) *rigJSON {
 			weights = append(weights, in.Weight)
 		}
 	}
-	rj.Counts, rj.Joint, rj.Weights = encodeInts(counts), encodeInts(joints), encodeF64(weights)
+	rj.Counts, rj.Joint, rj.Weights = encodeInts(counts), encodeInts(joints), EncodeFloat64s(weights)
 	return rj
 }
 
@@ -281,7 +281,7 @@ func encodeSkin(s *SkinAnimation) *skinJSON {
 			a := trsArray(t)
 			v = append(v, a[:]...)
 		}
-		sj.Frames = append(sj.Frames, encodeF64(v))
+		sj.Frames = append(sj.Frames, EncodeFloat64s(v))
 	}
 	return sj
 }
@@ -356,7 +356,7 @@ func decodeMesh(mj *meshJSON) (*Mesh, error) {
 		return nil, err
 	}
 	if mj.UVTriangles != "" {
-		uv, err := decodeF64(mj.UVs, "uvs")
+		uv, err := DecodeFloat64s(mj.UVs, "uvs")
 		if err != nil {
 			return nil, err
 		}
@@ -413,7 +413,7 @@ func decodeRig(rj *rigJSON) (*Rig, error) {
 	if err != nil {
 		return nil, err
 	}
-	weights, err := decodeF64(rj.Weights, "rig weights")
+	weights, err := DecodeFloat64s(rj.Weights, "rig weights")
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +438,7 @@ func decodeRig(rj *rigJSON) (*Rig, error) {
 func decodeSkin(sj *skinJSON) (*SkinAnimation, error) {
 	s := &SkinAnimation{Name: sj.Name, FPS: sj.FPS}
 	for i, str := range sj.Frames {
-		v, err := decodeF64(str, fmt.Sprintf("joint animation frame %d", i))
+		v, err := DecodeFloat64s(str, fmt.Sprintf("joint animation frame %d", i))
 		if err != nil {
 			return nil, err
 		}
@@ -475,7 +475,10 @@ func trsFromArray(a []float64) Transform {
 	}
 }
 
-func encodeF64(v []float64) string {
+// EncodeFloat64s encodes values as base64 of little-endian float64, the
+// form projects embed numbers in (exact, and compact for JSON). Tools use
+// it for per-vertex data in their saved state.
+func EncodeFloat64s(v []float64) string {
 	b := make([]byte, 8*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
@@ -483,7 +486,9 @@ func encodeF64(v []float64) string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-func decodeF64(s, what string) ([]float64, error) {
+// DecodeFloat64s decodes what EncodeFloat64s wrote; what names the data
+// in errors.
+func DecodeFloat64s(s, what string) ([]float64, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -506,13 +511,13 @@ func EncodeVec3s(p []Vec3) string {
 	for _, x := range p {
 		v = append(v, x[0], x[1], x[2])
 	}
-	return encodeF64(v)
+	return EncodeFloat64s(v)
 }
 
 // DecodeVec3s decodes what EncodeVec3s wrote; what names the data in
 // errors.
 func DecodeVec3s(s, what string) ([]Vec3, error) {
-	v, err := decodeF64(s, what)
+	v, err := DecodeFloat64s(s, what)
 	if err != nil {
 		return nil, err
 	}

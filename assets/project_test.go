@@ -185,7 +185,7 @@ func TestLoadProjectRejectsBadFiles(t *testing.T) {
 		{name: "format", edit: func(m map[string]any) { m["format"] = "blend" }, want: "format"},
 		{name: "future version", edit: func(m map[string]any) { m["version"] = 99 }, want: "version 99"},
 		{name: "bad base64", edit: func(m map[string]any) { obj(m)["mesh"].(map[string]any)["positions"] = "!!!" }, want: "positions"},
-		{name: "ragged positions", edit: func(m map[string]any) { obj(m)["mesh"].(map[string]any)["positions"] = encodeF64([]float64{1, 2}) }, want: "triples"},
+		{name: "ragged positions", edit: func(m map[string]any) { obj(m)["mesh"].(map[string]any)["positions"] = EncodeFloat64s([]float64{1, 2}) }, want: "triples"},
 		{name: "triangle out of range", edit: func(m map[string]any) { obj(m)["mesh"].(map[string]any)["triangles"] = encodeInts([]int{0, 1, 999}) }, want: "out of range"},
 		{name: "nan", edit: func(m map[string]any) {
 			p := DemoBar().Positions

@@ -46,6 +46,10 @@ type Item struct {
 	Colors    [][3]float32 // per-vertex heat-map colours, or nil for the base colour
 	Points    []PointSet
 	Active    bool // the object being edited: drawn in the light base colour
+	// Wire draws only the item's edges, in the overlay colour: a mesh laid
+	// over another to compare them (the plain skinning over the dynamic
+	// surface).
+	Wire bool
 }
 
 // GridStep returns a grid spacing, a power of ten, that gives a few dozen

@@ -45,6 +45,9 @@ type Material struct {
 // Upper bounds of the parameters, in the order α, β, γ, λ, κ.
 var upper = [nParams]float64{1, 1, 1, 0.5, 1}
 
+// Upper returns parameter k's upper bound (Get's order; the lower is 0).
+func Upper(k int) float64 { return upper[k] }
+
 // nParams is the number of per-vertex parameters.
 const nParams = 5
 

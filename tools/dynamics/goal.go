@@ -211,3 +211,16 @@ func boneMotions(rest, x []mgl64.Vec3, w [][]ssdr.Influence, bones int) []mgl64.
 	}
 	return out
 }
+
+// bounds returns the box around every frame of the goal.
+func (rg *Rigging) bounds() (lo, hi mgl64.Vec3) {
+	lo, hi = rg.Goal.Positions[0][0], rg.Goal.Positions[0][0]
+	for _, f := range rg.Goal.Positions {
+		for _, p := range f {
+			for k := range 3 {
+				lo[k], hi[k] = min(lo[k], p[k]), max(hi[k], p[k])
+			}
+		}
+	}
+	return lo, hi
+}

@@ -121,20 +121,6 @@ func (r *Result) shiftedAt(f int, offset assets.Vec3) []assets.Vec3 {
 	return r.shifted
 }
 
-// sideOffset returns where the side-by-side copy goes for a camera: along
-// the camera's horizontal right direction, by the width of the clip's box
-// seen along it plus a quarter, so that the two boxes do not overlap on
-// screen (they would along a fixed axis: horse-gallop runs along z, and
-// the default camera looks from 30° off z).
-func (r *Result) sideOffset(cam *viewport.Camera) assets.Vec3 {
-	right := assets.Vec3{math.Cos(cam.Yaw), 0, -math.Sin(cam.Yaw)}
-	width := 0.0
-	for k := range 3 {
-		width += math.Abs(right[k]) * (r.hi[k] - r.lo[k])
-	}
-	return right.Mul(1.25 * width)
-}
-
 // bone returns bone j's segment end points and centre at frame f, moved by
 // its transform.
 func (r *Result) bone(j, f int) (a, b, c assets.Vec3) {

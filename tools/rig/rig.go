@@ -253,7 +253,7 @@ func (t *Rig) SetShow(h tools.Host, v Show) {
 	t.Show = v
 	if r := t.Result(h); r != nil && v == ShowBoth {
 		cam := &h.View().Camera
-		t.side = r.sideOffset(cam)
+		t.side = cam.SideOffset(r.lo, r.hi)
 		lo, hi := r.lo, r.hi.Add(t.side)
 		for k := range 3 {
 			lo[k] = min(lo[k], r.lo[k]+t.side[k])
@@ -267,7 +267,7 @@ func (t *Rig) SetShow(h tools.Host, v Show) {
 // current camera if it has not been yet (a reopened project).
 func (t *Rig) offset(h tools.Host, r *Result) assets.Vec3 {
 	if t.side == (assets.Vec3{}) {
-		t.side = r.sideOffset(&h.View().Camera)
+		t.side = h.View().Camera.SideOffset(r.lo, r.hi)
 	}
 	return t.side
 }

@@ -53,7 +53,7 @@ func (k *frameKey) equal(o *frameKey) bool {
 	}
 	for i := range k.items {
 		a, b := &k.items[i], &o.items[i]
-		if a.Key != b.Key || a.Active != b.Active || !assets.Same(a.Triangles, b.Triangles) || !assets.Same(a.Positions, b.Positions) ||
+		if a.Key != b.Key || a.Active != b.Active || a.Wire != b.Wire || !assets.Same(a.Triangles, b.Triangles) || !assets.Same(a.Positions, b.Positions) ||
 			!assets.Same(a.Colors, b.Colors) || len(a.Points) != len(b.Points) {
 			return false
 		}
@@ -322,6 +322,15 @@ func (r *Renderer) drawMesh(m *gpuMesh, it *viewport.Item, view, proj mgl32.Mat4
 		gl.Uniform3f(r.meshU["uBaseColor"], 0.55, 0.58, 0.62)
 	}
 	gl.BindVertexArray(m.vao)
+	if it.Wire {
+		gl.Uniform1i(r.meshU["uMode"], 2)
+		gl.Uniform4f(r.meshU["uWireColor"], 1, 0.8, 0.25, 1)
+		gl.PolygonMode(gl.FRONT_AND_BACK, gl.LINE)
+		gl.DrawElementsWithOffset(gl.TRIANGLES, m.nIndex, gl.UNSIGNED_INT, 0)
+		gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
+		gl.BindVertexArray(0)
+		return
+	}
 	if style.Wireframe {
 		// Push the surface back so its edges win the depth test.
 		gl.Enable(gl.POLYGON_OFFSET_FILL)
