@@ -1,6 +1,7 @@
 package dynamics
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/shareddata"
 	"gallop/tools/toolstest"
 )
 
@@ -28,6 +30,18 @@ func simulate(t *testing.T, d *Dynamics, h *toolstest.Host) *snapshot {
 	}
 	t.Fatal("the simulation did not complete in 60 s")
 	return nil
+}
+
+// until polls the host's jobs while busy reports true (at most 120 s).
+func until(t *testing.T, h *toolstest.Host, busy func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(120 * time.Second)
+	for h.Runner.Poll(); busy(); h.Runner.Poll() {
+		if time.Now().After(deadline) {
+			t.Fatal("the job did not end in 120 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // largest returns the largest distance between two animations' vertices,
@@ -149,4 +163,109 @@ func TestRestoreRefusesBadState(t *testing.T) {
 			t.Errorf("%s: got %v, want an error with %q", raw, err, want)
 		}
 	}
+}
+
+// TestToolBlowUpStops: a goal that jumps a million diagonals at frame 10
+// under Jelly blows the simulation up; the tool names the frame and the
+// vertex, keeps the frames before, and shows only finite positions.
+func TestToolBlowUpStops(t *testing.T) {
+	o, _, _, _ := tube(t, "train")
+	skin := *o.Skin
+	skin.Frames = append([][]assets.Transform(nil), o.Skin.Frames...)
+	for f := 10; f < len(skin.Frames); f++ {
+		root := append([]assets.Transform(nil), skin.Frames[f]...)
+		root[0].Translation = root[0].Translation.Add(assets.Vec3{4e6, 0, 0})
+		skin.Frames[f] = root
+	}
+	o.Skin = &skin
+	h := toolstest.New(o)
+	d := &Dynamics{}
+	d.Brush.Channel, d.Brush.Preset = ChannelMaterial, 2
+	d.Update(h)
+	d.Fill(h, true)
+	deadline := time.Now().Add(30 * time.Second)
+	var st Status
+	for time.Now().Before(deadline) {
+		h.Runner.Poll()
+		d.Update(h)
+		if st = d.Status(h); st.Err != nil && st.Current {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st.Err == nil || !strings.Contains(st.Err.Error(), "blew up at frame 10, vertex") {
+		t.Fatalf("status %+v, want a blow-up at frame 10 named", st)
+	}
+	if st.Frames != 10 {
+		t.Errorf("%d frames kept, want the 10 before the blow-up", st.Frames)
+	}
+	if len(h.Errs) != 1 {
+		t.Errorf("%d errors reported, want 1: %v", len(h.Errs), h.Errs)
+	}
+	for f := range o.NumFrames() {
+		h.CurrentFrame = f
+		pos, _ := d.Display(h)
+		for i, p := range pos {
+			if math.IsNaN(p[0]+p[1]+p[2]) || math.IsInf(p[0]+p[1]+p[2], 0) {
+				t.Fatalf("frame %d shows vertex %d at %v", f, i, p)
+			}
+		}
+	}
+	d.Close()
+}
+
+// TestRigError: an object without a rig names what is missing and whether
+// a rig can be inferred.
+func TestRigError(t *testing.T) {
+	o, _, _, _ := tube(t, "train")
+	static := &assets.Object{Name: "still", Mesh: o.Mesh}
+	if err := RigError(static); err == nil || !strings.Contains(err.Error(), "still has no rig and no animation") || CanInfer(static) {
+		t.Errorf("a static mesh: %v", err)
+	}
+	anim := &assets.Object{Name: "cloth", Mesh: o.Mesh, Clip: o.Clip}
+	if err := RigError(anim); err == nil || !strings.Contains(err.Error(), "infer one") || !CanInfer(anim) {
+		t.Errorf("an animation without a rig: %v", err)
+	}
+	if err := RigError(o); err != nil {
+		t.Errorf("the tube: %v", err)
+	}
+}
+
+// TestInferThenFitOwnClip: an animation without a rig (pcow, a simulated
+// elastic cow) gets one in the tool, as one undo step that keeps its
+// clip; the clip is then the example, and a short fit to it lowers the
+// error below plain skinning's, as one more undo step.
+func TestInferThenFitOwnClip(t *testing.T) {
+	files, err := assets.ListOBJSequence(shareddata.Path(t, "pcow", "frames"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh, clip, err := assets.LoadOBJSequence(context.Background(), files[:40], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &assets.Object{Name: "pcow", Mesh: mesh, Clip: clip}
+	h := toolstest.New(o)
+	d := &Dynamics{}
+	d.Update(h)
+	d.Settings.Bones, d.Settings.Iterations = 8, 80
+	d.InferRig(h)
+	until(t, h, d.Inferring)
+	if len(h.Errs) > 0 || o.Rig == nil || o.Skin == nil || o.Clip != clip || h.Stack.Position() != 1 {
+		t.Fatalf("infer: errors %v, rig %v, clip kept %v, %d undo steps", h.Errs, o.Rig != nil, o.Clip == clip, h.Stack.Position())
+	}
+	simulate(t, d, h)
+	if !d.HasOwnExample(h) {
+		t.Fatal("the clip is not offered as the example")
+	}
+	d.Fit(h, "")
+	until(t, h, d.Fitting)
+	if len(h.Errs) > 0 || d.fit.res == nil || h.Stack.Position() != 2 {
+		t.Fatalf("fit: errors %v, %d undo steps", h.Errs, h.Stack.Position())
+	}
+	t.Logf("%s", d.FitReport())
+	if d.fit.ratio >= 1 {
+		t.Errorf("the fit's RMSE is %.3f of skinning's, want below 1", d.fit.ratio)
+	}
+	d.Close()
 }
