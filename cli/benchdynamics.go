@@ -48,29 +48,14 @@ func benchDynamics(stdout io.Writer, data string, runs int) error {
 	if err := benchStep(stdout, "dynamics_step_tube", train.rg, runs); err != nil {
 		return err
 	}
-	// The horse with 20 SSDR bones, and subdivided.
-	ref, clip, err := loadRigSet(data, "horse-gallop")
+	horse, sub, err := horseRiggings(ctx, data)
 	if err != nil {
 		return err
 	}
-	res, err := ssdr.Decompose(ctx, ref.Positions, ref.Triangles, clip.Frames, ssdr.Options{Bones: 20})
-	if err != nil {
+	if err := benchStep(stdout, "dynamics_step_horse", horse, runs); err != nil {
 		return err
 	}
-	horse := rig.SkinnedObject(res, "gallop", clip.FPS, ref, ref.Positions)
-	rg, err := dynamics.NewRigging(horse)
-	if err != nil {
-		return err
-	}
-	if err := benchStep(stdout, "dynamics_step_horse", rg, runs); err != nil {
-		return err
-	}
-	sub := &assets.Object{Name: "horse subdivided", Mesh: assets.SubdivideMidpoint(ref), Skin: horse.Skin}
-	sub.Rig = assets.SubdivideMidpointRig(ref, horse.Rig)
-	if rg, err = dynamics.NewRigging(sub); err != nil {
-		return err
-	}
-	if err := benchStep(stdout, "dynamics_step_horse_subdivided", rg, runs); err != nil {
+	if err := benchStep(stdout, "dynamics_step_horse_subdivided", sub, runs); err != nil {
 		return err
 	}
 	// The fits.
@@ -98,15 +83,35 @@ func benchDynamics(stdout io.Writer, data string, runs int) error {
 	return nil
 }
 
+// horseRiggings returns the step figures' horses: horse-gallop rigged
+// with the 20 bones SSDR infers from its animation, and the same subdivided
+// once (assets.SubdivideMidpoint) with the rig's weights carried over.
+func horseRiggings(ctx context.Context, data string) (horse, sub *dynamics.Rigging, err error) {
+	ref, clip, err := loadRigSet(data, "horse-gallop")
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := ssdr.Decompose(ctx, ref.Positions, ref.Triangles, clip.Frames, ssdr.Options{Bones: 20})
+	if err != nil {
+		return nil, nil, err
+	}
+	obj := rig.SkinnedObject(res, "gallop", clip.FPS, ref, ref.Positions)
+	if horse, err = dynamics.NewRigging(obj); err != nil {
+		return nil, nil, err
+	}
+	subObj := &assets.Object{Name: "horse subdivided", Mesh: assets.SubdivideMidpoint(ref), Skin: obj.Skin}
+	subObj.Rig = assets.SubdivideMidpointRig(ref, obj.Rig)
+	if sub, err = dynamics.NewRigging(subObj); err != nil {
+		return nil, nil, err
+	}
+	return horse, sub, nil
+}
+
 // benchStep emits the median time of one step per vertex over runs passes
 // through rg's goal with uniform mid-range parameters.
 func benchStep(stdout io.Writer, name string, rg *dynamics.Rigging, runs int) error {
 	n := rg.Model.NumVertices()
-	p := make([]dynskin.Material, n)
-	for i := range p {
-		p[i] = dynskin.Material{Alpha: 0.3, Beta: 0.4, Gamma: 0.3, Lambda: 0.2, Kappa: 0.2}
-	}
-	s, err := dynskin.NewSim(rg.Model, p, rg.Goal.FPS, dynskin.Options{})
+	s, err := dynskin.NewSim(rg.Model, benchMaterials(n), rg.Goal.FPS, dynskin.Options{})
 	if err != nil {
 		return err
 	}
@@ -131,4 +136,14 @@ func benchStep(stdout io.Writer, name string, rg *dynamics.Rigging, runs int) er
 	emit(stdout, name+"_ns_per_vertex", perStep*1e9/float64(n), "ns per vertex per step")
 	emit(stdout, name+"_vertices", float64(n), "vertices")
 	return nil
+}
+
+// benchMaterials returns the step figures' parameters for n vertices:
+// uniform and mid-range.
+func benchMaterials(n int) []dynskin.Material {
+	p := make([]dynskin.Material, n)
+	for i := range p {
+		p[i] = dynskin.Material{Alpha: 0.3, Beta: 0.4, Gamma: 0.3, Lambda: 0.2, Kappa: 0.2}
+	}
+	return p
 }

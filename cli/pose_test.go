@@ -15,7 +15,7 @@ import (
 	"gallop/solver/farthest"
 )
 
-func sharedSet(t *testing.T, name string) string {
+func sharedSet(t testing.TB, name string) string {
 	t.Helper()
 	return shareddata.Path(t, name)
 }

@@ -19,8 +19,9 @@
 //	K = (v̂(t) − v) / h                                      goal damping
 //
 // R is the rotation of the polar decomposition of
-// A = Σⱼ (xⱼ − xᵢ)(xⱼ⁰ − xᵢ⁰)ᵀ (Eq. 5), found by rotation.Refine from the
-// vertex's rotation at the previous step. d_b is the vertex minus its
+// A = Σⱼ (xⱼ − xᵢ)(xⱼ⁰ − xᵢ⁰)ᵀ (Eq. 5), tracked by one step of
+// rotation.Refine per simulation step from the vertex's rotation at the
+// previous step (see below). d_b is the vertex minus its
 // projection on bone b's segment and d⁰_b the same in the rest pose; w_b
 // are the vertex's skin weights. The total is
 //
@@ -51,6 +52,19 @@
 //     vertices it influences weighted by their weights (ssdr.Segments).
 //     The caller gives the segments; a segment moves with its bone's
 //     rigid transform.
+//   - R is not iterated to convergence: each step takes one step of
+//     rotation.Refine (Newton's method on SO(3), safeguarded) from the
+//     ring's rotation at the step before, which Start sets to the polar
+//     rotation. For a ring whose polar rotation turns by δ per step the
+//     error is of order δ² and does not accumulate (about δ³/3 on the
+//     tube, TestRingRotationTracksPolar); a ring turning faster than
+//     Newton's region allows (a thin ring in fast motion) lags by more
+//     for a few steps, each of which still turns it towards R. On the
+//     horse gallop, whose rings turn by up to half a radian per frame,
+//     the positions stay within 0.5% of the secondary motion (RMS; 3e-4
+//     of the diagonal) of those with R converged to 1e-12 radian, which
+//     takes about three steps and, for one ring in eight, a polar
+//     decomposition.
 //   - The goal between frames (substeps) is interpolated linearly, which
 //     is linear blend skinning with linearly interpolated matrices; the
 //     goal velocity is then constant over a frame. The simulation starts

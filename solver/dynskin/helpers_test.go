@@ -38,3 +38,20 @@ func tubeModel(t testing.TB, rings, around int) (*Model, []mgl64.Vec3) {
 	}
 	return m, rest
 }
+
+// prepareAll prepares segments for vertexColumns.
+func prepareAll(segs []Segment) []preparedSegment {
+	p := make([]preparedSegment, len(segs))
+	for b, s := range segs {
+		p[b] = s.prepare()
+	}
+	return p
+}
+
+// accelerations returns the forces whose columns are c: cₖ/h².
+func accelerations(c *columns, h float64) (f [nParams]mgl64.Vec3) {
+	for k := range c {
+		f[k] = mgl64.Vec3(c[k]).Mul(1 / (h * h))
+	}
+	return f
+}

@@ -25,14 +25,34 @@ func (s Segment) Distance(p mgl64.Vec3) float64 { return s.project(p).Len() }
 
 // project returns p minus its closest point on s.
 func (s Segment) project(p mgl64.Vec3) mgl64.Vec3 {
-	dx, dy, dz := s.B[0]-s.A[0], s.B[1]-s.A[1], s.B[2]-s.A[2]
-	px, py, pz := p[0]-s.A[0], p[1]-s.A[1], p[2]-s.A[2]
-	dd := dx*dx + dy*dy + dz*dz
-	t := 0.0
-	if dd > 0 {
-		t = max(0, min(1, (px*dx+py*dy+pz*dz)/dd))
+	ps := s.prepare()
+	x, y, z := ps.offset(p[0], p[1], p[2])
+	return mgl64.Vec3{x, y, z}
+}
+
+// preparedSegment is a segment ready for projections: its start a, its
+// direction d = B − A and d/|d|² (0 when A = B).
+type preparedSegment struct {
+	a, d, dn [3]float64
+}
+
+// prepare returns s ready for projections.
+func (s Segment) prepare() preparedSegment {
+	p := preparedSegment{a: s.A, d: s.B.Sub(s.A)}
+	if dd := p.d[0]*p.d[0] + p.d[1]*p.d[1] + p.d[2]*p.d[2]; dd > 0 {
+		p.dn = [3]float64{p.d[0] / dd, p.d[1] / dd, p.d[2] / dd}
 	}
-	return mgl64.Vec3{px - t*dx, py - t*dy, pz - t*dz}
+	return p
+}
+
+// offset returns (x, y, z) minus its closest point on the segment,
+// p − a − t·d with t = (p − a)·d / |d|² clamped to [0, 1] (t = 0 when
+// the segment is a point).
+func (s *preparedSegment) offset(x, y, z float64) (float64, float64, float64) {
+	x, y, z = x-s.a[0], y-s.a[1], z-s.a[2]
+	t := x*s.dn[0] + y*s.dn[1] + z*s.dn[2]
+	t = max(0, min(1, t))
+	return x - t*s.d[0], y - t*s.d[1], z - t*s.d[2]
 }
 
 // Material holds one vertex's parameters: the strengths of the goal,
@@ -170,12 +190,17 @@ type Model struct {
 	mean0 []mgl64.Vec3 // mean of edge0 over the ring
 	inv   []float64    // 1/|nbr(i)|, 0 for an isolated vertex
 
-	istart []int32   // influences of i: [istart[i], istart[i+1])
-	bone   []int32   // bone of each influence
-	weight []float64 // weight of each influence
-	len0   []float64 // rest spoke length |d⁰| of each influence
+	istart []int32     // influences of i: infl[istart[i]:istart[i+1]]
+	infl   []influence // the spokes of every vertex
 	bones  int
 	segs0  []Segment
+}
+
+// influence is one of a vertex's spokes: its bone, its skin weight w and
+// w·|d⁰|, the weight times the rest spoke length.
+type influence struct {
+	bone   int32
+	w, wl0 float64
 }
 
 // NewModel checks and prepares a dynamic skin: rest positions, triangles
@@ -250,15 +275,14 @@ func NewModel(rest []mgl64.Vec3, triangles [][3]int, weights [][]ssdr.Influence,
 			}
 			sum += in.Weight
 			if in.Weight > 0 {
-				m.bone = append(m.bone, int32(in.Bone))
-				m.weight = append(m.weight, in.Weight)
-				m.len0 = append(m.len0, segments[in.Bone].project(rest[i]).Len())
+				len0 := segments[in.Bone].project(rest[i]).Len()
+				m.infl = append(m.infl, influence{bone: int32(in.Bone), w: in.Weight, wl0: in.Weight * len0})
 			}
 		}
 		if math.Abs(sum-1) > 1e-3 {
 			return nil, fmt.Errorf("vertex %d: skin weights sum to %v, want 1", i, sum)
 		}
-		m.istart[i+1] = int32(len(m.bone))
+		m.istart[i+1] = int32(len(m.infl))
 	}
 	lo, hi := rest[0], rest[0]
 	for _, p := range rest {

@@ -51,18 +51,23 @@ func TestForcesByHand(t *testing.T) {
 	st.V[1] = mgl64.Vec3{2, 0, 0}
 	goal := mgl64.Vec3{0.1, 0, 0}
 	gv := mgl64.Vec3{0, 0, 3}
-	var f forces
-	m.vertexForces(&f, 0, &st, goal, gv, m.segs0, h)
-	want := forces{
+	segs := prepareAll(m.segs0)
+	f := func() [nParams]mgl64.Vec3 {
+		var c columns
+		m.vertexColumns(&c, 0, &st, &goal, &gv, segs, h)
+		return accelerations(&c, h)
+	}
+	got := f()
+	want := [nParams]mgl64.Vec3{
 		{0.1 / (h * h), -0.2 / (h * h), 0}, // G = (x̂ − x)/h²
 		{0, -0.2 / (h * h), 0},             // L
 		{0, 0, 0},                          // B: the spoke (0.5 from the bone) keeps its length
 		{(0.5 - 1) / h, 0, 0},              // D: mean ring velocity (2+0+0+0)/4 = 0.5
 		{-1 / h, 0, 3 / h},                 // K = (v̂ − v)/h
 	}
-	for k := range f {
-		if !near(f[k], want[k], 1e-9) {
-			t.Errorf("%s force %v, want %v", ParamNames[k], f[k], want[k])
+	for k := range got {
+		if !near(got[k], want[k], 1e-9) {
+			t.Errorf("%s force %v, want %v", ParamNames[k], got[k], want[k])
 		}
 	}
 	// The spoke: vertex 0 pushed towards the bone to 0.3 from it (rest
@@ -70,47 +75,97 @@ func TestForcesByHand(t *testing.T) {
 	// it back out. Beyond the segment's end (y = 3) it hangs from the end
 	// point (0.5, 1, 0): d = (−0.5, 2, 0).
 	st.X[0] = mgl64.Vec3{0.2, 0, 0}
-	m.vertexForces(&f, 0, &st, goal, gv, m.segs0, h)
-	if w := (mgl64.Vec3{-0.2, 0, 0}).Mul(1 / (h * h)); !near(f[2], w, 1e-9) {
-		t.Errorf("spoke force %v, want %v", f[2], w)
+	if got, w := f()[2], (mgl64.Vec3{-0.2, 0, 0}).Mul(1/(h*h)); !near(got, w, 1e-9) {
+		t.Errorf("spoke force %v, want %v", got, w)
 	}
 	st.X[0] = mgl64.Vec3{0, 3, 0}
-	m.vertexForces(&f, 0, &st, goal, gv, m.segs0, h)
 	d := mgl64.Vec3{-0.5, 2, 0}
-	if w := d.Mul((0.5/d.Len() - 1) / (h * h)); !near(f[2], w, 1e-9) {
-		t.Errorf("spoke force beyond the end %v, want %v", f[2], w)
+	if got, w := f()[2], d.Mul((0.5/d.Len()-1)/(h*h)); !near(got, w, 1e-9) {
+		t.Errorf("spoke force beyond the end %v, want %v", got, w)
 	}
 }
 
 // TestRigidMotionNoForces: a rigid motion of mesh and goal together leaves
 // the surface and spoke forces zero (to 1e-12 of the diagonal, as
-// displacements h²·F).
+// displacements h²·F), the rings' rotations as Start finds them.
 func TestRigidMotionNoForces(t *testing.T) {
 	m, rest := tubeModel(t, 8, 9)
 	rng := rand.New(rand.NewPCG(1, 1))
 	h := 1.0 / 30
+	p := make([]Material, m.n)
+	s, err := NewSim(m, p, 1/h, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for trial := 0; trial < 20; trial++ {
 		r := rotation.Exp(mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()})
 		tr := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 		mv := func(p mgl64.Vec3) mgl64.Vec3 { return r.Mul3x1(p).Add(tr) }
-		st := State{X: make([]mgl64.Vec3, m.n), V: make([]mgl64.Vec3, m.n), Q: make([]mgl64.Quat, m.n)}
+		x := make([]mgl64.Vec3, m.n)
 		for i, p := range rest {
-			st.X[i] = mv(p)
-			st.Q[i] = mgl64.QuatIdent() // a cold start: Refine falls back to Polar
+			x[i] = mv(p)
 		}
+		s.Start(0, x, x)
+		st := &s.cur
 		segs := make([]Segment, len(m.segs0))
 		for b, s := range m.segs0 {
 			segs[b] = Segment{A: mv(s.A), B: mv(s.B)}
 		}
+		prepared := prepareAll(segs)
 		worst := 0.0
 		for i := range rest {
-			var f forces
-			m.vertexForces(&f, i, &st, st.X[i], mgl64.Vec3{}, segs, h)
-			worst = max(worst, f[1].Len()*h*h, f[2].Len()*h*h)
+			var c columns
+			m.vertexColumns(&c, i, st, &st.X[i], &mgl64.Vec3{}, prepared, h)
+			worst = max(worst, mgl64.Vec3(c[1]).Len(), mgl64.Vec3(c[2]).Len())
 		}
 		if worst > 1e-12*m.diag {
 			t.Fatalf("trial %d: surface or spoke force %g (as a displacement) under a rigid motion", trial, worst)
 		}
+	}
+}
+
+// TestRingRotationTracksPolar: one step of Refine per simulation step
+// keeps each ring's rotation within δ²/10 of its polar rotation, δ the
+// largest turn of a polar rotation in one step, over a swinging goal
+// simulated for 60 frames.
+func TestRingRotationTracksPolar(t *testing.T) {
+	m, rest := tubeModel(t, 8, 9)
+	g := swayGoal(m, rest, 60)
+	p := make([]Material, m.n)
+	for i := range p {
+		p[i] = Material{Alpha: 0.2, Beta: 0.6, Gamma: 0.3, Lambda: 0.1, Kappa: 0.1}
+	}
+	s, err := NewSim(m, p, g.FPS, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start(0, g.Positions[0], g.Positions[1])
+	angle := func(a, b mgl64.Quat) float64 {
+		return 2 * math.Asin(min(1, a.Mul(b.Inverse()).V.Len()))
+	}
+	want := make([]mgl64.Quat, m.n)
+	copy(want, s.cur.Q)
+	worst, delta := 0.0, 0.0
+	for f := 0; f+1 < g.NumFrames(); f++ {
+		// The polar rotations of the state the step starts from.
+		for i := range want {
+			var r ringSums
+			m.ringSums(&r, i, &s.cur)
+			rot, _ := rotation.Polar(r.a)
+			q := mgl64.Mat4ToQuat(rot.Mat4()).Normalize()
+			delta = max(delta, angle(q, want[i]))
+			want[i] = q
+		}
+		if err := s.Advance(g.Positions[f], g.Positions[f+1], g.Bones[f], g.Bones[f+1]); err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range s.cur.Q {
+			worst = max(worst, angle(q, want[i]))
+		}
+	}
+	t.Logf("largest turn in a step δ = %.2g, largest distance from the polar rotation %.2g (δ² = %.2g)", delta, worst, delta*delta)
+	if worst > delta*delta/10 {
+		t.Errorf("a ring's rotation strayed %g from its polar rotation, δ = %g", worst, delta)
 	}
 }
 

@@ -7,29 +7,24 @@ import (
 )
 
 // qpSums accumulates one vertex's least-squares problem (Eq. 16): with the
-// columns cₖ = h²·fₖ (the vertex's forces) and the residual r = p − a (the
-// example position minus the position with no internal force),
-// ‖Σₖ πₖcₖ − r‖² = πᵀQπ − 2bᵀπ + rr with Q = Σ cₖcₗ, b = Σ cₖ·r.
+// columns cₖ (h² times the vertex's forces, see columns) and the residual
+// r = p − a (the example position minus the position with no internal
+// force), ‖Σₖ πₖcₖ − r‖² = πᵀQπ − 2bᵀπ + rr with Q = Σ cₖcₗ, b = Σ cₖ·r.
 type qpSums struct {
 	q  [nParams * nParams]float64 // symmetric; only k ≤ l are summed
 	b  [nParams]float64
 	rr float64
 }
 
-func (s *qpSums) add(f *forces, base, target mgl64.Vec3, h float64) {
-	h2 := h * h
-	var c forces
-	for k := range c {
-		c[k] = f[k].Mul(h2)
-	}
-	r := target.Sub(base)
+func (s *qpSums) add(c *columns, base, target mgl64.Vec3) {
+	r := [3]float64{target[0] - base[0], target[1] - base[1], target[2] - base[2]}
 	for k := 0; k < nParams; k++ {
 		for l := k; l < nParams; l++ {
-			s.q[k*nParams+l] += c[k].Dot(c[l])
+			s.q[k*nParams+l] += c[k][0]*c[l][0] + c[k][1]*c[l][1] + c[k][2]*c[l][2]
 		}
-		s.b[k] += c[k].Dot(r)
+		s.b[k] += c[k][0]*r[0] + c[k][1]*r[1] + c[k][2]*r[2]
 	}
-	s.rr += r.Dot(r)
+	s.rr += r[0]*r[0] + r[1]*r[1] + r[2]*r[2]
 }
 
 // solveQP minimises πᵀQπ − 2bᵀπ over the first n parameters (the others

@@ -80,9 +80,6 @@ func (s State) Clone() State {
 // goal stops the simulation.
 const BlowUpFactor = 100
 
-// refineTol is the rotation's convergence tolerance (radians).
-const refineTol = 1e-12
-
 // chunk is the number of vertices per parallel work item.
 const chunk = 256
 
@@ -112,7 +109,7 @@ type Sim struct {
 	// Per step: the goal interpolated between two frames.
 	g0, g1 []mgl64.Vec3
 	u      float64 // interpolation fraction of this step's start
-	segs   []Segment
+	segs   []preparedSegment
 
 	pokeOn     bool
 	pokeVertex int
@@ -144,7 +141,7 @@ func NewSim(m *Model, p []Material, fps float64, opts Options) (*Sim, error) {
 	}
 	s.cur = State{X: make([]mgl64.Vec3, m.n), V: make([]mgl64.Vec3, m.n), Q: make([]mgl64.Quat, m.n)}
 	s.nxt = s.cur.Clone()
-	s.segs = make([]Segment, m.bones)
+	s.segs = make([]preparedSegment, m.bones)
 	s.bad = make([]int32, (m.n+chunk-1)/chunk)
 	return s, nil
 }
@@ -170,10 +167,11 @@ func (s *Sim) Start(frame int, g0, g1 []mgl64.Vec3) {
 		s.cur.V[i] = g1[i].Sub(g0[i]).Mul(s.fps)
 	}
 	parallel.For((s.m.n+chunk-1)/chunk, func(c int) {
+		var r ringSums
 		for i := c * chunk; i < min(s.m.n, (c+1)*chunk); i++ {
-			a, _, _ := s.m.ringSums(i, &s.cur)
-			r, _ := rotation.Polar(a)
-			s.cur.Q[i] = mgl64.Mat4ToQuat(r.Mat4()).Normalize()
+			s.m.ringSums(&r, i, &s.cur)
+			rot, _ := rotation.Polar(r.a)
+			s.cur.Q[i] = mgl64.Mat4ToQuat(rot.Mat4()).Normalize()
 		}
 	})
 	s.frame = frame
@@ -219,7 +217,7 @@ func (s *Sim) Advance(g0, g1 []mgl64.Vec3, b0, b1 []Segment) error {
 	for k := 0; k < n; k++ {
 		s.u = float64(k) / float64(n)
 		for b := range s.segs {
-			s.segs[b] = Segment{A: lerp(b0[b].A, b1[b].A, s.u), B: lerp(b0[b].B, b1[b].B, s.u)}
+			s.segs[b] = Segment{A: lerp(b0[b].A, b1[b].A, s.u), B: lerp(b0[b].B, b1[b].B, s.u)}.prepare()
 		}
 		last := k == n-1 && s.fit != nil
 		parallel.For(len(s.bad), func(c int) {
@@ -245,99 +243,148 @@ func lerp(a, b mgl64.Vec3, u float64) mgl64.Vec3 {
 	return mgl64.Vec3{a[0] + u*(b[0]-a[0]), a[1] + u*(b[1]-a[1]), a[2] + u*(b[2]-a[2])}
 }
 
-// ringSums returns, for vertex i in state st, A = Σⱼ (xⱼ − xᵢ)(xⱼ⁰ −
-// xᵢ⁰)ᵀ (Eq. 5), computed as Σⱼ xⱼe⁰ⱼᵀ − xᵢ(Σⱼ e⁰ⱼ)ᵀ, and the sums of the
-// neighbours' positions and velocities.
-func (m *Model) ringSums(i int, st *State) (a mgl64.Mat3, sx, sv mgl64.Vec3) {
-	for e := m.start[i]; e < m.start[i+1]; e++ {
-		j := m.ring[e]
-		xj, e0 := st.X[j], m.edge0[e]
-		a[0] += xj[0] * e0[0]
-		a[1] += xj[1] * e0[0]
-		a[2] += xj[2] * e0[0]
-		a[3] += xj[0] * e0[1]
-		a[4] += xj[1] * e0[1]
-		a[5] += xj[2] * e0[1]
-		a[6] += xj[0] * e0[2]
-		a[7] += xj[1] * e0[2]
-		a[8] += xj[2] * e0[2]
-		sx = sx.Add(xj)
-		sv = sv.Add(st.V[j])
-	}
-	if inv := m.inv[i]; inv > 0 {
-		xi, s0 := st.X[i], m.mean0[i].Mul(1/inv)
-		for c := 0; c < 3; c++ {
-			for r := 0; r < 3; r++ {
-				a[3*c+r] -= xi[r] * s0[c]
-			}
-		}
-	}
-	return a, sx, sv
+// ringSums holds the sums over a vertex's 1-ring in one state: A =
+// Σⱼ (xⱼ − xᵢ)(xⱼ⁰ − xᵢ⁰)ᵀ (Eq. 5), Σⱼ (xⱼ − xᵢ) and Σⱼ vⱼ.
+type ringSums struct {
+	a      mgl64.Mat3
+	dx, sv [3]float64
 }
 
-// forces holds one vertex's five normalised accelerations G, L, B, D, K.
-type forces [nParams]mgl64.Vec3
-
-// vertexForces evaluates vertex i's forces in state st with goal position
-// goal, goal velocity gv and bone segments segs, and returns the 1-ring's
-// rotation (warm-started from st.Q[i]).
-func (m *Model) vertexForces(f *forces, i int, st *State, goal, gv mgl64.Vec3, segs []Segment, h float64) mgl64.Quat {
-	xi, vi := st.X[i], st.V[i]
-	ih2, ih := 1/(h*h), 1/h
-	a, sx, sv := m.ringSums(i, st)
-	q := st.Q[i]
-	if inv := m.inv[i]; inv > 0 {
-		q, _ = rotation.Refine(q, &a, refineTol)
-		// c = mean xⱼ − R·mean e⁰ (Eq. 6 with the sign of a rigid motion).
-		re := q.Rotate(m.mean0[i])
-		c := sx.Mul(inv).Sub(re)
-		f[1] = c.Sub(xi).Mul(ih2)
-		f[3] = sv.Mul(inv).Sub(vi).Mul(ih)
-	} else {
-		f[1], f[3] = mgl64.Vec3{}, mgl64.Vec3{}
+// ringSums stores vertex i's ring sums in state st in r. The velocities
+// are summed in a second pass over the ring: in one pass the running sums
+// would not fit in the registers.
+func (m *Model) ringSums(r *ringSums, i int, st *State) {
+	x := st.X
+	xi := &x[i]
+	x0, x1, x2 := xi[0], xi[1], xi[2]
+	var a0, a1, a2, a3, a4, a5, a6, a7, a8 float64
+	var d0, d1, d2 float64
+	lo, hi := m.start[i], m.start[i+1]
+	ring := m.ring[lo:hi]
+	edge := m.edge0[lo:hi]
+	edge = edge[:len(ring)]
+	for k, j := range ring {
+		xj, e := &x[j], &edge[k]
+		dx, dy, dz := xj[0]-x0, xj[1]-x1, xj[2]-x2
+		a0 += dx * e[0]
+		a1 += dy * e[0]
+		a2 += dz * e[0]
+		a3 += dx * e[1]
+		a4 += dy * e[1]
+		a5 += dz * e[1]
+		a6 += dx * e[2]
+		a7 += dy * e[2]
+		a8 += dz * e[2]
+		d0 += dx
+		d1 += dy
+		d2 += dz
 	}
-	f[0] = goal.Sub(xi).Mul(ih2)
-	f[4] = gv.Sub(vi).Mul(ih)
-	var b mgl64.Vec3
-	for k := m.istart[i]; k < m.istart[i+1]; k++ {
-		d := segs[m.bone[k]].project(xi)
-		l := d.Len()
-		if l > 0 {
-			b = b.Add(d.Mul(m.weight[k] * (m.len0[k]/l - 1)))
+	r.a = mgl64.Mat3{a0, a1, a2, a3, a4, a5, a6, a7, a8}
+	r.dx = [3]float64{d0, d1, d2}
+	v := st.V
+	var v0, v1, v2 float64
+	for _, j := range ring {
+		vj := &v[j]
+		v0 += vj[0]
+		v1 += vj[1]
+		v2 += vj[2]
+	}
+	r.sv = [3]float64{v0, v1, v2}
+}
+
+// columns holds one vertex's five forces G, L, B, D, K (in that order) as
+// the displacements they cause in one step at full strength, h² times the
+// acceleration: Eq. 15's columns, in whose span the step moves the
+// vertex.
+type columns [nParams][3]float64
+
+// vertexColumns evaluates vertex i's forces in state st with goal position
+// goal, goal velocity gv and bone segments segs as columns c, and returns
+// the 1-ring's rotation: one step of rotation.Refine from st.Q[i] (see the
+// package comment).
+func (m *Model) vertexColumns(c *columns, i int, st *State, goal, gv *mgl64.Vec3, segs []preparedSegment, h float64) mgl64.Quat {
+	xi, vi := &st.X[i], &st.V[i]
+	x0, x1, x2 := xi[0], xi[1], xi[2]
+	// h²·B = Σ w (|d⁰|/|d| − 1)·d over the spokes.
+	var b0, b1, b2 float64
+	infl := m.infl[m.istart[i]:m.istart[i+1]]
+	for k := range infl {
+		in := &infl[k]
+		d0, d1, d2 := segs[in.bone].offset(x0, x1, x2)
+		if l := math.Sqrt(d0*d0 + d1*d1 + d2*d2); l > 0 {
+			f := in.wl0/l - in.w
+			b0 += f * d0
+			b1 += f * d1
+			b2 += f * d2
 		}
 	}
-	f[2] = b.Mul(ih2)
+	c[2] = [3]float64{b0, b1, b2}
+	v0, v1, v2 := vi[0], vi[1], vi[2]
+	c[0] = [3]float64{goal[0] - x0, goal[1] - x1, goal[2] - x2}
+	c[4] = [3]float64{h * (gv[0] - v0), h * (gv[1] - v1), h * (gv[2] - v2)}
+	q := st.Q[i]
+	inv := m.inv[i]
+	if inv == 0 {
+		c[1], c[3] = [3]float64{}, [3]float64{}
+		return q
+	}
+	var r ringSums
+	m.ringSums(&r, i, st)
+	// h²·D = h·(mean vⱼ − vᵢ).
+	c[3] = [3]float64{h * (r.sv[0]*inv - v0), h * (r.sv[1]*inv - v1), h * (r.sv[2]*inv - v2)}
+	q, _ = rotation.Refine(q, &r.a, 0, 1)
+	// h²·L = c − xᵢ = mean (xⱼ − xᵢ) − R·mean e⁰ (Eq. 6 with the sign of
+	// a rigid motion), R·e by the quaternion (w, u): e + w·t + u × t with
+	// t = 2u × e.
+	e := &m.mean0[i]
+	w, u0, u1, u2 := q.W, q.V[0], q.V[1], q.V[2]
+	t0 := 2 * (u1*e[2] - u2*e[1])
+	t1 := 2 * (u2*e[0] - u0*e[2])
+	t2 := 2 * (u0*e[1] - u1*e[0])
+	c[1] = [3]float64{
+		r.dx[0]*inv - (e[0] + w*t0 + u1*t2 - u2*t1),
+		r.dx[1]*inv - (e[1] + w*t1 + u2*t0 - u0*t2),
+		r.dx[2]*inv - (e[2] + w*t2 + u0*t1 - u1*t0),
+	}
 	return q
 }
 
 // stepVertex advances vertex i by one step from s.cur into s.nxt and
-// reports whether it stayed in range.
+// reports whether it stayed in range: with the columns cₖ and the
+// external acceleration a, h·v' = h·v + h²·a + Σₖ πₖcₖ and x' = x + h·v'.
 func (s *Sim) stepVertex(i int, fit bool) bool {
-	m := s.m
-	g0, g1 := s.g0[i], s.g1[i]
-	goal := lerp(g0, g1, s.u)
-	gv := g1.Sub(g0).Mul(s.fps)
-	var f forces
-	s.nxt.Q[i] = m.vertexForces(&f, i, &s.cur, goal, gv, s.segs, s.h)
+	m, h := s.m, s.h
+	g0, g1 := &s.g0[i], &s.g1[i]
+	var goal, gv mgl64.Vec3
+	for k := range 3 {
+		goal[k] = g0[k] + s.u*(g1[k]-g0[k])
+		gv[k] = (g1[k] - g0[k]) * s.fps
+	}
+	var c columns
+	s.nxt.Q[i] = m.vertexColumns(&c, i, &s.cur, &goal, &gv, s.segs, h)
 	p := &s.p[i]
 	ext := s.opts.Gravity
 	if s.pokeOn && i == s.pokeVertex {
-		ext = ext.Add(s.pokeTarget.Sub(s.cur.X[i]).Mul(1 / (s.h * s.h)))
+		ext = ext.Add(s.pokeTarget.Sub(s.cur.X[i]).Mul(1 / (h * h)))
 	}
-	var acc mgl64.Vec3
-	for k := 0; k < 3; k++ {
-		acc[k] = p.Alpha*f[0][k] + p.Beta*f[1][k] + p.Gamma*f[2][k] + p.Lambda*f[3][k] + p.Kappa*f[4][k] + ext[k]
-	}
-	x, v := s.cur.X[i], s.cur.V[i]
-	vn := v.Add(acc.Mul(s.h))
-	xn := x.Add(vn.Mul(s.h))
-	s.nxt.V[i], s.nxt.X[i] = vn, xn
-	if fit {
-		s.fit[i].add(&f, x.Add(v.Mul(s.h)).Add(ext.Mul(s.h*s.h)), s.fitTarget[i], s.h)
-	}
+	x, v := &s.cur.X[i], &s.cur.V[i]
+	xn, vn := &s.nxt.X[i], &s.nxt.V[i]
+	h2, ih := h*h, 1/h
 	lim := BlowUpFactor * m.diag
-	d := xn.Sub(lerp(g0, g1, s.u+1/float64(s.opts.substeps())))
-	return d.Dot(d) <= lim*lim // false for NaN too
+	un := s.u + 1/float64(s.opts.substeps())
+	dd := 0.0
+	for k := range 3 {
+		dx := p.Alpha*c[0][k] + p.Beta*c[1][k] + p.Gamma*c[2][k] + p.Lambda*c[3][k] + p.Kappa*c[4][k] + h2*ext[k]
+		vn[k] = v[k] + dx*ih
+		xn[k] = x[k] + h*vn[k]
+		d := xn[k] - (g0[k] + un*(g1[k]-g0[k]))
+		dd += d * d
+	}
+	if fit {
+		base := mgl64.Vec3{x[0] + h*v[0] + h2*ext[0], x[1] + h*v[1] + h2*ext[1], x[2] + h*v[2] + h2*ext[2]}
+		s.fit[i].add(&c, base, s.fitTarget[i])
+	}
+	return dd <= lim*lim // false for NaN too
 }
 
 // Simulate runs the model with parameters p over the whole goal and

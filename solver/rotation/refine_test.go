@@ -8,6 +8,9 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
+// refineSteps is the tests' cap on Refine's steps.
+const refineSteps = 32
+
 func randomQuat(rng *rand.Rand) mgl64.Quat {
 	return mgl64.Mat4ToQuat(randomRotation(rng).Mat4()).Normalize()
 }
@@ -28,7 +31,7 @@ func TestRefineMatchesPolar(t *testing.T) {
 		case 2: // a rotation times a small stretch: the simulation's case
 			a = randomRotation(rng).Mul3(randomSPD(rng, mgl64.Vec3{1, 1.1, 0.9}))
 		}
-		q, n := Refine(randomQuat(rng), &a, 1e-12)
+		q, n := Refine(randomQuat(rng), &a, 1e-12, refineSteps)
 		r := q.Mat4().Mat3()
 		checkRotation(t, "Refine", r, 5e-14)
 		want, _ := Polar(a)
@@ -41,6 +44,38 @@ func TestRefineMatchesPolar(t *testing.T) {
 	t.Logf("largest difference from Polar %.2g, at most %d steps from a random start", worst, most)
 }
 
+// TestRefineRaisesF: from random starts (most outside the Newton region),
+// every step of Refine raises tr(Rᵀa), on random matrices and on
+// anisotropic ones (σ₁ = 30σ₂, σ₃ = 0 or −σ₂/2).
+func TestRefineRaisesF(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	f := func(q mgl64.Quat, a *mgl64.Mat3) float64 {
+		r := q.Mat4().Mat3()
+		sum := 0.0
+		for k := range r {
+			sum += r[k] * a[k]
+		}
+		return sum
+	}
+	for k := 0; k < 1000; k++ {
+		a := randomMatrix(rng)
+		if k%2 == 1 {
+			a = randomRotation(rng).Mul3(mgl64.Diag3(mgl64.Vec3{1, 1.0 / 30, -float64(k%4/2) / 60})).Mul3(randomRotation(rng))
+		}
+		q := randomQuat(rng)
+		for step := 0; step < 10; step++ {
+			next, n := Refine(q, &a, 0, 1)
+			if n == 0 {
+				break
+			}
+			if f(next, &a) < f(q, &a)-1e-12*frob(a) {
+				t.Fatalf("matrix %d, step %d: f fell from %v to %v", k, step, f(q, &a), f(next, &a))
+			}
+			q = next
+		}
+	}
+}
+
 // TestRefineWarmStart: started from the answer of a slightly different
 // matrix, Refine takes a few steps.
 func TestRefineWarmStart(t *testing.T) {
@@ -48,9 +83,9 @@ func TestRefineWarmStart(t *testing.T) {
 	total := 0
 	for k := 0; k < 1000; k++ {
 		a := randomRotation(rng).Mul3(randomSPD(rng, mgl64.Vec3{1, 1.2, 0.8}))
-		q, _ := Refine(mgl64.QuatIdent(), &a, 1e-12)
+		q, _ := Refine(mgl64.QuatIdent(), &a, 1e-12, refineSteps)
 		b := rotationAbout(randomAxis(rng), 0.02).Mul3(a)
-		_, n := Refine(q, &b, 1e-12)
+		_, n := Refine(q, &b, 1e-12, refineSteps)
 		total += n
 	}
 	if mean := float64(total) / 1000; mean > 4 {
@@ -63,12 +98,49 @@ func TestRefineWarmStart(t *testing.T) {
 func TestRefineDegenerate(t *testing.T) {
 	q0 := mgl64.QuatRotate(0.3, mgl64.Vec3{0, 1, 0})
 	var zero mgl64.Mat3
-	if q, _ := Refine(q0, &zero, 1e-12); q != mgl64.QuatIdent() {
+	if q, _ := Refine(q0, &zero, 1e-12, refineSteps); q != mgl64.QuatIdent() {
 		t.Errorf("a = 0: %v, want the identity", q)
 	}
 	nan := mgl64.Mat3{math.NaN()}
-	if _, n := Refine(q0, &nan, 1e-12); n != 0 {
+	if _, n := Refine(q0, &nan, 1e-12, refineSteps); n != 0 {
 		t.Errorf("NaN input took %d steps", n)
+	}
+}
+
+// TestRefineOneStepTracks: one step of Refine per time step tracks the
+// polar rotation of a matrix turning by δ per step (a stretch, or a flat
+// one of rank 2, turned about a random axis, the stretch itself turning
+// too) with an error below δ²/10 that does not grow over 1,000 steps (it
+// is about δ³/3 on these).
+func TestRefineOneStepTracks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, delta := range []float64{0.001, 0.01, 0.05} {
+		for _, l := range []mgl64.Vec3{{1, 1.2, 0.8}, {1, 0.5, 0}} {
+			axis, spin := randomAxis(rng), randomAxis(rng)
+			s0 := mgl64.Diag3(l)
+			at := func(k int) mgl64.Mat3 {
+				turn := rotationAbout(spin, 0.3*delta*float64(k))
+				return rotationAbout(axis, delta*float64(k)).Mul3(turn).Mul3(s0).Mul3(turn.Transpose())
+			}
+			a := at(0)
+			r, _ := Polar(a)
+			q := mgl64.Mat4ToQuat(r.Mat4()).Normalize()
+			first, worst := 0.0, 0.0
+			for k := 1; k <= 1000; k++ {
+				a = at(k)
+				q, _ = Refine(q, &a, 0, 1)
+				want, _ := Polar(a)
+				e := frob(q.Mat4().Mat3().Sub(want))
+				if k == 1 {
+					first = e
+				}
+				worst = max(worst, e)
+			}
+			t.Logf("δ = %g, σ = %v: error after one step %.2g, worst %.2g (δ² = %.2g)", delta, l, first, worst, delta*delta)
+			if worst > delta*delta/10 {
+				t.Errorf("δ = %g, σ = %v: one step per time step strays %g from Polar, want ≤ δ²/10 = %g", delta, l, worst, delta*delta/10)
+			}
+		}
 	}
 }
 
@@ -78,12 +150,12 @@ func BenchmarkRefineWarm(b *testing.B) {
 	qs := make([]mgl64.Quat, len(as))
 	for i := range as {
 		a := randomRotation(rng).Mul3(randomSPD(rng, mgl64.Vec3{1, 1.05, 0.95}))
-		qs[i], _ = Refine(mgl64.QuatIdent(), &a, 1e-12)
+		qs[i], _ = Refine(mgl64.QuatIdent(), &a, 1e-12, refineSteps)
 		as[i] = rotationAbout(randomAxis(rng), 0.01).Mul3(a)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		k := i % len(as)
-		Refine(qs[k], &as[k], 1e-12)
+		Refine(qs[k], &as[k], 1e-12, refineSteps)
 	}
 }

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"path/filepath"
+	"testing"
+
+	"gallop/solver/dynskin"
+	"gallop/tools/dynamics"
+)
+
+// BenchmarkDynamicsStep times one step of the bench's horses (see
+// benchDynamics) with its mid-range parameters, reporting ns per vertex:
+// `go test ./cli -run '^$' -bench DynamicsStep -cpuprofile cpu.out`.
+func BenchmarkDynamicsStep(b *testing.B) {
+	data := filepath.Dir(sharedSet(b, "horse-gallop"))
+	horse, sub, err := horseRiggings(b.Context(), data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		rg   *dynamics.Rigging
+	}{{"horse", horse}, {"horse_subdivided", sub}} {
+		b.Run(c.name, func(b *testing.B) { benchAdvance(b, c.rg) })
+	}
+}
+
+// benchAdvance times Advance over rg's goal, starting again at its end.
+func benchAdvance(b *testing.B, rg *dynamics.Rigging) {
+	n := rg.Model.NumVertices()
+	s, err := dynskin.NewSim(rg.Model, benchMaterials(n), rg.Goal.FPS, dynskin.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := rg.Goal
+	s.Start(0, g.Positions[0], g.Positions[1])
+	for b.Loop() {
+		f := s.Frame()
+		if f+1 >= g.NumFrames() {
+			b.StopTimer()
+			s.Start(0, g.Positions[0], g.Positions[1])
+			b.StartTimer()
+			f = 0
+		}
+		if err := s.Advance(g.Positions[f], g.Positions[f+1], g.Bones[f], g.Bones[f+1]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/vertex")
+}
