@@ -108,7 +108,7 @@ type Sim struct {
 
 	// Per step: the goal interpolated between two frames.
 	g0, g1 []mgl64.Vec3
-	u      float64 // interpolation fraction of this step's start
+	u, un  float64 // interpolation fractions of this step's start and end
 	segs   []preparedSegment
 
 	pokeOn     bool
@@ -215,7 +215,7 @@ func (s *Sim) Advance(g0, g1 []mgl64.Vec3, b0, b1 []Segment) error {
 	n := s.opts.substeps()
 	s.g0, s.g1 = g0, g1
 	for k := 0; k < n; k++ {
-		s.u = float64(k) / float64(n)
+		s.u, s.un = float64(k)/float64(n), float64(k+1)/float64(n)
 		for b := range s.segs {
 			s.segs[b] = Segment{A: lerp(b0[b].A, b1[b].A, s.u), B: lerp(b0[b].B, b1[b].B, s.u)}.prepare()
 		}
@@ -369,17 +369,16 @@ func (s *Sim) stepVertex(i int, fit bool) bool {
 	}
 	x, v := &s.cur.X[i], &s.cur.V[i]
 	xn, vn := &s.nxt.X[i], &s.nxt.V[i]
-	h2, ih := h*h, 1/h
-	lim := BlowUpFactor * m.diag
-	un := s.u + 1/float64(s.opts.substeps())
+	h2, ih := h*h, s.fps*float64(s.opts.substeps()) // 1/h
 	dd := 0.0
 	for k := range 3 {
 		dx := p.Alpha*c[0][k] + p.Beta*c[1][k] + p.Gamma*c[2][k] + p.Lambda*c[3][k] + p.Kappa*c[4][k] + h2*ext[k]
 		vn[k] = v[k] + dx*ih
 		xn[k] = x[k] + h*vn[k]
-		d := xn[k] - (g0[k] + un*(g1[k]-g0[k]))
+		d := xn[k] - (g0[k] + s.un*(g1[k]-g0[k]))
 		dd += d * d
 	}
+	lim := BlowUpFactor * m.diag
 	if fit {
 		base := mgl64.Vec3{x[0] + h*v[0] + h2*ext[0], x[1] + h*v[1] + h2*ext[1], x[2] + h*v[2] + h2*ext[2]}
 		s.fit[i].add(&c, base, s.fitTarget[i])
