@@ -70,9 +70,13 @@ func Refine(q mgl64.Quat, a *mgl64.Mat3, tol float64, steps int) (mgl64.Quat, in
 	for it := 0; it < steps; it++ {
 		w, x, y, z := q.W, q.V[0], q.V[1], q.V[2]
 		// R(q), column-major like a.
-		r0, r1, r2 := 1-2*(y*y+z*z), 2*(x*y+w*z), 2*(x*z-w*y)
-		r3, r4, r5 := 2*(x*y-w*z), 1-2*(x*x+z*z), 2*(y*z+w*x)
-		r6, r7, r8 := 2*(x*z+w*y), 2*(y*z-w*x), 1-2*(x*x+y*y)
+		x2, y2, z2 := x+x, y+y, z+z
+		xx, yy, zz := x*x2, y*y2, z*z2
+		xy, xz, yz := x*y2, x*z2, y*z2
+		wx, wy, wz := w*x2, w*y2, w*z2
+		r0, r1, r2 := 1-(yy+zz), xy+wz, xz-wy
+		r3, r4, r5 := xy-wz, 1-(xx+zz), yz+wx
+		r6, r7, r8 := xz+wy, yz-wx, 1-(xx+yy)
 		// M = a·Rᵀ: M(i,j) = Σₖ a(i,k)·R(j,k).
 		m00 := a[0]*r0 + a[3]*r3 + a[6]*r6
 		m01 := a[0]*r1 + a[3]*r4 + a[6]*r7
@@ -94,22 +98,23 @@ func Refine(q mgl64.Quat, a *mgl64.Mat3, tol float64, steps int) (mgl64.Quat, in
 		c01 := h02*h12 - h01*h22
 		c02 := h01*h12 - h02*h11
 		det := h00*c00 + h01*c01 + h02*c02
-		mu := 0.0
 		newton := h00 > 0 && h00*h11-h01*h01 > 0 && det > 0
 		if !newton {
 			if !(tr == tr) || math.IsInf(tr, 0) {
 				return q, it // non-finite input
 			}
 			// H + μI with μ = −(Gershgorin's lower bound on H's
-			// eigenvalues) is positive semi-definite.
-			mu = -min(h00-math.Abs(h01)-math.Abs(h02), h11-math.Abs(h01)-math.Abs(h12), h22-math.Abs(h02)-math.Abs(h12))
-			c00 = (h11+mu)*(h22+mu) - h12*h12
-			c01 = h02*h12 - h01*(h22+mu)
-			c02 = h01*h12 - h02*(h11+mu)
+			// eigenvalues) is positive semi-definite; the diagonal
+			// entries below are H + μI's from here on.
+			mu := -min(h00-math.Abs(h01)-math.Abs(h02), h11-math.Abs(h01)-math.Abs(h12), h22-math.Abs(h02)-math.Abs(h12))
+			h00, h11, h22 = h00+mu, h11+mu, h22+mu
+			c00 = h11*h22 - h12*h12
+			c01 = h02*h12 - h01*h22
+			c02 = h01*h12 - h02*h11
 		}
-		c11 := (h00+mu)*(h22+mu) - h02*h02
-		c12 := h01*h02 - (h00+mu)*h12
-		c22 := (h00+mu)*(h11+mu) - h01*h01
+		c11 := h00*h22 - h02*h02
+		c12 := h01*h02 - h00*h12
+		c22 := h00*h11 - h01*h01
 		// u = adj(H + μI)·m, ω = u / det(H + μI): no division, as the
 		// turn below is normalised anyway.
 		ux := c00*gx + c01*gy + c02*gz
