@@ -250,45 +250,48 @@ type ringSums struct {
 	dx, sv [3]float64
 }
 
-// ringSums stores vertex i's ring sums in state st in r. The velocities
-// are summed in a second pass over the ring: in one pass the running sums
-// would not fit in the registers.
+// ringSums stores vertex i's ring sums in state st in r, in two passes
+// over the ring so that each pass's running sums fit in the registers:
+// A as Σⱼ xⱼe⁰ⱼᵀ − xᵢ(Σⱼ e⁰ⱼ)ᵀ, which loses about log₂(|xᵢ|/|e⁰|) bits
+// to cancellation (about 7 on the horse, whose edges are a hundredth of
+// its distance from the origin), then the positions' and velocities' sums.
 func (m *Model) ringSums(r *ringSums, i int, st *State) {
 	x := st.X
-	xi := &x[i]
-	x0, x1, x2 := xi[0], xi[1], xi[2]
-	var a0, a1, a2, a3, a4, a5, a6, a7, a8 float64
-	var d0, d1, d2 float64
 	lo, hi := m.start[i], m.start[i+1]
 	ring := m.ring[lo:hi]
 	edge := m.edge0[lo:hi]
 	edge = edge[:len(ring)]
+	var a0, a1, a2, a3, a4, a5, a6, a7, a8 float64
 	for k, j := range ring {
 		xj, e := &x[j], &edge[k]
-		dx, dy, dz := xj[0]-x0, xj[1]-x1, xj[2]-x2
-		a0 += dx * e[0]
-		a1 += dy * e[0]
-		a2 += dz * e[0]
-		a3 += dx * e[1]
-		a4 += dy * e[1]
-		a5 += dz * e[1]
-		a6 += dx * e[2]
-		a7 += dy * e[2]
-		a8 += dz * e[2]
-		d0 += dx
-		d1 += dy
-		d2 += dz
+		a0 += xj[0] * e[0]
+		a1 += xj[1] * e[0]
+		a2 += xj[2] * e[0]
+		a3 += xj[0] * e[1]
+		a4 += xj[1] * e[1]
+		a5 += xj[2] * e[1]
+		a6 += xj[0] * e[2]
+		a7 += xj[1] * e[2]
+		a8 += xj[2] * e[2]
 	}
-	r.a = mgl64.Mat3{a0, a1, a2, a3, a4, a5, a6, a7, a8}
-	r.dx = [3]float64{d0, d1, d2}
+	xi := &x[i]
+	x0, x1, x2 := xi[0], xi[1], xi[2]
+	n := float64(len(ring))
+	s0 := &m.mean0[i]
+	s00, s01, s02 := s0[0]*n, s0[1]*n, s0[2]*n
+	r.a = mgl64.Mat3{a0 - x0*s00, a1 - x1*s00, a2 - x2*s00, a3 - x0*s01, a4 - x1*s01, a5 - x2*s01, a6 - x0*s02, a7 - x1*s02, a8 - x2*s02}
 	v := st.V
-	var v0, v1, v2 float64
+	var d0, d1, d2, v0, v1, v2 float64
 	for _, j := range ring {
-		vj := &v[j]
+		xj, vj := &x[j], &v[j]
+		d0 += xj[0] - x0
+		d1 += xj[1] - x1
+		d2 += xj[2] - x2
 		v0 += vj[0]
 		v1 += vj[1]
 		v2 += vj[2]
 	}
+	r.dx = [3]float64{d0, d1, d2}
 	r.sv = [3]float64{v0, v1, v2}
 }
 
