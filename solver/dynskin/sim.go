@@ -65,7 +65,8 @@ type Options struct {
 func (o Options) substeps() int { return max(1, o.Substeps) }
 
 // State is the simulation's state between steps: positions, velocities
-// and, per vertex, the rotation of its 1-ring (Refine's warm start).
+// and, per vertex, the rotation of its 1-ring as a unit quaternion (the
+// next step's warm start for rotation.Refine).
 type State struct {
 	X, V []mgl64.Vec3
 	Q    []mgl64.Quat
