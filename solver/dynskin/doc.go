@@ -56,7 +56,7 @@
 //     step of rotation.Refine (Newton's method on SO(3), safeguarded)
 //     from the ring's rotation at the step before, which Start sets to
 //     the polar rotation. For a ring whose polar rotation turns by δ per
-//     step the error is of order δ² and does not accumulate (about δ³/3
+//     step the error is of order δ² and does not accumulate (about δ³/2
 //     on the tube, TestRingRotationTracksPolar); a ring turning faster
 //     than Newton's region allows (a thin ring in fast motion) lags by
 //     more for a few steps, each of which still turns it towards R. On

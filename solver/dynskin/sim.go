@@ -254,8 +254,9 @@ type ringSums struct {
 // ringSums stores vertex i's ring sums in state st in r, in two passes
 // over the ring so that each pass's running sums fit in the registers:
 // A as Σⱼ xⱼe⁰ⱼᵀ − xᵢ(Σⱼ e⁰ⱼ)ᵀ, which loses about log₂(|xᵢ|/|e⁰|) bits
-// to cancellation (about 7 on the horse, whose edges are a hundredth of
-// its distance from the origin), then the positions' and velocities' sums.
+// to cancellation (about 7 on the horse, whose edges are about a
+// hundredth of their distance from the origin), then the positions' and
+// velocities' sums.
 func (m *Model) ringSums(r *ringSums, i int, st *State) {
 	x := st.X
 	lo, hi := m.start[i], m.start[i+1]
@@ -308,8 +309,10 @@ type columns [nParams][3]float64
 // x' = x + h·v'; with fit, the columns go to s.fit[i]. The ring's
 // rotation for the surface force is one step of rotation.Refine from
 // s.cur.Q[i] (see the package comment), stored in s.nxt.Q[i]. One
-// function for the whole step: every call costs the spills of the values
-// live across it.
+// function for the whole step, as every call costs the spills of the
+// values live across it; the spokes come between the rotation's step and
+// its use, so that the core works on them while the step's chain of
+// dependent operations completes.
 func (s *Sim) stepVertex(i int, fit bool) bool {
 	m, h, st := s.m, s.h, &s.cur
 	q := st.Q[i]

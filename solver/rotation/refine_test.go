@@ -111,7 +111,7 @@ func TestRefineDegenerate(t *testing.T) {
 // polar rotation of a matrix turning by δ per step (a stretch, or a flat
 // one of rank 2, turned about a random axis, the stretch itself turning
 // too) with an error below δ²/10 that does not grow over 1,000 steps (it
-// is about δ³/3 on these).
+// is about δ³/2 on these).
 func TestRefineOneStepTracks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, delta := range []float64{0.001, 0.01, 0.05} {
