@@ -32,8 +32,9 @@ import (
 // so it raises f. The turn is the quaternion (1 − |v|², 2v)/(1 + |v|²),
 // v = ω/4, unit without a square root, and with ω = adj(H)·m / det H it
 // takes one division. Farther from the maximum (how far depends on how
-// anisotropic a is: about 0.35 radian for σ₁ = 30σ₂, σ₃ = 0) H need not
-// be positive definite; the step then goes along ω = (H + μI)⁻¹m, μ =
+// anisotropic a is: for σ₁ = 30σ₂, σ₃ = 0, a turn of 0.36 radian about
+// the third singular direction) H need not be positive definite; the
+// step then goes along ω = (H + μI)⁻¹m, μ =
 // −(Gershgorin's lower bound on H's eigenvalues), which makes H + μI
 // positive semi-definite and ω an ascent direction (ω·m > 0), by the
 // exact line search φ*. So every step raises f, and since f has no local
