@@ -89,6 +89,9 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 vertices, 3 bones), horse (8,431; 20 SSDR
                                 bones from horse-gallop) or horse_subdivided
                                 (33,705; the same rig)
+  dynamics_start_<mesh>_ms      putting the mesh on the first frame (each
+                                ring's polar decomposition), once per pass,
+                                not counted in the step
   dynamics_fit_tube_<model>_seconds, _iterations, _iteration_seconds,
   _train_ratio, _test_ratio     the fit on dynskin-tube train (one run),
                                 model kappa (five parameters) or paper

@@ -52,19 +52,18 @@
 //     vertices it influences weighted by their weights (ssdr.Segments).
 //     The caller gives the segments; a segment moves with its bone's
 //     rigid transform.
-//   - R is not iterated to convergence: each step takes one step of
-//     rotation.Refine (Newton's method on SO(3), safeguarded) from the
-//     ring's rotation at the step before, which Start sets to the polar
-//     rotation. For a ring whose polar rotation turns by δ per step the
-//     error is of order δ² and does not accumulate (about δ³/3 on the
-//     tube, TestRingRotationTracksPolar); a ring turning faster than
-//     Newton's region allows (a thin ring in fast motion) lags by more
-//     for a few steps, each of which still turns it towards R. On the
-//     horse gallop, whose rings turn by up to half a radian per frame,
-//     the positions stay within 0.5% of the secondary motion (RMS; 3e-4
-//     of the diagonal) of those with R converged to 1e-12 radian, which
-//     takes about three steps and, for one ring in eight, a polar
-//     decomposition.
+//   - R is not iterated to convergence: each simulation step takes one
+//     step of rotation.Refine (Newton's method on SO(3), safeguarded)
+//     from the ring's rotation at the step before, which Start sets to
+//     the polar rotation. For a ring whose polar rotation turns by δ per
+//     step the error is of order δ² and does not accumulate (about δ³/2
+//     on the tube, TestRingRotationTracksPolar); a ring turning faster
+//     than Newton's region allows (a thin ring in fast motion) lags by
+//     more for a few steps, each of which still turns it towards R. On
+//     the horse gallop, whose rings turn by up to half a radian per
+//     frame, the positions stay within 0.5% of the secondary motion (RMS;
+//     3e-4 of the diagonal) of those with R converged to 1e-12 radian,
+//     which takes about three steps per ring and step.
 //   - The goal between frames (substeps) is interpolated linearly, which
 //     is linear blend skinning with linearly interpolated matrices; the
 //     goal velocity is then constant over a frame. The simulation starts

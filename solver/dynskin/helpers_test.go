@@ -39,19 +39,29 @@ func tubeModel(t testing.TB, rings, around int) (*Model, []mgl64.Vec3) {
 	return m, rest
 }
 
-// prepareAll prepares segments for vertexColumns.
-func prepareAll(segs []Segment) []preparedSegment {
-	p := make([]preparedSegment, len(segs))
-	for b, s := range segs {
-		p[b] = s.prepare()
+// forcesByStep returns vertex i's five forces in s's state, with the
+// goal g0 (moving to g1 over the step) and bone segments segs: stepped
+// with one parameter alone at its largest, πₖ, and no external force, the
+// vertex moves by πₖh²Fₖ from x + h·v.
+func forcesByStep(t *testing.T, s *Sim, i int, g0, g1 []mgl64.Vec3, segs []Segment) (f [nParams]mgl64.Vec3) {
+	t.Helper()
+	s.g0, s.g1, s.u, s.un = g0, g1, 0, 1
+	for b, seg := range segs {
+		s.segs[b] = seg.prepare()
 	}
-	return p
-}
-
-// accelerations returns the forces whose columns are c: cₖ/h².
-func accelerations(c *columns, h float64) (f [nParams]mgl64.Vec3) {
-	for k := range c {
-		f[k] = mgl64.Vec3(c[k]).Mul(1 / (h * h))
+	x, v := s.cur.X[i], s.cur.V[i]
+	p := make([]Material, s.m.n)
+	for k := range nParams {
+		var unit Material
+		unit.Set(k, upper[k])
+		for j := range p {
+			p[j] = unit
+		}
+		if err := s.SetParams(p); err != nil {
+			t.Fatal(err)
+		}
+		s.stepVertex(i, false)
+		f[k] = s.nxt.X[i].Sub(x.Add(v.Mul(s.h))).Mul(1 / (upper[k] * s.h * s.h))
 	}
 	return f
 }

@@ -49,13 +49,18 @@ func TestForcesByHand(t *testing.T) {
 	st.X[0] = mgl64.Vec3{0, 0.2, 0}
 	st.V[0] = mgl64.Vec3{1, 0, 0}
 	st.V[1] = mgl64.Vec3{2, 0, 0}
-	goal := mgl64.Vec3{0.1, 0, 0}
-	gv := mgl64.Vec3{0, 0, 3}
-	segs := prepareAll(m.segs0)
+	s, err := NewSim(m, make([]Material, m.n), 1/h, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The goal x̂ = (0.1, 0, 0) moving at v̂ = (0, 0, 3).
+	g0 := append([]mgl64.Vec3(nil), rest...)
+	g0[0] = mgl64.Vec3{0.1, 0, 0}
+	g1 := append([]mgl64.Vec3(nil), g0...)
+	g1[0] = g0[0].Add(mgl64.Vec3{0, 0, 3}.Mul(h))
 	f := func() [nParams]mgl64.Vec3 {
-		var c columns
-		m.vertexColumns(&c, 0, &st, &goal, &gv, segs, h)
-		return accelerations(&c, h)
+		s.SetState(0, st)
+		return forcesByStep(t, s, 0, g0, g1, m.segs0)
 	}
 	got := f()
 	want := [nParams]mgl64.Vec3{
@@ -92,8 +97,7 @@ func TestRigidMotionNoForces(t *testing.T) {
 	m, rest := tubeModel(t, 8, 9)
 	rng := rand.New(rand.NewPCG(1, 1))
 	h := 1.0 / 30
-	p := make([]Material, m.n)
-	s, err := NewSim(m, p, 1/h, Options{})
+	s, err := NewSim(m, make([]Material, m.n), 1/h, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,17 +110,14 @@ func TestRigidMotionNoForces(t *testing.T) {
 			x[i] = mv(p)
 		}
 		s.Start(0, x, x)
-		st := &s.cur
 		segs := make([]Segment, len(m.segs0))
 		for b, s := range m.segs0 {
 			segs[b] = Segment{A: mv(s.A), B: mv(s.B)}
 		}
-		prepared := prepareAll(segs)
 		worst := 0.0
 		for i := range rest {
-			var c columns
-			m.vertexColumns(&c, i, st, &st.X[i], &mgl64.Vec3{}, prepared, h)
-			worst = max(worst, mgl64.Vec3(c[1]).Len(), mgl64.Vec3(c[2]).Len())
+			f := forcesByStep(t, s, i, x, x, segs)
+			worst = max(worst, f[1].Len()*h*h, f[2].Len()*h*h)
 		}
 		if worst > 1e-12*m.diag {
 			t.Fatalf("trial %d: surface or spoke force %g (as a displacement) under a rigid motion", trial, worst)

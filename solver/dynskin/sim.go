@@ -65,7 +65,8 @@ type Options struct {
 func (o Options) substeps() int { return max(1, o.Substeps) }
 
 // State is the simulation's state between steps: positions, velocities
-// and, per vertex, the rotation of its 1-ring (Refine's warm start).
+// and, per vertex, the rotation of its 1-ring as a unit quaternion (the
+// next step's warm start for rotation.Refine).
 type State struct {
 	X, V []mgl64.Vec3
 	Q    []mgl64.Quat
@@ -108,7 +109,7 @@ type Sim struct {
 
 	// Per step: the goal interpolated between two frames.
 	g0, g1 []mgl64.Vec3
-	u      float64 // interpolation fraction of this step's start
+	u, un  float64 // interpolation fractions of this step's start and end
 	segs   []preparedSegment
 
 	pokeOn     bool
@@ -215,7 +216,7 @@ func (s *Sim) Advance(g0, g1 []mgl64.Vec3, b0, b1 []Segment) error {
 	n := s.opts.substeps()
 	s.g0, s.g1 = g0, g1
 	for k := 0; k < n; k++ {
-		s.u = float64(k) / float64(n)
+		s.u, s.un = float64(k)/float64(n), float64(k+1)/float64(n)
 		for b := range s.segs {
 			s.segs[b] = Segment{A: lerp(b0[b].A, b1[b].A, s.u), B: lerp(b0[b].B, b1[b].B, s.u)}.prepare()
 		}
@@ -250,45 +251,49 @@ type ringSums struct {
 	dx, sv [3]float64
 }
 
-// ringSums stores vertex i's ring sums in state st in r. The velocities
-// are summed in a second pass over the ring: in one pass the running sums
-// would not fit in the registers.
+// ringSums stores vertex i's ring sums in state st in r, in two passes
+// over the ring so that each pass's running sums fit in the registers:
+// A as Σⱼ xⱼe⁰ⱼᵀ − xᵢ(Σⱼ e⁰ⱼ)ᵀ, which loses about log₂(|xᵢ|/|e⁰|) bits
+// to cancellation (about 7 on the horse, whose edges are about a
+// hundredth of their distance from the origin), then the positions' and
+// velocities' sums.
 func (m *Model) ringSums(r *ringSums, i int, st *State) {
 	x := st.X
-	xi := &x[i]
-	x0, x1, x2 := xi[0], xi[1], xi[2]
-	var a0, a1, a2, a3, a4, a5, a6, a7, a8 float64
-	var d0, d1, d2 float64
 	lo, hi := m.start[i], m.start[i+1]
 	ring := m.ring[lo:hi]
 	edge := m.edge0[lo:hi]
 	edge = edge[:len(ring)]
+	var a0, a1, a2, a3, a4, a5, a6, a7, a8 float64
 	for k, j := range ring {
 		xj, e := &x[j], &edge[k]
-		dx, dy, dz := xj[0]-x0, xj[1]-x1, xj[2]-x2
-		a0 += dx * e[0]
-		a1 += dy * e[0]
-		a2 += dz * e[0]
-		a3 += dx * e[1]
-		a4 += dy * e[1]
-		a5 += dz * e[1]
-		a6 += dx * e[2]
-		a7 += dy * e[2]
-		a8 += dz * e[2]
-		d0 += dx
-		d1 += dy
-		d2 += dz
+		a0 += xj[0] * e[0]
+		a1 += xj[1] * e[0]
+		a2 += xj[2] * e[0]
+		a3 += xj[0] * e[1]
+		a4 += xj[1] * e[1]
+		a5 += xj[2] * e[1]
+		a6 += xj[0] * e[2]
+		a7 += xj[1] * e[2]
+		a8 += xj[2] * e[2]
 	}
-	r.a = mgl64.Mat3{a0, a1, a2, a3, a4, a5, a6, a7, a8}
-	r.dx = [3]float64{d0, d1, d2}
+	xi := &x[i]
+	x0, x1, x2 := xi[0], xi[1], xi[2]
+	n := float64(len(ring))
+	s0 := &m.mean0[i]
+	s00, s01, s02 := s0[0]*n, s0[1]*n, s0[2]*n
+	r.a = mgl64.Mat3{a0 - x0*s00, a1 - x1*s00, a2 - x2*s00, a3 - x0*s01, a4 - x1*s01, a5 - x2*s01, a6 - x0*s02, a7 - x1*s02, a8 - x2*s02}
 	v := st.V
-	var v0, v1, v2 float64
+	var d0, d1, d2, v0, v1, v2 float64
 	for _, j := range ring {
-		vj := &v[j]
+		xj, vj := &x[j], &v[j]
+		d0 += xj[0] - x0
+		d1 += xj[1] - x1
+		d2 += xj[2] - x2
 		v0 += vj[0]
 		v1 += vj[1]
 		v2 += vj[2]
 	}
+	r.dx = [3]float64{d0, d1, d2}
 	r.sv = [3]float64{v0, v1, v2}
 }
 
@@ -298,16 +303,34 @@ func (m *Model) ringSums(r *ringSums, i int, st *State) {
 // vertex.
 type columns [nParams][3]float64
 
-// vertexColumns evaluates vertex i's forces in state st with goal position
-// goal, goal velocity gv and bone segments segs as columns c, and returns
-// the 1-ring's rotation: one step of rotation.Refine from st.Q[i] (see the
-// package comment).
-func (m *Model) vertexColumns(c *columns, i int, st *State, goal, gv *mgl64.Vec3, segs []preparedSegment, h float64) mgl64.Quat {
+// stepVertex advances vertex i by one step from s.cur into s.nxt and
+// reports whether it stayed in range. With the columns cₖ of its forces
+// and the external acceleration a, h·v' = h·v + h²·a + Σₖ πₖcₖ and
+// x' = x + h·v'; with fit, the columns go to s.fit[i]. The ring's
+// rotation for the surface force is one step of rotation.Refine from
+// s.cur.Q[i] (see the package comment), stored in s.nxt.Q[i]. One
+// function for the whole step, as every call costs the spills of the
+// values live across it; the spokes come between the rotation's step and
+// its use, so that the core works on them while the step's chain of
+// dependent operations completes.
+func (s *Sim) stepVertex(i int, fit bool) bool {
+	m, h, st := s.m, s.h, &s.cur
+	q := st.Q[i]
+	inv := m.inv[i]
+	var r ringSums
+	if inv > 0 {
+		m.ringSums(&r, i, st)
+		q, _ = rotation.Refine(q, &r.a, 0, 1)
+	}
+	s.nxt.Q[i] = q
+	var c columns
 	xi, vi := &st.X[i], &st.V[i]
 	x0, x1, x2 := xi[0], xi[1], xi[2]
+	v0, v1, v2 := vi[0], vi[1], vi[2]
 	// h²·B = Σ w (|d⁰|/|d| − 1)·d over the spokes.
 	var b0, b1, b2 float64
 	infl := m.infl[m.istart[i]:m.istart[i+1]]
+	segs := s.segs
 	for k := range infl {
 		in := &infl[k]
 		d0, d1, d2 := segs[in.bone].offset(x0, x1, x2)
@@ -319,71 +342,48 @@ func (m *Model) vertexColumns(c *columns, i int, st *State, goal, gv *mgl64.Vec3
 		}
 	}
 	c[2] = [3]float64{b0, b1, b2}
-	v0, v1, v2 := vi[0], vi[1], vi[2]
-	c[0] = [3]float64{goal[0] - x0, goal[1] - x1, goal[2] - x2}
-	c[4] = [3]float64{h * (gv[0] - v0), h * (gv[1] - v1), h * (gv[2] - v2)}
-	q := st.Q[i]
-	inv := m.inv[i]
-	if inv == 0 {
-		c[1], c[3] = [3]float64{}, [3]float64{}
-		return q
-	}
-	var r ringSums
-	m.ringSums(&r, i, st)
-	// h²·D = h·(mean vⱼ − vᵢ).
-	c[3] = [3]float64{h * (r.sv[0]*inv - v0), h * (r.sv[1]*inv - v1), h * (r.sv[2]*inv - v2)}
-	q, _ = rotation.Refine(q, &r.a, 0, 1)
-	// h²·L = c − xᵢ = mean (xⱼ − xᵢ) − R·mean e⁰ (Eq. 6 with the sign of
-	// a rigid motion), R·e by the quaternion (w, u): e + w·t + u × t with
-	// t = 2u × e.
-	e := &m.mean0[i]
-	w, u0, u1, u2 := q.W, q.V[0], q.V[1], q.V[2]
-	t0 := 2 * (u1*e[2] - u2*e[1])
-	t1 := 2 * (u2*e[0] - u0*e[2])
-	t2 := 2 * (u0*e[1] - u1*e[0])
-	c[1] = [3]float64{
-		r.dx[0]*inv - (e[0] + w*t0 + u1*t2 - u2*t1),
-		r.dx[1]*inv - (e[1] + w*t1 + u2*t0 - u0*t2),
-		r.dx[2]*inv - (e[2] + w*t2 + u0*t1 - u1*t0),
-	}
-	return q
-}
-
-// stepVertex advances vertex i by one step from s.cur into s.nxt and
-// reports whether it stayed in range: with the columns cₖ and the
-// external acceleration a, h·v' = h·v + h²·a + Σₖ πₖcₖ and x' = x + h·v'.
-func (s *Sim) stepVertex(i int, fit bool) bool {
-	m, h := s.m, s.h
+	// h²·G = x̂ − x and h²·K = h·(v̂ − v), the goal interpolated at s.u.
 	g0, g1 := &s.g0[i], &s.g1[i]
-	var goal, gv mgl64.Vec3
-	for k := range 3 {
-		goal[k] = g0[k] + s.u*(g1[k]-g0[k])
-		gv[k] = (g1[k] - g0[k]) * s.fps
+	u, fps := s.u, s.fps
+	c[0] = [3]float64{g0[0] + u*(g1[0]-g0[0]) - x0, g0[1] + u*(g1[1]-g0[1]) - x1, g0[2] + u*(g1[2]-g0[2]) - x2}
+	c[4] = [3]float64{h * ((g1[0]-g0[0])*fps - v0), h * ((g1[1]-g0[1])*fps - v1), h * ((g1[2]-g0[2])*fps - v2)}
+	if inv > 0 {
+		// h²·D = h·(mean vⱼ − vᵢ).
+		c[3] = [3]float64{h * (r.sv[0]*inv - v0), h * (r.sv[1]*inv - v1), h * (r.sv[2]*inv - v2)}
+		// h²·L = c − xᵢ = mean (xⱼ − xᵢ) − R·mean e⁰ (Eq. 6 with the
+		// sign of a rigid motion), R·e by the quaternion (w, u):
+		// e + w·t + u × t with t = 2u × e.
+		e := &m.mean0[i]
+		w, u0, u1, u2 := q.W, q.V[0], q.V[1], q.V[2]
+		t0 := 2 * (u1*e[2] - u2*e[1])
+		t1 := 2 * (u2*e[0] - u0*e[2])
+		t2 := 2 * (u0*e[1] - u1*e[0])
+		c[1] = [3]float64{
+			r.dx[0]*inv - (e[0] + w*t0 + u1*t2 - u2*t1),
+			r.dx[1]*inv - (e[1] + w*t1 + u2*t0 - u0*t2),
+			r.dx[2]*inv - (e[2] + w*t2 + u0*t1 - u1*t0),
+		}
 	}
-	var c columns
-	s.nxt.Q[i] = m.vertexColumns(&c, i, &s.cur, &goal, &gv, s.segs, h)
 	p := &s.p[i]
 	ext := s.opts.Gravity
 	if s.pokeOn && i == s.pokeVertex {
-		ext = ext.Add(s.pokeTarget.Sub(s.cur.X[i]).Mul(1 / (h * h)))
+		ext = ext.Add(s.pokeTarget.Sub(*xi).Mul(1 / (h * h)))
 	}
-	x, v := &s.cur.X[i], &s.cur.V[i]
 	xn, vn := &s.nxt.X[i], &s.nxt.V[i]
-	h2, ih := h*h, 1/h
-	lim := BlowUpFactor * m.diag
-	un := s.u + 1/float64(s.opts.substeps())
+	h2, ih := h*h, s.fps*float64(s.opts.substeps()) // 1/h
 	dd := 0.0
 	for k := range 3 {
 		dx := p.Alpha*c[0][k] + p.Beta*c[1][k] + p.Gamma*c[2][k] + p.Lambda*c[3][k] + p.Kappa*c[4][k] + h2*ext[k]
-		vn[k] = v[k] + dx*ih
-		xn[k] = x[k] + h*vn[k]
-		d := xn[k] - (g0[k] + un*(g1[k]-g0[k]))
+		vn[k] = vi[k] + dx*ih
+		xn[k] = xi[k] + h*vn[k]
+		d := xn[k] - (g0[k] + s.un*(g1[k]-g0[k]))
 		dd += d * d
 	}
 	if fit {
-		base := mgl64.Vec3{x[0] + h*v[0] + h2*ext[0], x[1] + h*v[1] + h2*ext[1], x[2] + h*v[2] + h2*ext[2]}
+		base := mgl64.Vec3{x0 + h*v0 + h2*ext[0], x1 + h*v1 + h2*ext[1], x2 + h*v2 + h2*ext[2]}
 		s.fit[i].add(&c, base, s.fitTarget[i])
 	}
+	lim := BlowUpFactor * m.diag
 	return dd <= lim*lim // false for NaN too
 }
 
