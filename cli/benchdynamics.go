@@ -147,9 +147,5 @@ func benchStep(stdout io.Writer, mesh string, rg *dynamics.Rigging, runs int) er
 // benchMaterials returns the step figures' parameters for n vertices:
 // uniform and mid-range.
 func benchMaterials(n int) []dynskin.Material {
-	p := make([]dynskin.Material, n)
-	for i := range p {
-		p[i] = dynskin.Material{Alpha: 0.3, Beta: 0.4, Gamma: 0.3, Lambda: 0.2, Kappa: 0.2}
-	}
-	return p
+	return dynskin.Uniform(n, dynskin.Material{Alpha: 0.3, Beta: 0.4, Gamma: 0.3, Lambda: 0.2, Kappa: 0.2})
 }

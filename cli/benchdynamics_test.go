@@ -4,14 +4,24 @@ import (
 	"path/filepath"
 	"testing"
 
+	"gallop/assets"
 	"gallop/solver/dynskin"
 	"gallop/tools/dynamics"
 )
 
-// BenchmarkDynamicsStep times one step of the bench's horses (see
-// benchDynamics) with its mid-range parameters, reporting ns per vertex:
+// BenchmarkDynamicsStep times one step of the bench's meshes (see
+// benchDynamics: the tube's train animation, the horses) with its
+// mid-range parameters, reporting ns per vertex:
 // `go test ./cli -run '^$' -bench DynamicsStep -cpuprofile cpu.out`.
 func BenchmarkDynamicsStep(b *testing.B) {
+	objs, err := assets.LoadGLTFAnimation(filepath.Join(sharedSet(b, "dynskin-tube"), "rig.glb"), "train")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tube, err := dynamics.NewRigging(objs[0])
+	if err != nil {
+		b.Fatal(err)
+	}
 	data := filepath.Dir(sharedSet(b, "horse-gallop"))
 	horse, sub, err := horseRiggings(b.Context(), data)
 	if err != nil {
@@ -20,7 +30,7 @@ func BenchmarkDynamicsStep(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		rg   *dynamics.Rigging
-	}{{"horse", horse}, {"horse_subdivided", sub}} {
+	}{{"tube", tube}, {"horse", horse}, {"horse_subdivided", sub}} {
 		b.Run(c.name, func(b *testing.B) { benchAdvance(b, c.rg) })
 	}
 }

@@ -242,6 +242,12 @@ func (c *Camera) Forward() mgl64.Vec3 {
 	return back.Mul(-1)
 }
 
+// Right returns the unit direction to the right of the image, horizontal.
+func (c *Camera) Right() mgl64.Vec3 {
+	right, _, _ := c.frame()
+	return right
+}
+
 // Eye returns the position of the eye, Target + Distance·back.
 func (c *Camera) Eye() mgl64.Vec3 {
 	_, _, back := c.frame()
@@ -417,7 +423,7 @@ func NDCToPixel(ndcX, ndcY, width, height float64) (x, y float64) {
 // fixed axis: horse-gallop runs along z, and the default camera looks
 // from 30° off z).
 func (c *Camera) SideOffset(lo, hi mgl64.Vec3) mgl64.Vec3 {
-	right := mgl64.Vec3{math.Cos(c.Yaw), 0, -math.Sin(c.Yaw)}
+	right := c.Right()
 	width := 0.0
 	for k := range 3 {
 		width += math.Abs(right[k]) * (hi[k] - lo[k])

@@ -127,10 +127,7 @@ func Fit(ctx context.Context, m *Model, g *Goal, example [][]mgl64.Vec3, opts Fi
 	if opts.Kappa {
 		nfit = 5
 	}
-	p := make([]Material, m.n)
-	for i := range p {
-		p[i] = Puppet
-	}
+	p := Uniform(m.n, Puppet)
 	s, err := NewSim(m, p, g.FPS, opts.Sim)
 	if err != nil {
 		return nil, err

@@ -157,6 +157,15 @@ func materialOf(x *[nParams]float64) Material {
 	return Material{x[0], x[1], x[2], x[3], x[4]}
 }
 
+// Uniform returns n vertices of material m.
+func Uniform(n int, m Material) []Material {
+	p := make([]Material, n)
+	for i := range p {
+		p[i] = m
+	}
+	return p
+}
+
 // Puppet is the fit's starting point, the paper's "educated guess": α = 1
 // and the rest 0.
 var Puppet = Material{Alpha: 1}

@@ -132,10 +132,7 @@ func TestRigidMotionNoForces(t *testing.T) {
 func TestRingRotationTracksPolar(t *testing.T) {
 	m, rest := tubeModel(t, 8, 9)
 	g := swayGoal(m, rest, 60)
-	p := make([]Material, m.n)
-	for i := range p {
-		p[i] = Material{Alpha: 0.2, Beta: 0.6, Gamma: 0.3, Lambda: 0.1, Kappa: 0.1}
-	}
+	p := Uniform(m.n, Material{Alpha: 0.2, Beta: 0.6, Gamma: 0.3, Lambda: 0.1, Kappa: 0.1})
 	s, err := NewSim(m, p, g.FPS, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -286,10 +283,7 @@ func TestParamsRefused(t *testing.T) {
 func TestUndampedModeOscillates(t *testing.T) {
 	m, rest := tubeModel(t, 4, 6)
 	run := func(mat Material) float64 {
-		p := make([]Material, m.n)
-		for i := range p {
-			p[i] = mat
-		}
+		p := Uniform(m.n, mat)
 		g := &Goal{FPS: 30}
 		for f := 0; f < 100; f++ {
 			y := math.Min(float64(f), 10) * 0.05 // moves, then stops at frame 10
@@ -319,10 +313,7 @@ func TestUndampedModeOscillates(t *testing.T) {
 // naming the frame and vertex; a NaN goal is refused before it starts.
 func TestBlowUpStops(t *testing.T) {
 	m, rest := tubeModel(t, 4, 6)
-	p := make([]Material, m.n)
-	for i := range p {
-		p[i] = Puppet
-	}
+	p := Uniform(m.n, Puppet)
 	g := &Goal{FPS: 30}
 	for f := 0; f < 10; f++ {
 		g.Positions = append(g.Positions, rest)
@@ -367,10 +358,7 @@ func swayGoal(m *Model, rest []mgl64.Vec3, frames int) *Goal {
 func TestFitRecoversItsExample(t *testing.T) {
 	m, rest := tubeModel(t, 8, 8)
 	g := swayGoal(m, rest, 40)
-	truth := make([]Material, m.n)
-	for i := range truth {
-		truth[i] = Material{Alpha: 0.3, Beta: 0.5, Gamma: 0.2, Lambda: 0.1, Kappa: 0.3}
-	}
+	truth := Uniform(m.n, Material{Alpha: 0.3, Beta: 0.5, Gamma: 0.2, Lambda: 0.1, Kappa: 0.3})
 	example, err := Simulate(m, truth, g, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -398,10 +386,7 @@ func TestFitRecoversItsExample(t *testing.T) {
 func TestRestartFromState(t *testing.T) {
 	m, rest := tubeModel(t, 6, 8)
 	g := swayGoal(m, rest, 30)
-	p := make([]Material, m.n)
-	for i := range p {
-		p[i] = Material{Alpha: 0.2, Beta: 0.6, Gamma: 0.3, Lambda: 0.1, Kappa: 0.1}
-	}
+	p := Uniform(m.n, Material{Alpha: 0.2, Beta: 0.6, Gamma: 0.3, Lambda: 0.1, Kappa: 0.1})
 	s, err := NewSim(m, p, g.FPS, Options{Substeps: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -449,10 +434,7 @@ func TestRestartFromState(t *testing.T) {
 // its goal (κ damps it).
 func TestPokeWobblesBack(t *testing.T) {
 	m, rest := tubeModel(t, 10, 8)
-	p := make([]Material, m.n)
-	for i := range p {
-		p[i] = Material{Alpha: 0.05, Beta: 0.8, Gamma: 0.2, Lambda: 0.2, Kappa: 0.3}
-	}
+	p := Uniform(m.n, Material{Alpha: 0.05, Beta: 0.8, Gamma: 0.2, Lambda: 0.2, Kappa: 0.3})
 	s, err := NewSim(m, p, 30, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -70,14 +70,20 @@ func exampleOf(path string) string {
 // HasOwnExample reports whether the active object's clip is an example to
 // fit to: an animation of as many frames as its joint animation that is
 // not the skinning itself (a mesh animation whose rig was inferred from
-// it, say).
+// it, say). The simulation session finds it once per clip.
 func (t *Dynamics) HasOwnExample(h tools.Host) bool {
-	o := h.Object()
 	s := t.snapshot(h)
-	if RigError(o) != nil || o.Clip == nil || s == nil || s.rig == nil || len(o.Clip.Frames) != s.rig.Goal.NumFrames() {
-		return false
+	return s != nil && s.ownExample && s.req.clip == h.Object().Clip
+}
+
+// rigging returns the simulation session's rigging of the active object
+// when it is for the object's parts of now, else nil.
+func (t *Dynamics) rigging(h tools.Host) *Rigging {
+	o, s := h.Object(), t.snapshot(h)
+	if s == nil || s.req.mesh != o.Mesh || s.req.rig != o.Rig || s.req.skin != o.Skin {
+		return nil
 	}
-	return dynskin.RMSE(o.Clip.Frames, s.rig.Goal.Positions) > 1e-6*s.rig.Model.Diagonal()
+	return s.rig
 }
 
 // Fitting reports whether a fit is running.
@@ -145,11 +151,14 @@ func (t *Dynamics) Fit(h tools.Host, path string) {
 	own := o.Clip
 	f := &fitRun{obj: o, l: t.layer(h), example: exampleOf(path)}
 	t.fit = f
+	rg := t.rigging(h) // immutable: shared with the simulation session
 	f.task.Start(h.Jobs(), "Fit materials: "+o.Name, func(ctx context.Context, rep jobs.Reporter) error {
-		rep.Report(0, "building the goal")
-		rg, err := NewRigging(parts)
-		if err != nil {
-			return err
+		var err error
+		if rg == nil {
+			rep.Report(0, "building the goal")
+			if rg, err = NewRigging(parts); err != nil {
+				return err
+			}
 		}
 		g := rg.Goal
 		var example [][]assets.Vec3
@@ -258,29 +267,13 @@ func (t *Dynamics) InferRig(h tools.Host) {
 			h.Error(r.task.Err)
 		case r.res != nil:
 			rigged := rig.SkinnedObject(r.res, clip.Name, clip.FPS, mesh, mesh.Positions)
-			h.Do(&riggedCmd{obj: o, rig: rigged.Rig, skin: rigged.Skin, source: o.Source})
+			h.Do(tools.NewReplaceParts(fmt.Sprintf("Infer a rig (%d bones)", bones), o, func(p *tools.Parts) {
+				p.Rig, p.Skin = rigged.Rig, rigged.Skin
+			}))
 			h.Info("Dynamics: inferred a rig of %d bones (RMSE %.4g); its clip is the example to fit", bones, r.res.RMSE)
 		}
 	})
 }
-
-// riggedCmd gives an object a rig and its joint animation, keeping its
-// clip; the object is embedded in the project from then on.
-type riggedCmd struct {
-	obj    *assets.Object
-	rig    *assets.Rig
-	skin   *assets.SkinAnimation
-	source *assets.Source
-}
-
-// Name implements undo.Command.
-func (c *riggedCmd) Name() string { return fmt.Sprintf("Infer a rig (%d bones)", len(c.rig.Joints)) }
-
-// Do implements undo.Command.
-func (c *riggedCmd) Do() { c.obj.Rig, c.obj.Skin, c.obj.Source = c.rig, c.skin, nil }
-
-// Undo implements undo.Command.
-func (c *riggedCmd) Undo() { c.obj.Rig, c.obj.Skin, c.obj.Source = nil, nil, c.source }
 
 // errNotSimulated is the error of a bake or export before the dynamic
 // animation is complete.
@@ -314,7 +307,7 @@ func (t *Dynamics) Bake(h tools.Host) {
 	}
 	o := h.Object()
 	c := &assets.Clip{Name: t.clipName(o), FPS: s.rig.Goal.FPS, Frames: s.frames}
-	h.Do(&bakeCmd{obj: o, before: o.Clip, after: c, source: o.Source})
+	h.Do(tools.NewReplaceParts("Bake dynamics", o, func(p *tools.Parts) { p.Clip = c }))
 	t.baked = fmt.Sprintf("Baked %s. %s", words.Count(len(s.frames), "frame", "frames"), t.seamText(s))
 	h.Info("Dynamics: %s", t.baked)
 }
@@ -342,22 +335,6 @@ func (t *Dynamics) Baked() string { return t.baked }
 
 // Exported returns the last export's report ("" if none).
 func (t *Dynamics) Exported() string { return t.exported }
-
-// bakeCmd replaces an object's clip with its baked dynamic animation.
-type bakeCmd struct {
-	obj           *assets.Object
-	before, after *assets.Clip
-	source        *assets.Source
-}
-
-// Name implements undo.Command.
-func (c *bakeCmd) Name() string { return "Bake dynamics" }
-
-// Do implements undo.Command.
-func (c *bakeCmd) Do() { c.obj.Clip, c.obj.Source = c.after, nil }
-
-// Undo implements undo.Command.
-func (c *bakeCmd) Undo() { c.obj.Clip, c.obj.Source = c.before, c.source }
 
 // Export asks where to save the dynamic animation and writes it as glTF
 // 2.0 with the frames as morph targets, as a job.

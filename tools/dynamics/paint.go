@@ -148,15 +148,6 @@ type layer struct {
 	colors   [][3]float32
 }
 
-// stiffParams returns n vertices of the Stiff material.
-func stiffParams(n int) []dynskin.Material {
-	p := make([]dynskin.Material, n)
-	for i := range p {
-		p[i] = Presets[0].Material
-	}
-	return p
-}
-
 // layer returns the active object's materials, made on first use: the
 // ones a reopened project saved for an object of its name and size, else
 // Stiff everywhere. Nil without an object.
@@ -170,7 +161,7 @@ func (t *Dynamics) layer(h tools.Host) *layer {
 		return l
 	}
 	n := o.Mesh.NumVertices()
-	l := &layer{params: stiffParams(n)}
+	l := &layer{params: dynskin.Uniform(n, Presets[0].Material)}
 	if s, ok := t.saved[o.Name]; ok && len(s) == n {
 		l.params = s
 		delete(t.saved, o.Name)
@@ -245,8 +236,10 @@ func (t *Dynamics) SetParams(h tools.Host, p []dynskin.Material, name string) er
 	return nil
 }
 
-// target returns what the brush moves vertex material m towards at full
-// strength, inverted (Ctrl) or not.
+// apply returns material m after a dab of weight w (strength times
+// falloff): moved towards the brush's value or preset (Set), by its value
+// (Add, Subtract), or towards mean, the 1-ring's mean material (Smooth);
+// inverted is Ctrl held. The result is clamped to the parameters' ranges.
 func (b *Brush) apply(m dynskin.Material, w float64, mean *dynskin.Material, inverted bool) dynskin.Material {
 	op := b.Op
 	if inverted {
@@ -402,7 +395,7 @@ func (t *Dynamics) dab(h tools.Host, x, y float64, inverted bool) {
 func (t *Dynamics) worldRadius(h tools.Host, c assets.Vec3) float64 {
 	v := h.View()
 	cam := &v.Camera
-	right := assets.Vec3{math.Cos(cam.Yaw), 0, -math.Sin(cam.Yaw)}
+	right := cam.Right()
 	unit := 0.01 * max(1e-9, cam.Distance)
 	x0, y0, ok0 := v.ToScreen(c)
 	x1, y1, ok1 := v.ToScreen(c.Add(right.Mul(unit)))

@@ -23,6 +23,7 @@ type request struct {
 	mesh     *assets.Mesh
 	rig      *assets.Rig
 	skin     *assets.SkinAnimation
+	clip     *assets.Clip
 	params   []dynskin.Material
 	settings Settings
 	frame    int
@@ -48,6 +49,9 @@ type snapshot struct {
 	maxDist float64 // the largest distance from the goal so far
 	err     error   // the rig's or the simulation's problem
 	live    []assets.Vec3
+	// ownExample reports whether the object's clip is an example to fit
+	// to: as many frames as the goal, and not the skinning itself.
+	ownExample bool
 }
 
 // preview is the simulation session of one object: a job that simulates
@@ -114,8 +118,8 @@ func (p *preview) dead() bool {
 func (t *Dynamics) post(h tools.Host) {
 	o := h.Object()
 	l := t.layer(h)
-	r := &request{obj: o, name: o.Name, mesh: o.Mesh, rig: o.Rig, skin: o.Skin, params: l.params, settings: t.Settings, frame: h.Frame(), poke: t.poke}
-	if q := t.prev.posted; q != nil && q.obj == r.obj && q.mesh == r.mesh && q.rig == r.rig && q.skin == r.skin &&
+	r := &request{obj: o, name: o.Name, mesh: o.Mesh, rig: o.Rig, skin: o.Skin, clip: o.Clip, params: l.params, settings: t.Settings, frame: h.Frame(), poke: t.poke}
+	if q := t.prev.posted; q != nil && q.obj == r.obj && q.mesh == r.mesh && q.rig == r.rig && q.skin == r.skin && q.clip == r.clip &&
 		assets.Same(q.params, r.params) && q.settings == r.settings && q.frame == r.frame && q.poke == r.poke {
 		return
 	}
@@ -172,6 +176,8 @@ type session struct {
 	skinOf *assets.SkinAnimation
 	rig    *Rigging
 	rigErr error
+	clipOf *assets.Clip // the clip ownExample was found for
+	own    bool
 
 	// The clip's simulation for these materials and settings.
 	params   []dynskin.Material
@@ -206,7 +212,7 @@ const (
 
 // snapshot returns the session's state for r.
 func (s *session) snapshot(r *request) *snapshot {
-	snap := &snapshot{req: r, rig: s.rig, frames: s.frames, done: s.done, seam: s.seam, maxDist: s.maxDist, err: s.err}
+	snap := &snapshot{req: r, rig: s.rig, frames: s.frames, done: s.done, seam: s.seam, maxDist: s.maxDist, err: s.err, ownExample: s.own}
 	if s.rig == nil {
 		snap.err = s.rigErr
 	} else {
@@ -226,11 +232,18 @@ func (s *session) work(r *request) (*snapshot, time.Duration) {
 	if r.mesh != s.mesh || r.rig != s.rigOf || r.skin != s.skinOf {
 		s.mesh, s.rigOf, s.skinOf = r.mesh, r.rig, r.skin
 		s.rig, s.rigErr = NewRigging(&assets.Object{Name: r.name, Mesh: r.mesh, Rig: r.rig, Skin: r.skin})
-		s.params = nil
+		s.params, s.clipOf, s.own = nil, nil, false
 		return s.snapshot(r), 0
 	}
 	if s.rig == nil {
 		return nil, -1
+	}
+	if r.clip != s.clipOf {
+		s.clipOf = r.clip
+		g := s.rig.Goal
+		s.own = r.clip != nil && len(r.clip.Frames) == g.NumFrames() &&
+			dynskin.RMSE(r.clip.Frames, g.Positions) > 1e-6*s.rig.Model.Diagonal()
+		return s.snapshot(r), 0
 	}
 	if !assets.Same(r.params, s.params) || r.settings != s.settings {
 		s.restart(r)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"gallop/assets"
 	"gallop/solver/dynskin"
@@ -50,15 +51,7 @@ func (t *Dynamics) State() (json.RawMessage, error) {
 	for name, p := range t.saved {
 		add(name, p)
 	}
-	slices.SortFunc(s.Objects, func(a, b layerJSON) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(s.Objects, func(a, b layerJSON) int { return strings.Compare(a.Name, b.Name) })
 	return json.Marshal(s)
 }
 

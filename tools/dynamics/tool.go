@@ -237,12 +237,10 @@ func (t *Dynamics) snapshot(h tools.Host) *snapshot {
 // Status says how far the simulation has come: frames simulated, or why
 // there is none.
 type Status struct {
-	Frames, Total int     // frames simulated of the clip's
-	Err           error   // the rig's or the simulation's problem
-	Seam          float64 // the largest jump at the loop's seam (once done)
-	Diagonal      float64 // the rest pose's bounding-box diagonal
-	Live          bool    // a poke is running (or settling)
-	Current       bool    // the frames are for the materials and settings of now
+	Frames, Total int   // frames simulated of the clip's
+	Err           error // the rig's or the simulation's problem
+	Live          bool  // a poke is running (or settling)
+	Current       bool  // the frames are for the materials and settings of now
 }
 
 // Status returns the simulation's status for the active object.
@@ -251,10 +249,7 @@ func (t *Dynamics) Status(h tools.Host) Status {
 	if s == nil {
 		return Status{}
 	}
-	st := Status{Frames: len(s.frames), Total: s.total, Err: s.err, Seam: s.seam, Live: s.live != nil}
-	if s.rig != nil {
-		st.Diagonal = s.rig.Model.Diagonal()
-	}
+	st := Status{Frames: len(s.frames), Total: s.total, Err: s.err, Live: s.live != nil}
 	if l := t.layer(h); l != nil {
 		st.Current = assets.Same(s.req.params, l.params) && s.req.settings == t.Settings
 	}

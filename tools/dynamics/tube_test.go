@@ -62,10 +62,7 @@ func TestGoalMatchesBlender(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := make([]dynskin.Material, rg.Model.NumVertices())
-		for i := range p {
-			p[i] = dynskin.Material{Alpha: 0.5, Beta: 0.5, Gamma: 0.5, Lambda: 0.2, Kappa: 0.3}
-		}
+		p := dynskin.Uniform(rg.Model.NumVertices(), dynskin.Material{Alpha: 0.5, Beta: 0.5, Gamma: 0.5, Lambda: 0.2, Kappa: 0.3})
 		a, err := dynskin.Simulate(rg.Model, p, rg.Goal, dynskin.Options{})
 		if err != nil {
 			t.Fatal(err)

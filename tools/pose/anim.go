@@ -197,7 +197,7 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 			return
 		}
 		clip := &assets.Clip{Name: obj.Name + " posed", FPS: fps, Frames: frames}
-		h.Do(&clipCmd{obj: obj, before: obj.Clip, beforeSrc: obj.Source, after: clip})
+		h.Do(tools.NewReplaceParts("Solve animation", obj, func(p *tools.Parts) { p.Clip = clip }))
 		p.showClip, p.capped = true, capped
 		if len(capped) > 0 {
 			h.Error(cappedError(capped, len(frames)))
@@ -236,15 +236,3 @@ func cappedError(capped []CappedFrame, n int) error {
 // CappedFrames returns the frames of the last solved animation that
 // stopped at the iteration cap (none: every frame converged).
 func (p *Pose) CappedFrames() []CappedFrame { return p.capped }
-
-// clipCmd replaces an object's clip (the object is then stored in the
-// project rather than referenced: it was edited).
-type clipCmd struct {
-	obj           *assets.Object
-	before, after *assets.Clip
-	beforeSrc     *assets.Source
-}
-
-func (c *clipCmd) Name() string { return "Solve animation" }
-func (c *clipCmd) Do()          { c.obj.Clip, c.obj.Source = c.after, nil }
-func (c *clipCmd) Undo()        { c.obj.Clip, c.obj.Source = c.before, c.beforeSrc }

@@ -1,0 +1,52 @@
+package tools
+
+import "gallop/assets"
+
+// Parts are the fields of an object that tools replace as a whole: its
+// clip, rig, joint animation and source. They are values the document
+// shares (the renderer and jobs hold on to them), so an edit replaces
+// them and never modifies them.
+type Parts struct {
+	Clip   *assets.Clip
+	Rig    *assets.Rig
+	Skin   *assets.SkinAnimation
+	Source *assets.Source
+}
+
+// PartsOf returns o's parts.
+func PartsOf(o *assets.Object) Parts {
+	return Parts{Clip: o.Clip, Rig: o.Rig, Skin: o.Skin, Source: o.Source}
+}
+
+// ReplaceParts is the undoable edit that gives an object new parts (a
+// solved or baked clip, an applied or inferred rig): Do sets After, Undo
+// puts Before back.
+type ReplaceParts struct {
+	Label         string
+	Obj           *assets.Object
+	Before, After Parts
+}
+
+// NewReplaceParts returns the edit named label that applies change to o's
+// parts. The edited object is embedded in the project from then on: its
+// source is dropped.
+func NewReplaceParts(label string, o *assets.Object, change func(p *Parts)) *ReplaceParts {
+	c := &ReplaceParts{Label: label, Obj: o, Before: PartsOf(o)}
+	c.After = c.Before
+	change(&c.After)
+	c.After.Source = nil
+	return c
+}
+
+// Name implements undo.Command.
+func (c *ReplaceParts) Name() string { return c.Label }
+
+// Do implements undo.Command.
+func (c *ReplaceParts) Do() { c.set(c.After) }
+
+// Undo implements undo.Command.
+func (c *ReplaceParts) Undo() { c.set(c.Before) }
+
+func (c *ReplaceParts) set(p Parts) {
+	c.Obj.Clip, c.Obj.Rig, c.Obj.Skin, c.Obj.Source = p.Clip, p.Rig, p.Skin, p.Source
+}
