@@ -1,0 +1,437 @@
+package synth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"gonum.org/v1/gonum/mat"
+
+	"gallop/solver/meshgraph"
+	"gallop/solver/rotation"
+)
+
+// Options controls Analyze. The zero value gives the paper's settings.
+type Options struct {
+	// Alpha and Beta weigh the velocity and reference-bone terms of the
+	// transition cost (Eq. 5). Zero gives the paper's balance:
+	// α = maxᵢ‖qᵢ‖² / maxᵢ‖q̇ᵢ‖², β = maxᵢ‖qᵢ‖² / maxᵢ‖rᵢ‖².
+	Alpha, Beta float64
+
+	// Rank is the truncation threshold of the SVD of A_r (Eq. 4),
+	// relative to the largest singular value: singular values below
+	// Rank·σ₁ are dropped. Default 0.005, the paper's figure.
+	Rank float64
+
+	// MinJump is the least distance |i − j| in input frames between the
+	// two frames of a candidate transition (i, j); default 5. Nearer pairs
+	// always cost little and would only skip or repeat a few frames.
+	MinJump int
+
+	// Components splits the mesh at a cut node of the bone graph into
+	// parts synthesised independently (Section 4; see Analysis.CutNodes).
+	Components bool
+
+	// Coupling is the weight that two bones must both have on one vertex
+	// to be joined in the bone graph; default 0.2. Bones coupled only
+	// through smaller weights are weakly coupled. (With SSDR's four
+	// influences per vertex, smaller thresholds join nearly every pair of
+	// neighbouring bones and leave the graph without cut nodes.)
+	Coupling float64
+
+	// Progress, if set, is called with the fraction done and what is
+	// being done.
+	Progress func(fraction float64, what string)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Rank <= 0 {
+		o.Rank = 0.005
+	}
+	if o.MinJump <= 0 {
+		o.MinJump = 5
+	}
+	if o.Coupling <= 0 {
+		o.Coupling = 0.2
+	}
+	return o
+}
+
+// Analysis is what Analyze finds in an input: the parts of the mesh that
+// are synthesised (one, or one per component), each with its transition
+// costs and its blending operators, and the figures of the input that the
+// quality measures compare against. It is immutable and safe for
+// concurrent use.
+type Analysis struct {
+	Model *Model
+	Opts  Options
+
+	Reference int        // the reference bone of the whole mesh: the largest weight sum Σᵢ wᵢᵦ
+	BoneGraph [][2]int   // bones joined where both weigh at least Coupling on a vertex
+	CutNodes  []int      // the bone graph's cut nodes (articulation points), increasing
+	Parts     []*Part    // one part, or with Components one per component
+	Vertex    []int      // per vertex the part of its largest weight's bone, -1 for the reference bone
+	Diagonal  float64    // of the rest mesh's bounding box
+	Accel99   float64    // 99th percentile over input frames of the largest vertex acceleration
+	EdgeMax   float64    // the input's largest relative change of an edge length from the rest pose
+	edges     [][2]int32 // the mesh's edges
+	restLen   []float64  // their rest lengths
+	restDen   []float64  // the same floored at sliver times their mean (see edgeChange)
+}
+
+// Part is a set of bones synthesised together in the frame of a reference
+// bone. Its transition cost D(i, j) is Eq. 5 over its bones' local-frame
+// positions.
+type Part struct {
+	Reference   int     // the reference bone bᵣ
+	Bones       []int   // the other bones, increasing
+	Rank        int     // the length of the reduced coordinates qᵢ
+	Alpha, Beta float64 // the weights of Eq. 5 in use
+	MaxAdjacent float64 // maxᵢ D(i, i+1)
+	MinJump     int
+
+	n     int
+	cost  []float64  // n×n, row-major; +Inf where i or j is frame 0
+	local [][]Affine // per input frame, per Bones: (Rᵦ|ᵣ, tᵦ|ᵣ) of Eq. 2
+	keys  *keys
+}
+
+// Frames returns the number of input frames.
+func (p *Part) Frames() int { return p.n }
+
+// Cost returns D(i, j), +Inf if i or j is 0 (the first frame has no
+// velocity).
+func (p *Part) Cost(i, j int) float64 { return p.cost[i*p.n+j] }
+
+// DefaultThreshold returns the paper's T_c = 40 · maxᵢ D(i, i+1).
+func (p *Part) DefaultThreshold() float64 { return 40 * p.MaxAdjacent }
+
+// Analyze prepares m for synthesis: the reference bone, the bone graph and
+// its cut nodes, the parts, and for each part the transition costs and the
+// gradient-domain blending operators. It fails on bad input with an error
+// that says what is wrong; ctx cancels it.
+func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	report := func(f float64, what string) {
+		if opts.Progress != nil {
+			opts.Progress(f, what)
+		}
+	}
+	adj, err := meshgraph.New(len(m.Rest), m.Triangles)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	a := &Analysis{Model: m, Opts: opts, edges: adj.Edges()}
+	lo, hi := m.Rest[0], m.Rest[0]
+	for _, p := range m.Rest {
+		for c := range 3 {
+			lo[c], hi[c] = min(lo[c], p[c]), max(hi[c], p[c])
+		}
+	}
+	a.Diagonal = hi.Sub(lo).Len()
+	if !(a.Diagonal > 0) {
+		return nil, errors.New("synth: the rest mesh has no extent")
+	}
+	nb := m.NumBones()
+	sum := make([]float64, nb)
+	for _, l := range m.Weights {
+		for _, in := range l {
+			sum[in.Bone] += in.Weight
+		}
+	}
+	for b := range sum {
+		if sum[b] > sum[a.Reference] {
+			a.Reference = b
+		}
+	}
+	a.BoneGraph = boneGraph(m, opts.Coupling)
+	a.CutNodes = cutNodes(nb, a.BoneGraph)
+	report(0.05, "input figures")
+	a.inputFigures()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sets, ref := [][]int{nil}, a.Reference
+	if opts.Components && len(a.CutNodes) > 0 {
+		ref = a.splitBone(sum)
+		sets = componentsWithout(nb, a.BoneGraph, ref)
+	} else {
+		for b := range nb {
+			if b != ref {
+				sets[0] = append(sets[0], b)
+			}
+		}
+	}
+	a.Vertex = make([]int, len(m.Rest))
+	part := make([]int, nb)
+	part[ref] = -1
+	for k, s := range sets {
+		for _, b := range s {
+			part[b] = k
+		}
+	}
+	for i, l := range m.Weights {
+		best, bone := -1.0, ref
+		for _, in := range l {
+			if in.Weight > best {
+				best, bone = in.Weight, in.Bone
+			}
+		}
+		a.Vertex[i] = part[bone]
+	}
+	for k, s := range sets {
+		report(0.1+0.9*float64(k)/float64(len(sets)), fmt.Sprintf("part %d of %d", k+1, len(sets)))
+		p, err := newPart(ctx, a, adj, ref, s)
+		if err != nil {
+			return nil, err
+		}
+		a.Parts = append(a.Parts, p)
+	}
+	report(1, "done")
+	return a, nil
+}
+
+// splitBone returns the cut node at which Components splits the mesh: the
+// one whose removal leaves the most even split, measured by the weight
+// sum of the second-largest piece; ties go to the larger own weight sum.
+func (a *Analysis) splitBone(sum []float64) int {
+	best, bestScore := -1, [2]float64{}
+	for _, c := range a.CutNodes {
+		var pieces []float64
+		for _, s := range componentsWithout(len(sum), a.BoneGraph, c) {
+			w := 0.0
+			for _, b := range s {
+				w += sum[b]
+			}
+			pieces = append(pieces, w)
+		}
+		slices.Sort(pieces)
+		score := [2]float64{pieces[len(pieces)-2], sum[c]}
+		if best < 0 || score[0] > bestScore[0] || score[0] == bestScore[0] && score[1] > bestScore[1] {
+			best, bestScore = c, score
+		}
+	}
+	return best
+}
+
+// inputFigures measures the input frames: the 99th percentile of the
+// per-frame largest vertex acceleration ‖v(x+1) − 2v(x) + v(x−1)‖, and the
+// largest relative change of an edge's length from the rest pose.
+func (a *Analysis) inputFigures() {
+	m := a.Model
+	a.restLen = edgeLengths(nil, m.Rest, a.edges)
+	mean := 0.0
+	for _, l := range a.restLen {
+		mean += l / float64(len(a.restLen))
+	}
+	a.restDen = make([]float64, len(a.restLen))
+	for k, l := range a.restLen {
+		a.restDen[k] = max(l, sliver*mean)
+	}
+	var acc []float64
+	for x := 1; x+1 < len(m.Input); x++ {
+		acc = append(acc, maxAcceleration(m.Input[x-1], m.Input[x], m.Input[x+1]))
+	}
+	slices.Sort(acc)
+	a.Accel99 = acc[min(len(acc)-1, int(math.Ceil(0.99*float64(len(acc))))-1)]
+	for _, f := range m.Input {
+		a.EdgeMax = max(a.EdgeMax, a.edgeChange(f))
+	}
+}
+
+// maxAcceleration returns maxᵢ ‖c[i] − 2b[i] + a[i]‖.
+func maxAcceleration(a, b, c []mgl64.Vec3) float64 {
+	m := 0.0
+	for i := range b {
+		d := c[i].Sub(b[i].Mul(2)).Add(a[i])
+		m = max(m, d.Dot(d))
+	}
+	return math.Sqrt(m)
+}
+
+func edgeLengths(dst []float64, pos []mgl64.Vec3, edges [][2]int32) []float64 {
+	dst = dst[:0]
+	for _, e := range edges {
+		dst = append(dst, pos[e[0]].Sub(pos[e[1]]).Len())
+	}
+	return dst
+}
+
+// sliver is the fraction of the mean rest edge length below which an
+// edge's rest length is taken as that fraction: meshes such as the horse
+// have hundreds of edges a thousandth of the diagonal long, whose relative
+// change is noise (tenfold in the input itself).
+const sliver = 0.1
+
+// edgeChange returns the largest |ℓₑ − ℓₑ⁰| / max(ℓₑ⁰, 0.1·ℓ̄⁰) over the
+// edges of positions pos (ℓ̄⁰ the mean rest length).
+func (a *Analysis) edgeChange(pos []mgl64.Vec3) float64 {
+	m := 0.0
+	for k, e := range a.edges {
+		l := pos[e[0]].Sub(pos[e[1]]).Len()
+		m = max(m, math.Abs(l-a.restLen[k])/a.restDen[k])
+	}
+	return m
+}
+
+// newPart analyses the bones of one part in the frame of bone ref: the
+// local-frame positions (Eq. 2), their reduced coordinates (Eq. 3-4), the
+// transition costs (Eq. 5-6) and the key vertices (Section 3.3).
+func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int, bones []int) (*Part, error) {
+	m := a.Model
+	n := m.NumFrames()
+	p := &Part{Reference: ref, Bones: bones, n: n, MinJump: a.Opts.MinJump}
+	// Local-frame bone positions and their 6-vectors: translation over the
+	// bounding-box diagonal (so that it is as dimensionless as the
+	// rotation's radians) and the axis-angle vector, unwrapped along time.
+	p.local = make([][]Affine, n)
+	rows := 6 * len(bones)
+	A := mat.NewDense(max(rows, 1), n, nil)
+	prevLog := make([]mgl64.Vec3, len(bones))
+	for x := range n {
+		r := m.Bones[x][ref]
+		rt := r.R.Transpose()
+		p.local[x] = make([]Affine, len(bones))
+		for c, b := range bones {
+			xb := m.Bones[x][b]
+			l := Affine{F: rt.Mul3(xb.R), T: rt.Mul3x1(xb.T.Sub(r.T))}
+			p.local[x][c] = l
+			w := rotation.Log(l.F)
+			if x > 0 {
+				w = unwrap(prevLog[c], w)
+			}
+			prevLog[c] = w
+			for e := range 3 {
+				A.Set(6*c+e, x, l.T[e]/a.Diagonal)
+				A.Set(6*c+3+e, x, w[e])
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// q = S·Vᵀ truncated at Rank·σ₁.
+	q := make([][]float64, n)
+	if rows > 0 {
+		var svd mat.SVD
+		if !svd.Factorize(A, mat.SVDThin) {
+			return nil, errors.New("synth: the SVD of the bone coordinates did not converge")
+		}
+		sv := svd.Values(nil)
+		for p.Rank < len(sv) && sv[p.Rank] >= a.Opts.Rank*sv[0] && sv[p.Rank] > 0 {
+			p.Rank++
+		}
+		var v mat.Dense
+		svd.VTo(&v)
+		for x := range n {
+			q[x] = make([]float64, p.Rank)
+			for c := range p.Rank {
+				q[x][c] = sv[c] * v.At(x, c)
+			}
+		}
+	} else {
+		for x := range q {
+			q[x] = []float64{}
+		}
+	}
+	// Velocities q̇ᵢ = qᵢ − qᵢ₋₁ and the reference bone's motion rᵢ
+	// (Eq. 6): its position at frame i−1 in its own frame at frame i.
+	dq := make([][]float64, n)
+	r6 := make([][6]float64, n)
+	var maxQ, maxDQ, maxR float64
+	for x := 1; x < n; x++ {
+		dq[x] = make([]float64, p.Rank)
+		for c := range dq[x] {
+			dq[x][c] = q[x][c] - q[x-1][c]
+		}
+		cur, prev := m.Bones[x][ref], m.Bones[x-1][ref]
+		rt := cur.R.Transpose()
+		t := rt.Mul3x1(prev.T.Sub(cur.T)).Mul(1 / a.Diagonal)
+		w := rotation.Log(rt.Mul3(prev.R))
+		r6[x] = [6]float64{t[0], t[1], t[2], w[0], w[1], w[2]}
+		maxQ = max(maxQ, sq(q[x]))
+		maxDQ = max(maxDQ, sq(dq[x]))
+		maxR = max(maxR, sq(r6[x][:]))
+	}
+	p.Alpha, p.Beta = a.Opts.Alpha, a.Opts.Beta
+	if p.Alpha <= 0 {
+		p.Alpha = ratio(maxQ, maxDQ)
+	}
+	if p.Beta <= 0 {
+		p.Beta = ratio(maxQ, maxR)
+	}
+	p.cost = make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			if i == 0 || j == 0 {
+				p.cost[i*n+j] = math.Inf(1)
+				continue
+			}
+			d := dist2(q[i], q[j]) + p.Alpha*dist2(dq[i], dq[j]) + p.Beta*dist2(r6[i][:], r6[j][:])
+			p.cost[i*n+j] = d
+		}
+	}
+	for i := 1; i+1 < n; i++ {
+		p.MaxAdjacent = max(p.MaxAdjacent, p.cost[i*n+i+1])
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var err error
+	if p.keys, err = newKeys(a, adj, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ratio returns a/b, or 1 where b is 0 (a term that never varies needs no
+// weight) or a is 0 (no pose term to balance against).
+func ratio(a, b float64) float64 {
+	if a == 0 || b == 0 {
+		return 1
+	}
+	return a / b
+}
+
+func sq(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x * x
+	}
+	return s
+}
+
+func dist2(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		d := a[i] - b[i]
+		s += d * d
+	}
+	return s
+}
+
+// unwrap returns the axis-angle vector of the rotation w that is nearest
+// to prev: w itself or w ± 2π along its axis. Log returns angles in
+// [0, π], so a rotation turning through π flips its vector; unwrapping
+// keeps a time series of them continuous for blending and for the SVD.
+func unwrap(prev, w mgl64.Vec3) mgl64.Vec3 {
+	th := w.Len()
+	if th == 0 {
+		return w
+	}
+	axis := w.Mul(1 / th)
+	best := w
+	for k := -2; k <= 2; k++ {
+		c := axis.Mul(th + 2*math.Pi*float64(k))
+		if c.Sub(prev).Len() < best.Sub(prev).Len() {
+			best = c
+		}
+	}
+	return best
+}

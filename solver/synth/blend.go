@@ -1,0 +1,252 @@
+package synth
+
+import (
+	"fmt"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// Blend selects how a splice is smoothed.
+type Blend int
+
+const (
+	// BlendGradient, the paper's method (Section 3.3): the rotation-strain
+	// coordinates of the key vertices' deformation gradients are blended
+	// by 1D Poisson solves and the bones solved from them (Eq. 9).
+	BlendGradient Blend = iota
+	// BlendLinear crossfades the bone positions' matrix entries over the
+	// window, the first naive option of Figure 6.
+	BlendLinear
+	// BlendPoisson blends each bone position's matrix entries by a 1D
+	// Poisson solve, the second naive option of Figure 6.
+	BlendPoisson
+)
+
+// Blends lists the blends by name, in order.
+var Blends = []string{"gradient", "linear", "poisson"}
+
+func (b Blend) String() string {
+	if b >= 0 && int(b) < len(Blends) {
+		return Blends[b]
+	}
+	return fmt.Sprintf("Blend(%d)", int(b))
+}
+
+// ParseBlend returns the blend called name.
+func ParseBlend(name string) (Blend, error) {
+	for i, n := range Blends {
+		if n == name {
+			return Blend(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown blend %q (want gradient, linear or poisson)", name)
+}
+
+// free marks the output frames a splice blends: for a splice at s (after
+// output frame s), frames s−W+1 … s+W, never frame 0.
+func free(L, W int, splices []int) []bool {
+	f := make([]bool, L)
+	for _, s := range splices {
+		for t := max(1, s-W+1); t <= min(L-1, s+W); t++ {
+			f[t] = true
+		}
+	}
+	return f
+}
+
+// poisson blends dim-dimensional values along a walk (Section 3.3's 1D
+// Poisson equation): value(x, dst) writes input frame x's values. Frames
+// that no splice blends keep their input values; each run of blended
+// frames [a, b] solves
+//
+//	min Σₜ ‖yₜ − yₜ₋₁ − gₜ‖²,   gₜ = value(src[t]) − value(src[t] − 1),
+//
+// over the steps t = a … b+1 that exist, with y fixed at the unblended
+// frames a−1 and b+1 (the last frame of the output, if blended, is left
+// free: a natural boundary). gₜ is the input's own velocity at the frame
+// played, so across a splice from i to j the walk moves as the input does
+// after j, and the jump v(j) − v(i) is spread evenly over the run: the
+// tridiagonal system 2yₖ − yₖ₋₁ − yₖ₊₁ = gₖ − gₖ₊₁, solved by the Thomas
+// algorithm once per run for all dim coordinates. It returns y, L rows of
+// dim values.
+func poisson(src []int, isFree []bool, dim int, value func(x int, dst []float64)) [][]float64 {
+	L := len(src)
+	y := make([][]float64, L)
+	for t := range L {
+		y[t] = make([]float64, dim)
+		value(src[t], y[t])
+	}
+	g := func(t int, dst, tmp []float64) {
+		value(src[t], dst)
+		value(src[t]-1, tmp)
+		for c := range dst {
+			dst[c] -= tmp[c]
+		}
+	}
+	gt, tmp, gn := make([]float64, dim), make([]float64, dim), make([]float64, dim)
+	for a := 1; a < L; a++ {
+		if !isFree[a] {
+			continue
+		}
+		b := a
+		for b+1 < L && isFree[b+1] {
+			b++
+		}
+		n := b - a + 1
+		// Matrix rows k = 0 … n−1 for frames a+k: diagonal 2, or 1 for the
+		// last frame of the output; off-diagonals −1.
+		diag := make([]float64, n)
+		rhs := make([][]float64, n)
+		for k := range n {
+			t := a + k
+			diag[k] = 2
+			rhs[k] = make([]float64, dim)
+			g(t, gt, tmp)
+			if t+1 < L {
+				g(t+1, gn, tmp)
+			} else {
+				diag[k] = 1
+				clear(gn)
+			}
+			for c := range dim {
+				rhs[k][c] = gt[c] - gn[c]
+			}
+		}
+		for c := range dim {
+			rhs[0][c] += y[a-1][c]
+			if b+1 < L {
+				rhs[n-1][c] += y[b+1][c]
+			}
+		}
+		// Thomas algorithm for diag/−1 off-diagonals.
+		cp := make([]float64, n)
+		den := diag[0]
+		cp[0] = -1 / den
+		for c := range dim {
+			rhs[0][c] /= den
+		}
+		for k := 1; k < n; k++ {
+			den = diag[k] + cp[k-1]
+			cp[k] = -1 / den
+			for c := range dim {
+				rhs[k][c] = (rhs[k][c] + rhs[k-1][c]) / den
+			}
+		}
+		for k := n - 2; k >= 0; k-- {
+			for c := range dim {
+				rhs[k][c] -= cp[k] * rhs[k+1][c]
+			}
+		}
+		for k := range n {
+			copy(y[a+k], rhs[k])
+		}
+		a = b
+	}
+	return y
+}
+
+// linear crossfades dim-dimensional values across each splice: for a
+// splice at s from input frame i to j (frame j+1 after it), output frame
+// t of the window s−W+1 … s+W shows (1−a)·A(t) + a·B(t), a = (t−s+W)/(2W+1),
+// with A the walk before the splice carried on past i (input frame
+// i+t−s) and B the walk after it carried back before j+1 (input frame
+// j+t−s), both clamped to the input. Overlapping windows add their
+// corrections.
+//
+// rebranch, if set, moves the other walk's values in place to equivalent
+// ones nearest the walk's own (for rotation vectors: the same rotation on
+// the nearest branch), so that a crossfade never spins a full turn.
+func linear(src []int, splices []int, W, n, dim int, value func(x int, dst []float64), rebranch func(ref, y []float64)) [][]float64 {
+	L := len(src)
+	y := make([][]float64, L)
+	for t := range L {
+		y[t] = make([]float64, dim)
+		value(src[t], y[t])
+	}
+	other, own := make([]float64, dim), make([]float64, dim)
+	for _, s := range splices {
+		i, j := src[s], src[s+1]-1
+		for t := max(1, s-W+1); t <= min(L-1, s+W); t++ {
+			a := float64(t-s+W) / float64(2*W+1)
+			value(src[t], own)
+			var w float64
+			if t <= s {
+				value(clamp(j+t-s, n), other)
+				w = a
+			} else {
+				value(clamp(i+t-s, n), other)
+				w = 1 - a
+			}
+			if rebranch != nil {
+				rebranch(own, other)
+			}
+			for c := range dim {
+				y[t][c] += w * (other[c] - own[c])
+			}
+		}
+	}
+	return y
+}
+
+func clamp(x, n int) int { return max(0, min(n-1, x)) }
+
+// local returns the part's bones in its reference frame at every output
+// frame of walk w, blended by b with half-window W.
+func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
+	L, nb := len(w.Source), len(p.Bones)
+	out := make([][]Affine, L)
+	for t := range out {
+		out[t] = make([]Affine, nb)
+		copy(out[t], p.local[w.Source[t]])
+	}
+	if nb == 0 || len(w.Splices) == 0 {
+		return out
+	}
+	entries := func(x int, dst []float64) {
+		for c, a := range p.local[x] {
+			copy(dst[12*c:], a.F[:])
+			copy(dst[12*c+9:], a.T[:])
+		}
+	}
+	toAffine := func(y []float64, dst []Affine) {
+		for c := range dst {
+			copy(dst[c].F[:], y[12*c:12*c+9])
+			copy(dst[c].T[:], y[12*c+9:12*c+12])
+		}
+	}
+	isFree := free(L, W, w.Splices)
+	switch b {
+	case BlendLinear:
+		y := linear(w.Source, w.Splices, W, p.n, 12*nb, entries, nil)
+		for t := range L {
+			if isFree[t] {
+				toAffine(y[t], out[t])
+			}
+		}
+	case BlendPoisson:
+		y := poisson(w.Source, isFree, 12*nb, entries)
+		for t := range L {
+			if isFree[t] {
+				toAffine(y[t], out[t])
+			}
+		}
+	default:
+		k := p.keys
+		y := linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), func(x int, dst []float64) { copy(dst, k.coords[x]) }, rebranchRotations)
+		for t := range L {
+			if isFree[t] {
+				k.bones(out[t], y[t], p.local[w.Source[t]])
+			}
+		}
+	}
+	return out
+}
+
+// rebranchRotations moves each key's axis-angle vector in y (the first 3
+// of every perKey coordinates) to the branch nearest pred's.
+func rebranchRotations(pred, y []float64) {
+	for k := 0; k+perKey <= len(y); k += perKey {
+		w := unwrap(mgl64.Vec3{pred[k], pred[k+1], pred[k+2]}, mgl64.Vec3{y[k], y[k+1], y[k+2]})
+		copy(y[k:k+3], w[:])
+	}
+}

@@ -1,0 +1,171 @@
+package synth
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/graph/topo"
+)
+
+// localMinimum is the half-width, in frames, of the neighbourhood in
+// which a candidate transition must have the least cost.
+const localMinimum = 2
+
+// Transition is a candidate transition (i, j): after input frame From = i
+// the animation may go on as if it were at frame To = j, that is with
+// frame j+1. D(i, j) is its cost.
+type Transition struct {
+	From, To int
+	Cost     float64
+}
+
+// Graph is a part's motion graph for one threshold (Section 3.4). Its
+// nodes are the segments of the input between transition frames: an input
+// frame ends a segment when a transition leaves it, and begins one when a
+// transition arrives at it (frame j+1 of a transition (i, j)). Its edges
+// go from each segment to the next in the input and along each
+// transition.
+type Graph struct {
+	Threshold   float64
+	Transitions []Transition // by From, then To
+	Segments    [][2]int     // first and last input frame of each node
+	Edges       [][2]int     // (from, to) segment indices
+	Largest     []int        // the segments of the largest strongly connected component
+	out         [][]int      // per input frame, the frames j+1 its transitions go on with
+}
+
+// NoTransitionsError is returned by Graph when no pair of frames costs
+// less than the threshold.
+type NoTransitionsError struct {
+	Threshold float64
+	Least     float64 // the least cost of an eligible pair: the smallest useful threshold is just above it
+	Default   float64 // the part's default threshold
+}
+
+func (e *NoTransitionsError) Error() string {
+	return fmt.Sprintf("no transitions below %.4g; the smallest threshold that gives one is above %.4g (the default is %.4g)", e.Threshold, e.Least, e.Default)
+}
+
+// eligible reports whether (i, j) may be a transition at all: both frames
+// have a velocity (i, j ≥ 1), frame j+1 exists, and the frames are at
+// least MinJump apart.
+func (p *Part) eligible(i, j int) bool {
+	return i >= 1 && j >= 1 && j+1 < p.n && i < p.n && abs(i-j) >= p.MinJump
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Graph builds the motion graph of the part for threshold T: the
+// candidate transitions are the eligible pairs with D(i, j) < T that are
+// local minima of D within ±2 frames in i and j (as Kovar et al. 2002
+// prune theirs: neighbouring pairs are near-copies of one transition).
+// It returns a *NoTransitionsError if there is none.
+func (p *Part) Graph(threshold float64) (*Graph, error) {
+	g := &Graph{Threshold: threshold, out: make([][]int, p.n)}
+	least := math.Inf(1)
+	for i := range p.n {
+		for j := range p.n {
+			if !p.eligible(i, j) {
+				continue
+			}
+			d := p.Cost(i, j)
+			least = min(least, d)
+			if !(d < threshold) || !p.localMin(i, j) {
+				continue
+			}
+			g.Transitions = append(g.Transitions, Transition{From: i, To: j, Cost: d})
+			g.out[i] = append(g.out[i], j+1)
+		}
+	}
+	if len(g.Transitions) == 0 {
+		return nil, &NoTransitionsError{Threshold: threshold, Least: least, Default: p.DefaultThreshold()}
+	}
+	// Segments: cut after every frame a transition leaves and before
+	// every frame one arrives at.
+	cut := make([]bool, p.n) // cut[x]: a segment ends at x
+	for _, t := range g.Transitions {
+		cut[t.From] = true
+		cut[t.To] = true // frame To+1 begins a segment
+	}
+	cut[p.n-1] = true
+	seg := make([]int, p.n)
+	first := 0
+	for x := range p.n {
+		seg[x] = len(g.Segments)
+		if cut[x] {
+			g.Segments = append(g.Segments, [2]int{first, x})
+			first = x + 1
+		}
+	}
+	dg := simple.NewDirectedGraph()
+	for s := range g.Segments {
+		dg.AddNode(simple.Node(s))
+	}
+	for s, r := range g.Segments {
+		if r[1]+1 < p.n {
+			g.Edges = append(g.Edges, [2]int{s, s + 1})
+		}
+	}
+	for _, t := range g.Transitions {
+		g.Edges = append(g.Edges, [2]int{seg[t.From], seg[t.To+1]})
+	}
+	for _, e := range g.Edges {
+		if e[0] != e[1] {
+			dg.SetEdge(dg.NewEdge(simple.Node(e[0]), simple.Node(e[1])))
+		}
+	}
+	for _, c := range topo.TarjanSCC(dg) {
+		if len(c) < len(g.Largest) || len(c) == 1 && !g.selfLoop(int(c[0].ID())) {
+			continue
+		}
+		if len(c) == len(g.Largest) && len(c) > 0 && int(c[0].ID()) > g.Largest[0] {
+			continue
+		}
+		g.Largest = g.Largest[:0]
+		for _, v := range c {
+			g.Largest = append(g.Largest, int(v.ID()))
+		}
+		slices.Sort(g.Largest)
+	}
+	return g, nil
+}
+
+// selfLoop reports whether segment s has an edge to itself.
+func (g *Graph) selfLoop(s int) bool {
+	return slices.Contains(g.Edges, [2]int{s, s})
+}
+
+// LargestFrames returns the number of input frames in the largest strongly
+// connected component.
+func (g *Graph) LargestFrames() int {
+	n := 0
+	for _, s := range g.Largest {
+		n += g.Segments[s][1] - g.Segments[s][0] + 1
+	}
+	return n
+}
+
+// localMin reports whether D(i, j) is the least of the eligible pairs
+// within ±localMinimum frames (ties go to the first in row-major order).
+func (p *Part) localMin(i, j int) bool {
+	d := p.Cost(i, j)
+	for a := max(0, i-localMinimum); a <= min(p.n-1, i+localMinimum); a++ {
+		for b := max(0, j-localMinimum); b <= min(p.n-1, j+localMinimum); b++ {
+			if (a == i && b == j) || !p.eligible(a, b) {
+				continue
+			}
+			e := p.Cost(a, b)
+			if e < d || e == d && (a < i || a == i && b < j) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,423 @@
+package synth
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"gonum.org/v1/gonum/mat"
+
+	"gallop/solver/meshgraph"
+	"gallop/solver/rotation"
+)
+
+const (
+	perKey = 12 // coordinates per key: rotation 3, stretch 6, position 3
+	eqs    = 4  // equations per key and row: 3 gradient columns and the position
+)
+
+// positionScale sets the weight of the key positions against their
+// gradients: a position error of positionScale times the diagonal counts
+// as much as a gradient error of 1.
+const positionScale = 0.05
+
+// gradientRing is the neighbourhood, in edges, over which the weight
+// gradients at a key vertex are fitted.
+const gradientRing = 2
+
+// keyBone is one bone's weight at a key vertex and the weight's gradient
+// there.
+type keyBone struct {
+	bone int     // index into the model's bones
+	col  int     // index into Part.Bones, -1 for the part's reference bone
+	w    float64 // wᵦ at the key vertex
+	g    mgl64.Vec3
+}
+
+// key is one key vertex: its rest position and the bones whose weight or
+// weight gradient is non-zero there.
+type key struct {
+	vertex int
+	p      mgl64.Vec3
+	bones  []keyBone
+}
+
+// keys holds a part's key vertices, the rotation-strain coordinates of
+// their deformation gradients at every input frame, and the least-squares
+// operator that turns deformation gradients back into bone positions
+// (Eq. 9).
+type keys struct {
+	list   []key
+	coords [][]float64 // per input frame, 9 per key: the rotation's axis-angle vector, then S₀₀ S₀₁ S₀₂ S₁₁ S₁₂ S₂₂
+	weight float64     // of the position equations: 1 / positionScale·diagonal
+	solve  *mat.Dense  // (4·|Bones|) × (4·K): (MᵀM + μI)⁻¹ Mᵀ
+	prior  *mat.Dense  // (4·|Bones|) × (4·|Bones|): μ (MᵀM + μI)⁻¹
+	fixed  []float64   // 3·K·3: the reference bone's part of each gradient, row r then key then column c
+}
+
+// newKeys selects the key vertices of part p (Section 3.3): for each of its
+// bones and its reference bone the vertex of largest weight, and for each
+// pair of them the vertex that maximises wᵢ·wⱼ where both are non-zero. In
+// a part of a split mesh, a key vertex whose neighbourhood another part's
+// bone weighs at least Options.Coupling on is left out, and smaller
+// weights of other parts' bones are ignored, so that the part's gradients
+// depend on its own bones alone.
+func newKeys(a *Analysis, adj *meshgraph.Adjacency, p *Part) (*keys, error) {
+	m := a.Model
+	in := map[int]int{p.Reference: -1} // bone -> column
+	for c, b := range p.Bones {
+		in[b] = c
+	}
+	nb := m.NumBones()
+	bestV := make([]int, nb)
+	bestW := make([]float64, nb)
+	pairV := map[[2]int]int{}
+	pairW := map[[2]int]float64{}
+	for i, l := range m.Weights {
+		for x, u := range l {
+			if _, ok := in[u.Bone]; !ok {
+				continue
+			}
+			if u.Weight > bestW[u.Bone] {
+				bestW[u.Bone], bestV[u.Bone] = u.Weight, i
+			}
+			for _, v := range l[x+1:] {
+				if _, ok := in[v.Bone]; !ok || u.Weight*v.Weight <= 0 {
+					continue
+				}
+				e := [2]int{min(u.Bone, v.Bone), max(u.Bone, v.Bone)}
+				if w := u.Weight * v.Weight; w > pairW[e] {
+					pairW[e], pairV[e] = w, i
+				}
+			}
+		}
+	}
+	var verts []int
+	for b := range in {
+		if bestW[b] > 0 {
+			verts = append(verts, bestV[b])
+		}
+	}
+	for _, v := range pairV {
+		verts = append(verts, v)
+	}
+	slices.Sort(verts)
+	verts = slices.Compact(verts)
+
+	ks := &keys{weight: 1 / (positionScale * a.Diagonal)}
+	seen := make([]bool, len(m.Rest))
+	var ring []int32
+	for _, v := range verts {
+		ring = adj.Ring(ring, seen, v, gradientRing)
+		kv, ok := gradientsAt(m, ring, v, in, a.Opts.Coupling)
+		if !ok {
+			continue // weighted by another part's bones
+		}
+		ks.list = append(ks.list, kv)
+	}
+	if len(ks.list) == 0 && len(p.Bones) > 0 {
+		return nil, fmt.Errorf("synth: part of bone %d has no key vertex", p.Reference)
+	}
+	ks.coordinates(p, m.NumFrames())
+	if err := ks.operator(p); err != nil {
+		return nil, err
+	}
+	return ks, nil
+}
+
+// gradientsAt fits the weight gradients ∇wᵦ at vertex v over the vertices
+// of ring (v's neighbourhood, v first) in the rest pose. The paper's
+// Appendix A, which derives them, is missing; this is the derivation used.
+//
+// Each bone's weight is modelled near v as the affine function
+// wᵦ(x) ≈ wᵦ(v) + gᵦ·(x − v), its value at v fixed to the vertex's own
+// weight, so that Σᵦ wᵦ(v) = 1 holds exactly as the skinning model has it.
+// The gradients minimise
+//
+//	Σᵦ Σₖ (wₖᵦ − wᵥᵦ − gᵦ·eₖ)² + ε Σᵦ ‖gᵦ‖²,   eₖ = xₖ − xᵥ,
+//
+// subject to Σᵦ gᵦ = 0. Every bone shares the normal matrix
+// H = Σₖ eₖeₖᵀ + εI, so the unconstrained minimisers are
+// gᵦᵘ = H⁻¹ Σₖ eₖ (wₖᵦ − wᵥᵦ), and the Lagrange conditions
+// H(gᵦ − gᵦᵘ) = λ give the constrained ones in closed form:
+//
+//	gᵦ = gᵦᵘ − (1/|B|) Σ_c g_cᵘ
+//
+// over the |B| bones weighted anywhere in the ring. (With weights that sum
+// to one at every vertex the correction is rounding error: the
+// unconstrained fits already sum to H⁻¹ Σₖ eₖ (1 − 1) = 0; the projection
+// makes it exact.) ε = 10⁻³ tr(H)/3 keeps H invertible where the ring is
+// flat and sets the gradient's component along the normal, which the
+// surface does not determine, to nearly zero.
+//
+// With both properties a deformation gradient (Eq. 8) is F wherever the
+// whole mesh undergoes an affine map (F, t): Σᵦ wᵦ F + (F v + t) Σᵦ gᵦᵀ = F.
+// It returns false if a bone outside in weighs at least coupling on the
+// ring; smaller weights of such bones are left out.
+func gradientsAt(m *Model, ring []int32, v int, in map[int]int, coupling float64) (key, bool) {
+	kv := key{vertex: v, p: m.Rest[v]}
+	var bones []int
+	for _, u := range ring {
+		for _, x := range m.Weights[u] {
+			if x.Weight <= 0 {
+				continue
+			}
+			if _, ok := in[x.Bone]; !ok {
+				if x.Weight >= coupling {
+					return kv, false
+				}
+				continue
+			}
+			bones = append(bones, x.Bone)
+		}
+	}
+	slices.Sort(bones)
+	bones = slices.Compact(bones)
+	weight := func(u, b int) float64 { // 0 for a bone left out
+		for _, x := range m.Weights[u] {
+			if x.Bone == b {
+				return x.Weight
+			}
+		}
+		return 0
+	}
+	var h mgl64.Mat3
+	for _, u := range ring[1:] {
+		e := m.Rest[u].Sub(kv.p)
+		h = h.Add(outer(e, e))
+	}
+	eps := 1e-3 * (h[0] + h[4] + h[8]) / 3
+	if eps == 0 {
+		eps = 1
+	}
+	h[0], h[4], h[8] = h[0]+eps, h[4]+eps, h[8]+eps
+	hi := h.Inv()
+	var sum mgl64.Vec3
+	for _, b := range bones {
+		wv := weight(v, b)
+		var rhs mgl64.Vec3
+		for _, u := range ring[1:] {
+			rhs = rhs.Add(m.Rest[u].Sub(kv.p).Mul(weight(int(u), b) - wv))
+		}
+		g := hi.Mul3x1(rhs)
+		sum = sum.Add(g)
+		kv.bones = append(kv.bones, keyBone{bone: b, col: in[b], w: wv, g: g})
+	}
+	corr := sum.Mul(1 / float64(len(bones)))
+	for x := range kv.bones {
+		kv.bones[x].g = kv.bones[x].g.Sub(corr)
+	}
+	return kv, true
+}
+
+func outer(a, b mgl64.Vec3) mgl64.Mat3 {
+	return mgl64.Mat3{a[0] * b[0], a[1] * b[0], a[2] * b[0], a[0] * b[1], a[1] * b[1], a[2] * b[1], a[0] * b[2], a[1] * b[2], a[2] * b[2]}
+}
+
+// position returns the key vertex's position Σᵦ wᵦ (Fᵦ p + tᵦ) for the
+// part's local-frame bone positions local.
+func (kv *key) position(local []Affine) mgl64.Vec3 {
+	var v mgl64.Vec3
+	for _, kb := range kv.bones {
+		if kb.col < 0 {
+			v = v.Add(kv.p.Mul(kb.w))
+		} else {
+			v = v.Add(local[kb.col].Apply(kv.p).Mul(kb.w))
+		}
+	}
+	return v
+}
+
+// gradient returns the deformation gradient at key kv for the part's
+// local-frame bone positions local (the reference bone the identity),
+// Eq. 8:
+//
+//	D = Σᵦ wᵦ Fᵦ + (Fᵦ p + tᵦ) ∇wᵦᵀ
+func (kv *key) gradient(local []Affine) mgl64.Mat3 {
+	var d mgl64.Mat3
+	for _, kb := range kv.bones {
+		f, t := mgl64.Ident3(), mgl64.Vec3{}
+		if kb.col >= 0 {
+			f, t = local[kb.col].F, local[kb.col].T
+		}
+		d = d.Add(f.Mul(kb.w)).Add(outer(f.Mul3x1(kv.p).Add(t), kb.g))
+	}
+	return d
+}
+
+// coordinates computes the rotation-strain coordinates of every key's
+// deformation gradient at every input frame: D = U·S by the polar
+// decomposition, the axis-angle vector of U (unwrapped along time) and the
+// upper triangle of the symmetric S.
+func (ks *keys) coordinates(p *Part, n int) {
+	ks.coords = make([][]float64, n)
+	for x := range n {
+		c := make([]float64, perKey*len(ks.list))
+		for k := range ks.list {
+			u, s := rotation.Polar(ks.list[k].gradient(p.local[x]))
+			w := rotation.Log(u)
+			if x > 0 {
+				prev := ks.coords[x-1][perKey*k:]
+				w = unwrap(mgl64.Vec3{prev[0], prev[1], prev[2]}, w)
+			}
+			v := ks.list[k].position(p.local[x])
+			copy(c[perKey*k:], []float64{w[0], w[1], w[2], s[0], s[3], s[6], s[4], s[7], s[8], v[0], v[1], v[2]})
+		}
+		ks.coords[x] = c
+	}
+}
+
+// fromCoordinates returns the deformation gradient U·S of the 9
+// rotation-strain coordinates c.
+func fromCoordinates(c []float64) mgl64.Mat3 {
+	u := rotation.Exp(mgl64.Vec3{c[0], c[1], c[2]})
+	s := mgl64.Mat3{c[3], c[4], c[5], c[4], c[6], c[7], c[5], c[7], c[8]}
+	return u.Mul3(s)
+}
+
+// operator builds the least-squares solve of Eq. 9. Eq. 8 is linear in
+// the bone positions and, row by row, separable: row r of D at key k,
+// column c, is
+//
+//	Dᵣ꜀ = Σᵦ Σₘ Fᵦ[r,m] (wᵦ δₘ꜀ + pₘ ∇wᵦ[c]) + tᵦ[r] ∇wᵦ[c]
+//
+// so the three rows of every bone's (F, t) solve three systems with one
+// matrix M of 3·K rows (key k, column c) and 4 unknowns per bone
+// (Fᵦ[r,0..2], tᵦ[r]). The reference bone is the identity in its own
+// frame; its terms move to the right-hand side. The normal equations are
+// regularised towards a prior p₀ (the input's own bone positions at the
+// frame being played), min ‖Mz − d‖² + μ‖z − z₀‖² with μ = 10⁻⁹ tr(MᵀM)/n:
+// too weak to move a determined solution, it fixes the bones the key
+// vertices do not determine (a bone with no neighbour in its part).
+func (ks *keys) operator(p *Part) error {
+	nb := len(p.Bones)
+	if nb == 0 {
+		return nil
+	}
+	nk := len(ks.list)
+	M := mat.NewDense(eqs*nk, 4*nb, nil)
+	ks.fixed = make([]float64, 3*eqs*nk)
+	add := func(row, col int, v float64) { M.Set(row, col, M.At(row, col)+v) }
+	for k, kv := range ks.list {
+		for _, kb := range kv.bones {
+			// Gradient columns c = 0, 1, 2, then the position (c = 3),
+			// scaled by PositionWeight.
+			for c := range eqs {
+				row := eqs*k + c
+				coef := func(m int) float64 { // of Fᵦ[r, m]
+					if c == 3 {
+						return ks.weight * kb.w * kv.p[m]
+					}
+					v := kv.p[m] * kb.g[c]
+					if m == c {
+						v += kb.w
+					}
+					return v
+				}
+				ct := kb.g[min(c, 2)] // of tᵦ[r]
+				if c == 3 {
+					ct = ks.weight * kb.w
+				}
+				if kb.col < 0 { // the reference bone: F = I, t = 0
+					for r := range 3 {
+						ks.fixed[(r*nk+k)*eqs+c] += coef(r)
+					}
+					continue
+				}
+				for m := range 3 {
+					add(row, 4*kb.col+m, coef(m))
+				}
+				add(row, 4*kb.col+3, ct)
+			}
+		}
+	}
+	var mtm mat.SymDense
+	mtm.SymOuterK(1, M.T())
+	tr := 0.0
+	for i := range 4 * nb {
+		tr += mtm.At(i, i)
+	}
+	mu := 1e-9 * tr / float64(4*nb)
+	if mu == 0 {
+		mu = 1
+	}
+	for i := range 4 * nb {
+		mtm.SetSym(i, i, mtm.At(i, i)+mu)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(&mtm) {
+		return fmt.Errorf("synth: the blending system of the part of bone %d is not positive definite", p.Reference)
+	}
+	ks.solve = mat.NewDense(4*nb, eqs*nk, nil)
+	if err := ch.SolveTo(ks.solve, M.T()); err != nil {
+		return err
+	}
+	eye := mat.NewDiagDense(4*nb, nil)
+	for i := range 4 * nb {
+		eye.SetDiag(i, mu)
+	}
+	ks.prior = mat.NewDense(4*nb, 4*nb, nil)
+	return ch.SolveTo(ks.prior, eye)
+}
+
+// bones solves Eq. 9 for the part's bones in the reference frame from the
+// deformation gradients given by coordinates c (9 per key), with prior
+// positions prior; it writes them to dst.
+func (ks *keys) bones(dst []Affine, c []float64, prior []Affine) {
+	nb, nk := len(dst), len(ks.list)
+	d := make([]float64, eqs*nk)
+	z := make([]float64, 4*nb)
+	z0 := make([]float64, 4*nb)
+	grads := make([]mgl64.Mat3, nk)
+	for k := range grads {
+		grads[k] = fromCoordinates(c[perKey*k:])
+	}
+	for r := range 3 {
+		for k := range nk {
+			for col := range 3 {
+				d[eqs*k+col] = grads[k].At(r, col) - ks.fixed[(r*nk+k)*eqs+col]
+			}
+			d[eqs*k+3] = ks.weight*c[perKey*k+9+r] - ks.fixed[(r*nk+k)*eqs+3]
+		}
+		for b := range nb {
+			for mm := range 3 {
+				z0[4*b+mm] = prior[b].F.At(r, mm)
+			}
+			z0[4*b+3] = prior[b].T[r]
+		}
+		mulVec(z, ks.solve, d)
+		addMulVec(z, ks.prior, z0)
+		for b := range nb {
+			for mm := range 3 {
+				dst[b].F.Set(r, mm, z[4*b+mm])
+			}
+			dst[b].T[r] = z[4*b+3]
+		}
+	}
+}
+
+func mulVec(dst []float64, a *mat.Dense, x []float64) {
+	r, c := a.Dims()
+	raw := a.RawMatrix()
+	for i := range r {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		s := 0.0
+		for j, v := range row {
+			s += v * x[j]
+		}
+		dst[i] = s
+	}
+}
+
+func addMulVec(dst []float64, a *mat.Dense, x []float64) {
+	r, c := a.Dims()
+	raw := a.RawMatrix()
+	for i := range r {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		s := 0.0
+		for j, v := range row {
+			s += v * x[j]
+		}
+		dst[i] += s
+	}
+}

@@ -1,0 +1,269 @@
+package synth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/internal/parallel"
+	"gallop/solver/bvh"
+)
+
+// Request describes the clips to synthesise.
+type Request struct {
+	Frames  int   // L, the output length in frames
+	Blend   Blend // how splices are smoothed
+	Window  int   // W, the half-width of a splice's blending window in frames; default 6
+	Hold    int   // the least number of frames between two splices of a part; default 2W
+	Targets []Target
+
+	// Obstacles the clip's mesh must not touch. A walk is searched
+	// depth-first, each frame tested at its unblended pose against the
+	// obstacles grown by Margin (default 1% of the rest mesh's diagonal);
+	// the finished clip is tested at every frame exactly, and drawn again
+	// from the next random stream if it fails, up to Attempts times
+	// (default 16).
+	Obstacles []Obstacle
+	Margin    float64
+	Attempts  int
+}
+
+func (r *Request) withDefaults(a *Analysis) {
+	if r.Window <= 0 {
+		r.Window = 6
+	}
+	if r.Hold <= 0 {
+		r.Hold = 2 * r.Window
+	}
+	if r.Margin <= 0 {
+		r.Margin = 0.01 * a.Diagonal
+	}
+	if r.Attempts <= 0 {
+		r.Attempts = 16
+	}
+}
+
+// Obstacle is a scene object a synthesised mesh must keep out of.
+type Obstacle interface {
+	// Hits reports whether the triangle mesh with vertex positions pos
+	// (tree is its BVH, refitted to pos) comes within margin of the
+	// obstacle: touches or crosses its surface, or lies inside it.
+	Hits(pos []mgl64.Vec3, triangles [][3]int, tree *bvh.Tree, margin float64) bool
+}
+
+// Clip is one synthesised animation: every bone's position in the world
+// at every output frame, and each part's walk.
+type Clip struct {
+	Seed     uint64
+	Attempt  int        // the random stream that gave it (0 unless obstacles made earlier ones fail)
+	Bones    [][]Affine // per output frame, per bone
+	Walks    []Walk     // per part
+	Analysis *Analysis
+}
+
+// Pose writes the mesh at output frame t into dst (grown as needed) and
+// returns it.
+func (c *Clip) Pose(dst []mgl64.Vec3, t int) []mgl64.Vec3 {
+	m := c.Analysis.Model
+	return pose(dst, m.Rest, m.Weights, c.Bones[t])
+}
+
+// Synthesizer draws clips for one request. It is safe for concurrent use.
+type Synthesizer struct {
+	a      *Analysis
+	req    Request
+	plans  []*plan
+	driver int             // the part whose walk places the reference bone in the world
+	input  [][]mgl64.Vec3  // the model's pose at every input frame, for obstacle tests
+}
+
+// NewSynthesizer prepares req with graphs, one per part (in the order of
+// Analysis.Parts). It fails if the request cannot be met: an output of
+// fewer than two frames, targets outside the input or the output, or
+// targets no walk can meet.
+func (a *Analysis) NewSynthesizer(graphs []*Graph, req Request) (*Synthesizer, error) {
+	if len(graphs) != len(a.Parts) {
+		return nil, fmt.Errorf("synth: %d graphs for %d parts", len(graphs), len(a.Parts))
+	}
+	if req.Frames < 2 {
+		return nil, fmt.Errorf("synth: an output of %d frames; want at least 2", req.Frames)
+	}
+	req.withDefaults(a)
+	s := &Synthesizer{a: a, req: req}
+	for k, p := range a.Parts {
+		pl, err := newPlan(p, graphs[k], &s.req)
+		if err != nil {
+			if len(a.Parts) > 1 {
+				err = fmt.Errorf("part %d: %w", k+1, err)
+			}
+			return nil, err
+		}
+		s.plans = append(s.plans, pl)
+		if len(p.Bones) > len(a.Parts[s.driver].Bones) {
+			s.driver = k
+		}
+	}
+	if len(req.Obstacles) > 0 {
+		m := a.Model
+		s.input = make([][]mgl64.Vec3, m.NumFrames())
+		parallel.For(len(s.input), func(x int) {
+			bones := make([]Affine, m.NumBones())
+			for b, tr := range m.Bones[x] {
+				bones[b] = rigid(tr)
+			}
+			s.input[x] = pose(nil, m.Rest, m.Weights, bones)
+		})
+	}
+	return s, nil
+}
+
+// ErrBlocked is wrapped by the error of a clip whose obstacles no walk
+// found could avoid.
+var ErrBlocked = errors.New("the obstacles block every walk tried")
+
+// Clip synthesises the clip of seed. Each part walks its own motion graph
+// on its own random stream (seed, part); the driver part (the one of most
+// bones) also places the reference bone in the world (Eq. 7). The result
+// depends on the seed alone.
+func (s *Synthesizer) Clip(ctx context.Context, seed uint64) (*Clip, error) {
+	var scratch *collider
+	if len(s.req.Obstacles) > 0 {
+		scratch = newCollider(s.a.Model)
+	}
+	for attempt := range s.req.Attempts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := s.attempt(seed, attempt, scratch)
+		if errors.Is(err, errBudget) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if scratch == nil || s.clear(c, scratch) {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("clip of seed %d: %w (%d attempts)", seed, ErrBlocked, s.req.Attempts)
+}
+
+func (s *Synthesizer) attempt(seed uint64, attempt int, col *collider) (*Clip, error) {
+	a := s.a
+	c := &Clip{Seed: seed, Attempt: attempt, Analysis: a, Walks: make([]Walk, len(a.Parts))}
+	for k, pl := range s.plans {
+		rng := rand.New(rand.NewPCG(seed, uint64(attempt)<<16|uint64(k)))
+		var test func(t, x int, at Affine) bool
+		if col != nil && k == s.driver {
+			test = func(_, x int, at Affine) bool { return !col.hits(s.input[x], at, s.req.Obstacles, s.req.Margin) }
+		}
+		w, err := pl.walk(rng, s.align, test, 20*s.req.Frames)
+		if err != nil {
+			return nil, err
+		}
+		c.Walks[k] = w
+	}
+	s.assemble(c)
+	return c, nil
+}
+
+// align returns the rigid map that places input frame j where the map at
+// (input frame i placed by at) has the reference bone, Eq. 7:
+// at ∘ Ref(i) ∘ Ref(j)⁻¹.
+func (s *Synthesizer) align(at Affine, i, j int) Affine {
+	m, ref := s.a.Model, s.a.Parts[s.driver].Reference
+	ri, rj := m.Bones[i][ref], m.Bones[j][ref]
+	rt := rj.R.Transpose()
+	inv := Affine{F: rt, T: rt.Mul3x1(rj.T).Mul(-1)}
+	return inv.then(rigid(ri)).then(at)
+}
+
+// assemble fills c.Bones: each part's blended local-frame bones carried
+// into the world by the reference bone, which the driver's walk places
+// (Eq. 7 and 10).
+func (s *Synthesizer) assemble(c *Clip) {
+	a, m := s.a, s.a.Model
+	L := s.req.Frames
+	c.Bones = make([][]Affine, L)
+	dw := c.Walks[s.driver]
+	ref := a.Parts[s.driver].Reference
+	at := Affine{F: mgl64.Ident3()}
+	refWorld := make([]Affine, L)
+	next := 0
+	for t := range L {
+		x := dw.Source[t]
+		if t > 0 && next < len(dw.Splices) && dw.Splices[next] == t-1 {
+			at = s.align(at, dw.Source[t-1], x-1)
+			next++
+		}
+		refWorld[t] = rigid(m.Bones[x][ref]).then(at)
+		c.Bones[t] = make([]Affine, m.NumBones())
+		c.Bones[t][ref] = refWorld[t]
+	}
+	for k, p := range a.Parts {
+		local := p.localPositions(c.Walks[k], s.req.Blend, s.req.Window)
+		for t := range L {
+			for col, b := range p.Bones {
+				c.Bones[t][b] = local[t][col].then(refWorld[t])
+			}
+		}
+	}
+}
+
+// clear tests every frame of c against the obstacles, exactly.
+func (s *Synthesizer) clear(c *Clip, col *collider) bool {
+	id := Affine{F: mgl64.Ident3()}
+	for t := range c.Bones {
+		col.pos = c.Pose(col.pos, t)
+		if col.hits(col.pos, id, s.req.Obstacles, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Clips synthesises the clips of seeds on every core, in order, calling
+// done after each.
+func (s *Synthesizer) Clips(ctx context.Context, seeds []uint64, done func()) ([]*Clip, error) {
+	clips := make([]*Clip, len(seeds))
+	errs := make([]error, len(seeds))
+	parallel.For(len(seeds), func(i int) {
+		clips[i], errs[i] = s.Clip(ctx, seeds[i])
+		if done != nil {
+			done()
+		}
+	})
+	return clips, errors.Join(errs...)
+}
+
+// collider holds one goroutine's scratch for obstacle tests: the mesh's
+// BVH and its posed positions.
+type collider struct {
+	tris [][3]int
+	tree *bvh.Tree
+	pos  []mgl64.Vec3
+	tmp  []mgl64.Vec3
+}
+
+func newCollider(m *Model) *collider {
+	return &collider{tris: m.Triangles, tree: bvh.Build(m.Rest, m.Triangles)}
+}
+
+// hits reports whether the positions pos placed by the rigid map at come
+// within margin of an obstacle.
+func (c *collider) hits(pos []mgl64.Vec3, at Affine, obstacles []Obstacle, margin float64) bool {
+	c.tmp = c.tmp[:0]
+	for _, p := range pos {
+		c.tmp = append(c.tmp, at.Apply(p))
+	}
+	c.tree.Refit(c.tmp)
+	for _, o := range obstacles {
+		if o.Hits(c.tmp, c.tris, c.tree, margin) {
+			return true
+		}
+	}
+	return false
+}
