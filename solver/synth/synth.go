@@ -76,8 +76,8 @@ type Synthesizer struct {
 	a      *Analysis
 	req    Request
 	plans  []*plan
-	driver int             // the part whose walk places the reference bone in the world
-	input  [][]mgl64.Vec3  // the model's pose at every input frame, for obstacle tests
+	driver int            // the part whose walk places the reference bone in the world
+	input  [][]mgl64.Vec3 // the model's pose at every input frame, for obstacle tests
 }
 
 // NewSynthesizer prepares req with graphs, one per part (in the order of
