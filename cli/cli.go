@@ -30,6 +30,7 @@ func commands() []command {
 		{"sample", "sample plausible multi-body animations that meet constraints (MCMC)", runSample},
 		{"rig", "infer a skinning rig (bones and weights) from a mesh animation (SSDR)", runRig},
 		{"dynamics", "fit or apply secondary motion on skinned animation (dynamic skinning)", runDynamics},
+		{"synth", "turn one mesh animation into many different, arbitrarily long ones (One-to-Many)", runSynth},
 		{"bench", "measure Gallop's performance figures, as JSON lines", runBench},
 	}
 }

@@ -151,22 +151,22 @@ func poisson(src []int, isFree []bool, dim int, value func(x int, dst []float64)
 // with A the walk before the splice carried on past i (input frame
 // i+t−s) and B the walk after it carried back before j+1 (input frame
 // j+t−s), both clamped to the input. Overlapping windows add their
-// corrections.
+// corrections. Rows of frames outside every window are nil.
 //
 // rebranch, if set, moves the other walk's values in place to equivalent
 // ones nearest the walk's own (for rotation vectors: the same rotation on
 // the nearest branch), so that a crossfade never spins a full turn.
 func linear(src []int, splices []int, W, n, dim int, value func(x int, dst []float64), rebranch func(ref, y []float64)) [][]float64 {
 	L := len(src)
-	y := make([][]float64, L)
-	for t := range L {
-		y[t] = make([]float64, dim)
-		value(src[t], y[t])
-	}
+	y := make([][]float64, L) // nil outside the windows
 	other, own := make([]float64, dim), make([]float64, dim)
 	for _, s := range splices {
 		i, j := src[s], src[s+1]-1
 		for t := max(1, s-W+1); t <= min(L-1, s+W); t++ {
+			if y[t] == nil {
+				y[t] = make([]float64, dim)
+				value(src[t], y[t])
+			}
 			a := float64(t-s+W) / float64(2*W+1)
 			value(src[t], own)
 			var w float64
@@ -219,7 +219,7 @@ func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
 	case BlendLinear:
 		y := linear(w.Source, w.Splices, W, p.n, 12*nb, entries, nil)
 		for t := range L {
-			if isFree[t] {
+			if y[t] != nil {
 				toAffine(y[t], out[t])
 			}
 		}
@@ -234,7 +234,7 @@ func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
 		k := p.keys
 		y := linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), func(x int, dst []float64) { copy(dst, k.coords[x]) }, rebranchRotations)
 		for t := range L {
-			if isFree[t] {
+			if y[t] != nil {
 				k.bones(out[t], y[t], p.local[w.Source[t]])
 			}
 		}

@@ -50,8 +50,9 @@ type keys struct {
 	list   []key
 	coords [][]float64 // per input frame, 9 per key: the rotation's axis-angle vector, then S₀₀ S₀₁ S₀₂ S₁₁ S₁₂ S₂₂
 	weight float64     // of the position equations: 1 / positionScale·diagonal
-	solve  *mat.Dense  // (4·|Bones|) × (4·K): (MᵀM + μI)⁻¹ Mᵀ
-	prior  *mat.Dense  // (4·|Bones|) × (4·|Bones|): μ (MᵀM + μI)⁻¹
+	rows   [][]entry   // M's rows, sparse: 4·K rows over 4·|Bones| unknowns
+	chol   []float64   // L, the lower Cholesky factor of MᵀM + μI, row-major
+	mu     float64
 	fixed  []float64   // 3·K·3: the reference bone's part of each gradient, row r then key then column c
 }
 
@@ -348,16 +349,31 @@ func (ks *keys) operator(p *Part) error {
 	if !ch.Factorize(&mtm) {
 		return fmt.Errorf("synth: the blending system of the part of bone %d is not positive definite", p.Reference)
 	}
-	ks.solve = mat.NewDense(4*nb, eqs*nk, nil)
-	if err := ch.SolveTo(ks.solve, M.T()); err != nil {
-		return err
+	nz := 4 * nb
+	ks.mu = mu
+	ks.chol = make([]float64, nz*nz)
+	var l mat.TriDense
+	ch.LTo(&l)
+	for i := range nz {
+		for j := 0; j <= i; j++ {
+			ks.chol[i*nz+j] = l.At(i, j)
+		}
 	}
-	eye := mat.NewDiagDense(4*nb, nil)
-	for i := range 4 * nb {
-		eye.SetDiag(i, mu)
+	ks.rows = make([][]entry, eqs*nk)
+	for i := range ks.rows {
+		for j := range nz {
+			if v := M.At(i, j); v != 0 {
+				ks.rows[i] = append(ks.rows[i], entry{j, v})
+			}
+		}
 	}
-	ks.prior = mat.NewDense(4*nb, 4*nb, nil)
-	return ch.SolveTo(ks.prior, eye)
+	return nil
+}
+
+// entry is one non-zero of a sparse row.
+type entry struct {
+	col int
+	v   float64
 }
 
 // bones solves Eq. 9 for the part's bones in the reference frame from the
@@ -385,39 +401,37 @@ func (ks *keys) bones(dst []Affine, c []float64, prior []Affine) {
 			}
 			z0[4*b+3] = prior[b].T[r]
 		}
-		mulVec(z, ks.solve, d)
-		addMulVec(z, ks.prior, z0)
+		// z = (MᵀM + μI)⁻¹ (Mᵀd + μz₀): Mᵀd from M's sparse rows, then
+		// the two triangular solves with L.
+		for i := range z {
+			z[i] = ks.mu * z0[i]
+		}
+		for i, row := range ks.rows {
+			for _, e := range row {
+				z[e.col] += e.v * d[i]
+			}
+		}
+		n := len(z)
+		for i := range n {
+			v := z[i]
+			li := ks.chol[i*n : i*n+i]
+			for j, x := range li {
+				v -= x * z[j]
+			}
+			z[i] = v / ks.chol[i*n+i]
+		}
+		for i := n - 1; i >= 0; i-- {
+			v := z[i]
+			for j := i + 1; j < n; j++ {
+				v -= ks.chol[j*n+i] * z[j]
+			}
+			z[i] = v / ks.chol[i*n+i]
+		}
 		for b := range nb {
 			for mm := range 3 {
 				dst[b].F.Set(r, mm, z[4*b+mm])
 			}
 			dst[b].T[r] = z[4*b+3]
 		}
-	}
-}
-
-func mulVec(dst []float64, a *mat.Dense, x []float64) {
-	r, c := a.Dims()
-	raw := a.RawMatrix()
-	for i := range r {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
-		s := 0.0
-		for j, v := range row {
-			s += v * x[j]
-		}
-		dst[i] = s
-	}
-}
-
-func addMulVec(dst []float64, a *mat.Dense, x []float64) {
-	r, c := a.Dims()
-	raw := a.RawMatrix()
-	for i := range r {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
-		s := 0.0
-		for j, v := range row {
-			s += v * x[j]
-		}
-		dst[i] += s
 	}
 }

@@ -267,3 +267,6 @@ func (c *collider) hits(pos []mgl64.Vec3, at Affine, obstacles []Obstacle, margi
 	}
 	return false
 }
+
+// Window returns the half-width of the blending window in use.
+func (s *Synthesizer) Window() int { return s.req.Window }

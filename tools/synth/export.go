@@ -1,0 +1,91 @@
+package synth
+
+import (
+	"fmt"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/assets"
+	"gallop/solver/rotation"
+	"gallop/solver/synth"
+)
+
+// SkinnedObject returns clip c as a skinned object for assets.SaveGLTF
+// with assets.ExportSkin. glTF joints carry only a translation, a rotation
+// and a scale, and a synthesised bone is a general affine map x ↦ F x + t
+// (Section 3.3), so each bone is two joints, from the SVD F = U Σ Vᵀ
+// (U, V rotations, the sign of det F in σ₃): a root joint with
+// translation t, rotation U and scale Σ, and its child with rotation Vᵀ,
+// which the vertices are bound to. Their product is exactly [F | t] at
+// every frame (to float32). Between frames the SVD's signs are chosen
+// nearest the previous frame's, so that the keys interpolate smoothly.
+// Every joint is bound at the rest pose with the identity, as the rig
+// tool's SSDR export is. name names the object and its animation.
+func SkinnedObject(c *synth.Clip, name string, fps float64, mesh *assets.Mesh) *assets.Object {
+	m := c.Analysis.Model
+	nb := m.NumBones()
+	rig := &assets.Rig{Joints: make([]assets.Joint, 2*nb), Weights: make([][]assets.Influence, len(m.Weights))}
+	for b := range nb {
+		rig.Joints[2*b] = assets.Joint{Name: fmt.Sprintf("bone%d", b), Parent: -1, Rest: assets.IdentityTransform(), InverseBind: mgl64.Ident4()}
+		rig.Joints[2*b+1] = assets.Joint{Name: fmt.Sprintf("bone%d.v", b), Parent: 2 * b, Rest: assets.IdentityTransform(), InverseBind: mgl64.Ident4()}
+	}
+	for i, l := range m.Weights {
+		rig.Weights[i] = make([]assets.Influence, len(l))
+		for k, in := range l {
+			rig.Weights[i][k] = assets.Influence{Joint: 2*in.Bone + 1, Weight: in.Weight}
+		}
+	}
+	anim := &assets.SkinAnimation{Name: name, FPS: fps, Frames: make([][]assets.Transform, len(c.Bones))}
+	prevU, prevV := make([]mgl64.Mat3, nb), make([]mgl64.Mat3, nb)
+	for t, bones := range c.Bones {
+		frame := make([]assets.Transform, 2*nb)
+		for b, a := range bones {
+			u, s, v := rotation.SVD(a.F)
+			if t > 0 {
+				u, v = nearestSigns(u, v, prevU[b], prevV[b])
+			}
+			prevU[b], prevV[b] = u, v
+			frame[2*b] = assets.Transform{Translation: a.T, Rotation: mgl64.Mat4ToQuat(u.Mat4()), Scale: s}
+			frame[2*b+1] = assets.Transform{Rotation: mgl64.Mat4ToQuat(v.Transpose().Mat4()), Scale: assets.Vec3{1, 1, 1}}
+		}
+		anim.Frames[t] = frame
+	}
+	mc := mesh.Clone()
+	mc.Positions = append([]assets.Vec3(nil), m.Rest...)
+	return &assets.Object{Name: name, Mesh: mc, Rig: rig, Skin: anim}
+}
+
+// nearestSigns returns the SVD factors (u, v) with the signs of two of
+// their columns flipped in both (which keeps U Σ Vᵀ and both determinants)
+// so that they are nearest (pu, pv): of the four such choices, the one of
+// largest tr(puᵀu) + tr(pvᵀv).
+func nearestSigns(u, v, pu, pv mgl64.Mat3) (mgl64.Mat3, mgl64.Mat3) {
+	best, bu, bv := -1e300, u, v
+	for _, flip := range [4][3]float64{{1, 1, 1}, {-1, -1, 1}, {-1, 1, -1}, {1, -1, -1}} {
+		var fu, fv mgl64.Mat3
+		score := 0.0
+		for c := range 3 {
+			for r := range 3 {
+				fu[3*c+r] = flip[c] * u[3*c+r]
+				fv[3*c+r] = flip[c] * v[3*c+r]
+				score += fu[3*c+r]*pu[3*c+r] + fv[3*c+r]*pv[3*c+r]
+			}
+		}
+		if score > best {
+			best, bu, bv = score, fu, fv
+		}
+	}
+	return bu, bv
+}
+
+// BakedObject returns clip c as an object whose clip holds the posed
+// vertices of every frame, for assets.ExportMorph or for the document.
+func BakedObject(c *synth.Clip, name string, fps float64, mesh *assets.Mesh) *assets.Object {
+	clip := &assets.Clip{Name: name, FPS: fps, Frames: make([][]assets.Vec3, len(c.Bones))}
+	for t := range c.Bones {
+		clip.Frames[t] = c.Pose(nil, t)
+	}
+	mc := mesh.Clone()
+	mc.Positions = append([]assets.Vec3(nil), c.Analysis.Model.Rest...)
+	return &assets.Object{Name: name, Mesh: mc, Clip: clip}
+}

@@ -1,0 +1,43 @@
+// Package synth is the Synthesize tool's model: one short mesh animation
+// turned into many different, arbitrarily long ones by One-to-Many (Zheng
+// 2013, gallop/solver/synth), on a rig inferred by SSDR; and the export of
+// a synthesised clip as skinned glTF or morph targets.
+package synth
+
+import (
+	"context"
+	"fmt"
+
+	"gallop/assets"
+	"gallop/solver/ssdr"
+	"gallop/solver/synth"
+)
+
+// DefaultBones is the number of SSDR bones the tool infers by default.
+const DefaultBones = 20
+
+// Infer builds the skinning model of an animation: rest is the rest pose
+// (a mesh with the clip's vertices and triangles), clip the input frames.
+// The rig is SSDR's with bones bones and at most 4 influences a vertex;
+// progress, if set, gets its iterations.
+func Infer(ctx context.Context, rest *assets.Mesh, clip *assets.Clip, bones int, progress func(iteration int, rmse float64)) (*synth.Model, error) {
+	if clip == nil || len(clip.Frames) < synth.MinFrames {
+		n := 0
+		if clip != nil {
+			n = len(clip.Frames)
+		}
+		return nil, fmt.Errorf("%w (it has %d)", synth.ErrFewFrames, n)
+	}
+	if err := clip.Validate(rest.NumVertices()); err != nil {
+		return nil, err
+	}
+	opts := ssdr.Options{Bones: bones, MaxInfluences: 4}
+	if progress != nil {
+		opts.Progress = func(it int, rmse float64, _ bool) { progress(it, rmse) }
+	}
+	res, err := ssdr.Decompose(ctx, rest.Positions, rest.Triangles, clip.Frames, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &synth.Model{Rest: rest.Positions, Triangles: rest.Triangles, Weights: res.Weights, Bones: res.Transforms, Input: clip.Frames}, nil
+}
