@@ -329,5 +329,3 @@ func fileExists(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && !st.IsDir()
 }
-
-

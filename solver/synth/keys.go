@@ -53,7 +53,7 @@ type keys struct {
 	rows   [][]entry   // M's rows, sparse: 4·K rows over 4·|Bones| unknowns
 	chol   []float64   // L, the lower Cholesky factor of MᵀM + μI, row-major
 	mu     float64
-	fixed  []float64   // 3·K·3: the reference bone's part of each gradient, row r then key then column c
+	fixed  []float64 // 3·K·3: the reference bone's part of each gradient, row r then key then column c
 }
 
 // newKeys selects the key vertices of part p (Section 3.3): for each of its
