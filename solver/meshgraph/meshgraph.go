@@ -1,0 +1,106 @@
+// Package meshgraph holds the vertex graph of a triangle mesh: which
+// vertices share an edge. It is the one implementation of the one-ring
+// that the solvers use (skinning decomposition, dynamic skinning, motion
+// synthesis).
+package meshgraph
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Adjacency is the vertex graph of a triangle mesh in compressed rows: the
+// neighbours of vertex i, the vertices that share a triangle edge with it,
+// are Nbr[Start[i]:Start[i+1]], increasing, without i itself and without
+// repeats. len(Start) is the number of vertices plus one.
+type Adjacency struct {
+	Start []int32
+	Nbr   []int32
+}
+
+// New builds the adjacency of n vertices from triangles. It returns an
+// error naming the first triangle with a vertex index outside [0, n).
+// Degenerate triangles (a repeated corner) add only their distinct edges.
+func New(n int, triangles [][3]int) (*Adjacency, error) {
+	deg := make([]int32, n+1)
+	for f, t := range triangles {
+		for c := range 3 {
+			if t[c] < 0 || t[c] >= n {
+				return nil, fmt.Errorf("triangle %d: vertex index %d out of range [0, %d)", f, t[c], n)
+			}
+			deg[t[c]] += 2
+		}
+	}
+	a := &Adjacency{Start: make([]int32, n+1)}
+	for i := range n {
+		a.Start[i+1] = a.Start[i] + deg[i]
+	}
+	a.Nbr = make([]int32, a.Start[n])
+	fill := slices.Clone(a.Start[:n])
+	for _, t := range triangles {
+		for c := range 3 {
+			i, j, k := t[c], t[(c+1)%3], t[(c+2)%3]
+			a.Nbr[fill[i]], a.Nbr[fill[i]+1] = int32(j), int32(k)
+			fill[i] += 2
+		}
+	}
+	// Sort and deduplicate each row in place, then compact.
+	w := int32(0)
+	for i := range n {
+		row := a.Nbr[a.Start[i]:a.Start[i+1]]
+		slices.Sort(row)
+		row = slices.Compact(row)
+		row = slices.DeleteFunc(row, func(j int32) bool { return int(j) == i })
+		a.Start[i] = w
+		w += int32(copy(a.Nbr[w:], row))
+	}
+	a.Start[n] = w
+	a.Nbr = a.Nbr[:w]
+	return a, nil
+}
+
+// Len returns the number of vertices.
+func (a *Adjacency) Len() int { return len(a.Start) - 1 }
+
+// Neighbours returns the neighbours of vertex i, increasing. The slice is
+// shared; do not modify it.
+func (a *Adjacency) Neighbours(i int) []int32 { return a.Nbr[a.Start[i]:a.Start[i+1]] }
+
+// Edges returns every edge once, as (i, j) with i < j, ordered by i then j.
+func (a *Adjacency) Edges() [][2]int32 {
+	e := make([][2]int32, 0, len(a.Nbr)/2)
+	for i := range a.Len() {
+		for _, j := range a.Neighbours(i) {
+			if int(j) > i {
+				e = append(e, [2]int32{int32(i), j})
+			}
+		}
+	}
+	return e
+}
+
+// Ring returns the vertices within k edges of vertex i (i itself
+// included), in breadth-first order: i, then its neighbours, then theirs.
+// dst is reused if large enough; seen must have Len() entries, all false,
+// and is left all false.
+func (a *Adjacency) Ring(dst []int32, seen []bool, i, k int) []int32 {
+	dst = append(dst[:0], int32(i))
+	seen[i] = true
+	lo := 0
+	for range k {
+		hi := len(dst)
+		for _, v := range dst[lo:hi] {
+			for _, j := range a.Neighbours(int(v)) {
+				if !seen[j] {
+					seen[j] = true
+					dst = append(dst, j)
+				}
+			}
+		}
+		lo = hi
+	}
+	for _, v := range dst {
+		seen[v] = false
+	}
+	return dst
+}
