@@ -3,11 +3,11 @@ package dynskin
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/internal/finite"
+	"gallop/solver/meshgraph"
 	"gallop/solver/ssdr"
 )
 
@@ -194,7 +194,7 @@ type Model struct {
 	rest  []mgl64.Vec3
 	diag  float64      // the rest bounding box's diagonal
 	start []int32      // ring of i: ring[start[i]:start[i+1]]
-	ring  []int32      // neighbours, sorted
+	ring  []int32      // neighbours, sorted (meshgraph.Adjacency's rows)
 	edge0 []mgl64.Vec3 // xⱼ⁰ − xᵢ⁰ per ring entry
 	mean0 []mgl64.Vec3 // mean of edge0 over the ring
 	inv   []float64    // 1/|nbr(i)|, 0 for an isolated vertex
@@ -236,34 +236,19 @@ func NewModel(rest []mgl64.Vec3, triangles [][3]int, weights [][]ssdr.Influence,
 		}
 	}
 	m := &Model{n: n, rest: rest, bones: len(segments), segs0: segments}
-	nbr := make([][]int32, n)
-	for f, t := range triangles {
-		for k := 0; k < 3; k++ {
-			a, b := t[k], t[(k+1)%3]
-			if a < 0 || a >= n || b < 0 || b >= n {
-				return nil, fmt.Errorf("triangle %d: vertex index out of range [0, %d)", f, n)
-			}
-			if a != b {
-				nbr[a] = append(nbr[a], int32(b))
-				nbr[b] = append(nbr[b], int32(a))
-			}
-		}
+	adj, err := meshgraph.New(n, triangles)
+	if err != nil {
+		return nil, err
 	}
-	m.start = make([]int32, n+1)
+	m.start, m.ring = adj.Start, adj.Nbr
 	m.inv = make([]float64, n)
 	m.mean0 = make([]mgl64.Vec3, n)
-	for i := range nbr {
-		slices.Sort(nbr[i])
-		nbr[i] = slices.Compact(nbr[i])
-		m.start[i+1] = m.start[i] + int32(len(nbr[i]))
-	}
-	m.ring = make([]int32, 0, m.start[n])
-	m.edge0 = make([]mgl64.Vec3, 0, m.start[n])
-	for i, l := range nbr {
+	m.edge0 = make([]mgl64.Vec3, 0, len(m.ring))
+	for i := range n {
+		l := adj.Neighbours(i)
 		var sum mgl64.Vec3
 		for _, j := range l {
 			e := rest[j].Sub(rest[i])
-			m.ring = append(m.ring, j)
 			m.edge0 = append(m.edge0, e)
 			sum = sum.Add(e)
 		}

@@ -2,6 +2,7 @@ package dynskin
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -275,6 +276,21 @@ func TestParamsRefused(t *testing.T) {
 	p[2] = Material{Gamma: math.NaN()}
 	if err := CheckParams(p, 5); err == nil || !strings.Contains(err.Error(), "vertex 2: gamma") {
 		t.Errorf("γ = NaN: %v", err)
+	}
+}
+
+// TestBadTriangleRefused: a triangle with a vertex index outside the mesh
+// is refused naming the triangle and the index.
+func TestBadTriangleRefused(t *testing.T) {
+	rest := []mgl64.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 0, 1}}
+	w := [][]ssdr.Influence{{{Bone: 0, Weight: 1}}, {{Bone: 0, Weight: 1}}, {{Bone: 0, Weight: 1}}}
+	seg := []Segment{{A: mgl64.Vec3{0, -1, 0}, B: mgl64.Vec3{0, 1, 0}}}
+	for v, tri := range map[int][3]int{3: {0, 1, 3}, -1: {2, -1, 0}} {
+		_, err := NewModel(rest, [][3]int{{0, 1, 2}, tri}, w, seg)
+		want := fmt.Sprintf("triangle 1: vertex index %d out of range [0, 3)", v)
+		if err == nil || err.Error() != want {
+			t.Errorf("triangle %v: %v, want %q", tri, err, want)
+		}
 	}
 }
 

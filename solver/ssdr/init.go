@@ -8,50 +8,6 @@ import (
 	"gallop/internal/parallel"
 )
 
-// adjacency is the rest mesh's vertex graph in compressed rows: the
-// neighbours of i are nbr[start[i]:start[i+1]], increasing.
-type adjacency struct {
-	start []int32
-	nbr   []int32
-}
-
-func newAdjacency(n int, triangles [][3]int) adjacency {
-	deg := make([]int32, n+1)
-	for _, t := range triangles {
-		for c := range 3 {
-			deg[t[c]] += 2
-		}
-	}
-	a := adjacency{start: make([]int32, n+1)}
-	for i := range n {
-		a.start[i+1] = a.start[i] + deg[i]
-	}
-	a.nbr = make([]int32, a.start[n])
-	fill := slices.Clone(a.start[:n])
-	for _, t := range triangles {
-		for c := range 3 {
-			i, j, k := t[c], t[(c+1)%3], t[(c+2)%3]
-			a.nbr[fill[i]], a.nbr[fill[i]+1] = int32(j), int32(k)
-			fill[i] += 2
-		}
-	}
-	// Sort and deduplicate each row in place, then compact.
-	w := int32(0)
-	for i := range n {
-		row := a.nbr[a.start[i]:a.start[i+1]]
-		slices.Sort(row)
-		row = slices.Compact(row)
-		row = slices.DeleteFunc(row, func(j int32) bool { return int(j) == i })
-		a.start[i] = w
-		w += int32(copy(a.nbr[w:], row))
-	}
-	a.start[n] = w
-	a.nbr = a.nbr[:w]
-	return a
-}
-
-func (a *adjacency) neighbours(i int) []int32 { return a.nbr[a.start[i]:a.start[i+1]] }
-
 // errorTo returns Σₜ ‖Rⱼᵗpᵢ + Tⱼᵗ − vᵢᵗ‖², vertex i's error when bound to
 // bone j alone.
 func (s *solver) errorTo(i, j int) float64 {
@@ -243,7 +199,7 @@ func (s *solver) split(label []int32, nb int) int {
 		if count < s.b && size[j] > 6 && ce[j] > avg/100 {
 			i := seed[j]
 			label[i] = int32(count)
-			for _, k := range s.adj.neighbours(i) {
+			for _, k := range s.adj.Neighbours(i) {
 				label[k] = int32(count)
 			}
 			count++
@@ -267,7 +223,7 @@ func (s *solver) forceSplit(label []int32, nb int) {
 	i := seed[pick]
 	label[i] = int32(nb)
 	left := size[pick] - 1
-	for _, k := range s.adj.neighbours(i) {
+	for _, k := range s.adj.Neighbours(i) {
 		if left > 1 && label[k] == int32(pick) {
 			label[k] = int32(nb)
 			left--
@@ -321,23 +277,23 @@ func (s *solver) relabel(label []int32, nb int) {
 	own := make([]float64, s.n)
 	// cross[q], for the adjacency slot q of vertex i and neighbour k: the
 	// error of i bound to old[k], NaN when that is i's own bone or none.
-	cross := make([]float64, len(s.adj.nbr))
+	cross := make([]float64, len(s.adj.Nbr))
 	parallel.Chunks(s.n, 0, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			j := old[i]
 			if j >= 0 {
 				own[i] = s.errorTo(i, int(j))
 			}
-			first := s.adj.start[i]
+			first := s.adj.Start[i]
 		slots:
-			for q := first; q < s.adj.start[i+1]; q++ {
+			for q := first; q < s.adj.Start[i+1]; q++ {
 				cross[q] = math.NaN()
-				lk := old[s.adj.nbr[q]]
+				lk := old[s.adj.Nbr[q]]
 				if lk < 0 || lk == j {
 					continue
 				}
 				for r := first; r < q; r++ {
-					if old[s.adj.nbr[r]] == lk {
+					if old[s.adj.Nbr[r]] == lk {
 						cross[q] = cross[r]
 						continue slots
 					}
@@ -351,8 +307,8 @@ func (s *solver) relabel(label []int32, nb int) {
 		if old[k] == j {
 			return own[k]
 		}
-		for q := s.adj.start[k]; q < s.adj.start[k+1]; q++ {
-			if old[s.adj.nbr[q]] == j {
+		for q := s.adj.Start[k]; q < s.adj.Start[k+1]; q++ {
+			if old[s.adj.Nbr[q]] == j {
 				return cross[q]
 			}
 		}
@@ -387,7 +343,7 @@ func (s *solver) relabel(label []int32, nb int) {
 		}
 		done[i] = true
 		label[i] = top.j
-		for _, k := range s.adj.neighbours(i) {
+		for _, k := range s.adj.Neighbours(i) {
 			if done[k] {
 				continue
 			}

@@ -10,6 +10,7 @@ import (
 
 	"gallop/internal/finite"
 	"gallop/internal/parallel"
+	"gallop/solver/meshgraph"
 	"gallop/solver/rotation"
 )
 
@@ -174,7 +175,10 @@ func Decompose(ctx context.Context, rest []mgl64.Vec3, triangles [][3]int, frame
 	if err := check(rest, triangles, frames, opts); err != nil {
 		return nil, err
 	}
-	s := newSolver(rest, triangles, frames, opts.withDefaults())
+	s, err := newSolver(rest, triangles, frames, opts.withDefaults())
+	if err != nil {
+		return nil, err
+	}
 	return s.run(ctx)
 }
 
@@ -223,7 +227,7 @@ type solver struct {
 	rest   []mgl64.Vec3
 	frames [][]mgl64.Vec3 // frame-major input
 	vt     []mgl64.Vec3   // vertex-major copy: vt[i*t+f]
-	adj    adjacency
+	adj    *meshgraph.Adjacency
 	smooth *smoother
 	sums   clusterSums // the clustering's cached sums
 
@@ -237,8 +241,12 @@ type solver struct {
 	vertErr []float64 // per-vertex squared error of the iterate
 }
 
-func newSolver(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Options) *solver {
-	s := &solver{opts: opts, n: len(rest), t: len(frames), b: opts.Bones, rest: rest, frames: frames}
+func newSolver(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Options) (*solver, error) {
+	adj, err := meshgraph.New(len(rest), triangles)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTriangle, err)
+	}
+	s := &solver{opts: opts, n: len(rest), t: len(frames), b: opts.Bones, rest: rest, frames: frames, adj: adj}
 	s.k = min(opts.MaxInfluences, s.b)
 	s.vt = make([]mgl64.Vec3, s.n*s.t)
 	s.vv = make([]float64, s.n)
@@ -251,9 +259,8 @@ func newSolver(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opt
 			}
 		}
 	})
-	s.adj = newAdjacency(s.n, triangles)
 	s.vertErr = make([]float64, s.n)
-	return s
+	return s, nil
 }
 
 func (s *solver) run(ctx context.Context) (*Result, error) {
@@ -425,7 +432,7 @@ func (s *solver) reseedDeadBones() {
 				worst = i
 			}
 		}
-		members := append([]int32{int32(worst)}, s.adj.neighbours(worst)...)
+		members := append([]int32{int32(worst)}, s.adj.Neighbours(worst)...)
 		for _, i := range members {
 			taken[i] = true
 			for q := range s.k {

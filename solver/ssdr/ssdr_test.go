@@ -338,6 +338,18 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestNewSolverBadTriangle: newSolver, which Decompose calls after check,
+// still refuses a vertex index outside the mesh when building the
+// adjacency.
+func TestNewSolverBadTriangle(t *testing.T) {
+	rest, _ := tube(4, 6, 1)
+	frames := [][]mgl64.Vec3{rest, rest}
+	_, err := newSolver(rest, [][3]int{{0, 1, 2}, {0, 24, 1}}, frames, Options{Bones: 2}.withDefaults())
+	if !errors.Is(err, ErrTriangle) || !strings.Contains(err.Error(), "triangle 1: vertex index 24") {
+		t.Errorf("error %v, want %v naming triangle 1 and vertex 24", err, ErrTriangle)
+	}
+}
+
 // TestDegenerateClustersReseeded asks for more bones than the animation
 // has rigid parts: clustering cannot find them by splitting, so clusters
 // are re-seeded; every bone must end up with vertices and finite
@@ -385,7 +397,10 @@ func TestReseedDeadBone(t *testing.T) {
 		}
 		return w
 	}(), 2, 5)
-	s := newSolver(rest, tris, frames, Options{Bones: 3}.withDefaults())
+	s, err := newSolver(rest, tris, frames, Options{Bones: 3}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := s.initialize(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -30,19 +30,19 @@ func newSmoother(s *solver) (*smoother, error) {
 	n, step := s.n, s.opts.SmoothStep
 	total := 0.0
 	for i := range n {
-		for _, k := range s.adj.neighbours(i) {
+		for _, k := range s.adj.Neighbours(i) {
 			total += s.rest[i].Sub(s.rest[k]).Len()
 		}
 	}
 	eps := total * weightEps
 	// Edge weights, row by row (each edge computed from both ends, the
 	// same value).
-	val := make([]float64, len(s.adj.nbr))
+	val := make([]float64, len(s.adj.Nbr))
 	parallel.Chunks(n, 0, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			vi := s.vt[i*s.t : (i+1)*s.t]
-			for q := s.adj.start[i]; q < s.adj.start[i+1]; q++ {
-				k := int(s.adj.nbr[q])
+			for q := s.adj.Start[i]; q < s.adj.Start[i+1]; q++ {
+				k := int(s.adj.Nbr[q])
 				vk := s.vt[k*s.t : (k+1)*s.t]
 				rest := s.rest[i].Sub(s.rest[k]).Len()
 				e := 0.0
@@ -57,9 +57,9 @@ func newSmoother(s *solver) (*smoother, error) {
 	tr := sparse.NewTriplet(n, n, len(val)+n)
 	for i := range n {
 		d := 0.0
-		for q := s.adj.start[i]; q < s.adj.start[i+1]; q++ {
+		for q := s.adj.Start[i]; q < s.adj.Start[i+1]; q++ {
 			d += val[q]
-			if k := int(s.adj.nbr[q]); k > i {
+			if k := int(s.adj.Nbr[q]); k > i {
 				tr.Add(k, i, -step*val[q])
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"gallop/assets"
 	"gallop/solver/dynskin"
+	"gallop/solver/meshgraph"
 	"gallop/tools"
 	"gallop/viewport"
 )
@@ -138,7 +139,7 @@ func (b Brush) Check() error {
 // slices they were given).
 type layer struct {
 	params []dynskin.Material
-	ring   [][]int32 // 1-rings, for smoothing (made on first use)
+	ring   *meshgraph.Adjacency // 1-rings, for smoothing (made on first use)
 
 	paintedOf []dynskin.Material // the params painted was counted for
 	painted   int
@@ -186,23 +187,15 @@ func (l *layer) colours(c Channel) [][3]float32 {
 }
 
 // rings returns the mesh's 1-rings.
-func (l *layer) rings(m *assets.Mesh) [][]int32 {
+func (l *layer) rings(m *assets.Mesh) (*meshgraph.Adjacency, error) {
 	if l.ring == nil {
-		r := make([][]int32, m.NumVertices())
-		for _, t := range m.Triangles {
-			for k := range 3 {
-				a, b := t[k], t[(k+1)%3]
-				r[a] = append(r[a], int32(b))
-				r[b] = append(r[b], int32(a))
-			}
-		}
-		for i := range r {
-			slices.Sort(r[i])
-			r[i] = slices.Compact(r[i])
+		r, err := meshgraph.New(m.NumVertices(), m.Triangles)
+		if err != nil {
+			return nil, err
 		}
 		l.ring = r
 	}
-	return l.ring
+	return l.ring, nil
 }
 
 // paramsCmd replaces an object's materials: a stroke, a fill, a fit or an
@@ -362,9 +355,13 @@ func (t *Dynamics) dab(h tools.Host, x, y float64, inverted bool) {
 	}
 	b := &t.Brush
 	p := slices.Clone(s.l.params)
-	var ring [][]int32
+	var ring *meshgraph.Adjacency
 	if b.Op == OpSmooth {
-		ring = s.l.rings(h.Object().Mesh)
+		var err error
+		if ring, err = s.l.rings(h.Object().Mesh); err != nil {
+			h.Error(fmt.Errorf("%s: %w", h.Object().Name, err))
+			return
+		}
 	}
 	c := pos[v]
 	for i, q := range pos {
@@ -374,10 +371,14 @@ func (t *Dynamics) dab(h tools.Host, x, y float64, inverted bool) {
 			continue
 		}
 		var mean dynskin.Material
-		if ring != nil && len(ring[i]) > 0 {
-			for _, j := range ring[i] {
+		var nbr []int32
+		if ring != nil {
+			nbr = ring.Neighbours(i)
+		}
+		if len(nbr) > 0 {
+			for _, j := range nbr {
 				for k := range dynskin.ParamNames {
-					mean.Set(k, mean.Get(k)+s.l.params[j].Get(k)/float64(len(ring[i])))
+					mean.Set(k, mean.Get(k)+s.l.params[j].Get(k)/float64(len(nbr)))
 				}
 			}
 		} else {
