@@ -48,6 +48,20 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return fs.Parse(append(append(flags, "--"), pos...))
 }
 
+// parseInput parses args with parse and returns the one positional
+// argument, the command's input; with none or several it prints the usage
+// and returns errUsage.
+func parseInput(fs *flag.FlagSet, args []string) (string, error) {
+	if err := parse(fs, args); err != nil {
+		return "", err
+	}
+	if fs.NArg() != 1 || fs.Arg(0) == "" {
+		fs.Usage()
+		return "", errUsage
+	}
+	return fs.Arg(0), nil
+}
+
 // progress is the line a long headless run keeps rewriting on stderr
 // (what it does, how far it has come) when stderr is a terminal, at most
 // ten times a second; when stderr is not a terminal (a pipe, a log file,

@@ -63,20 +63,11 @@ translations held less closely to their vertices. With --out it
 also reports the file's size and that of the clip's morph-target export.`)
 		fs.PrintDefaults()
 	}
-	var in string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		in, args = args[0], args[1:]
-	}
-	if err := parse(fs, args); err != nil {
+	in, err := parseInput(fs, args)
+	if err != nil {
 		return err
 	}
-	if in == "" && fs.NArg() == 1 {
-		in = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		fs.Usage()
-		return errUsage
-	}
-	if in == "" || *bones == 0 {
+	if *bones == 0 {
 		fs.Usage()
 		return errUsage
 	}

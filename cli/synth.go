@@ -104,18 +104,9 @@ domain. --json prints the figures, per clip its seed, frames, splices and
 the largest splice acceleration against the input's 99th percentile.`)
 		fs.PrintDefaults()
 	}
-	var in string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		in, args = args[0], args[1:]
-	}
-	if err := parse(fs, args); err != nil {
+	in, err := parseInput(fs, args)
+	if err != nil {
 		return err
-	}
-	if in == "" && fs.NArg() == 1 {
-		in = fs.Arg(0)
-	} else if fs.NArg() > 0 || in == "" {
-		fs.Usage()
-		return errUsage
 	}
 	blend, err := synth.ParseBlend(*blendName)
 	if err != nil {

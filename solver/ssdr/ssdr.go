@@ -101,10 +101,11 @@ type Influence struct {
 	Weight float64
 }
 
-// Transform is the rigid motion p ↦ R·p + T of a bone at one frame, from
-// the rest pose.
+// Transform is the motion p ↦ R·p + T of a bone at one frame, from the
+// rest pose. In SSDR's results R is a proper rotation; Apply and Skin take
+// any matrix (gallop/solver/synth relaxes bones to affine maps).
 type Transform struct {
-	R mgl64.Mat3 // proper rotation
+	R mgl64.Mat3
 	T mgl64.Vec3
 }
 
@@ -137,17 +138,27 @@ type Result struct {
 // Pose writes into dst (grown as needed and returned) the rest positions
 // skinned by frame t's transforms: Σⱼ wᵢⱼ (Rⱼᵗ pᵢ + Tⱼᵗ).
 func (r *Result) Pose(dst, rest []mgl64.Vec3, t int) []mgl64.Vec3 {
+	return Skin(dst, rest, r.Weights, r.Transforms[t])
+}
+
+// Skin writes into dst (grown as needed and returned) the rest positions
+// skinned by linear blend skinning with the bones' transforms:
+// Σⱼ wᵢⱼ (Rⱼ pᵢ + Tⱼ).
+func Skin(dst, rest []mgl64.Vec3, weights [][]Influence, bones []Transform) []mgl64.Vec3 {
 	if cap(dst) < len(rest) {
 		dst = make([]mgl64.Vec3, len(rest))
 	}
 	dst = dst[:len(rest)]
-	xf := r.Transforms[t]
 	for i, p := range rest {
-		var s mgl64.Vec3
-		for _, in := range r.Weights[i] {
-			s = s.Add(xf[in.Bone].Apply(p).Mul(in.Weight))
+		var v mgl64.Vec3
+		for _, in := range weights[i] {
+			a := &bones[in.Bone]
+			f, w := &a.R, in.Weight
+			v[0] += w * (f[0]*p[0] + f[3]*p[1] + f[6]*p[2] + a.T[0])
+			v[1] += w * (f[1]*p[0] + f[4]*p[1] + f[7]*p[2] + a.T[1])
+			v[2] += w * (f[2]*p[0] + f[5]*p[1] + f[8]*p[2] + a.T[2])
 		}
-		dst[i] = s
+		dst[i] = v
 	}
 	return dst
 }

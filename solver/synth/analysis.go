@@ -300,9 +300,9 @@ func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int
 		p.local[x] = make([]Affine, len(bones))
 		for c, b := range bones {
 			xb := m.Bones[x][b]
-			l := Affine{F: rt.Mul3(xb.R), T: rt.Mul3x1(xb.T.Sub(r.T))}
+			l := Affine{R: rt.Mul3(xb.R), T: rt.Mul3x1(xb.T.Sub(r.T))}
 			p.local[x][c] = l
-			w := rotation.Log(l.F)
+			w := rotation.Log(l.R)
 			if x > 0 {
 				w = unwrap(prevLog[c], w)
 			}

@@ -204,17 +204,16 @@ func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
 	}
 	entries := func(x int, dst []float64) {
 		for c, a := range p.local[x] {
-			copy(dst[12*c:], a.F[:])
+			copy(dst[12*c:], a.R[:])
 			copy(dst[12*c+9:], a.T[:])
 		}
 	}
 	toAffine := func(y []float64, dst []Affine) {
 		for c := range dst {
-			copy(dst[c].F[:], y[12*c:12*c+9])
+			copy(dst[c].R[:], y[12*c:12*c+9])
 			copy(dst[c].T[:], y[12*c+9:12*c+12])
 		}
 	}
-	isFree := free(L, W, w.Splices)
 	switch b {
 	case BlendLinear:
 		y := linear(w.Source, w.Splices, W, p.n, 12*nb, entries, nil)
@@ -224,6 +223,7 @@ func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
 			}
 		}
 	case BlendPoisson:
+		isFree := free(L, W, w.Splices)
 		y := poisson(w.Source, isFree, 12*nb, entries)
 		for t := range L {
 			if isFree[t] {
@@ -232,10 +232,11 @@ func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
 		}
 	default:
 		k := p.keys
+		var sc solveScratch
 		y := linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), func(x int, dst []float64) { copy(dst, k.coords[x]) }, rebranchRotations)
 		for t := range L {
 			if y[t] != nil {
-				k.bones(out[t], y[t], p.local[w.Source[t]])
+				k.bones(out[t], y[t], p.local[w.Source[t]], &sc)
 			}
 		}
 	}

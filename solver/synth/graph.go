@@ -121,18 +121,21 @@ func (p *Part) Graph(threshold float64) (*Graph, error) {
 			dg.SetEdge(dg.NewEdge(simple.Node(e[0]), simple.Node(e[1])))
 		}
 	}
+	// The largest component that can be walked around: several segments,
+	// or one with an edge to itself. Ties go to the one of the earliest
+	// segment.
 	for _, c := range topo.TarjanSCC(dg) {
-		if len(c) < len(g.Largest) || len(c) == 1 && !g.selfLoop(int(c[0].ID())) {
+		comp := make([]int, len(c))
+		for i, v := range c {
+			comp[i] = int(v.ID())
+		}
+		slices.Sort(comp)
+		if len(comp) == 1 && !g.selfLoop(comp[0]) {
 			continue
 		}
-		if len(c) == len(g.Largest) && len(c) > 0 && int(c[0].ID()) > g.Largest[0] {
-			continue
+		if len(comp) > len(g.Largest) || len(comp) == len(g.Largest) && comp[0] < g.Largest[0] {
+			g.Largest = comp
 		}
-		g.Largest = g.Largest[:0]
-		for _, v := range c {
-			g.Largest = append(g.Largest, int(v.ID()))
-		}
-		slices.Sort(g.Largest)
 	}
 	return g, nil
 }

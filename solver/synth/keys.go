@@ -239,7 +239,7 @@ func (kv *key) gradient(local []Affine) mgl64.Mat3 {
 	for _, kb := range kv.bones {
 		f, t := mgl64.Ident3(), mgl64.Vec3{}
 		if kb.col >= 0 {
-			f, t = local[kb.col].F, local[kb.col].T
+			f, t = local[kb.col].R, local[kb.col].T
 		}
 		d = d.Add(f.Mul(kb.w)).Add(outer(f.Mul3x1(kv.p).Add(t), kb.g))
 	}
@@ -376,15 +376,22 @@ type entry struct {
 	v   float64
 }
 
+// solveScratch is the working memory of keys.bones, reused across the
+// frames of a walk.
+type solveScratch struct {
+	d, z, z0 []float64
+	grads    []mgl64.Mat3
+}
+
 // bones solves Eq. 9 for the part's bones in the reference frame from the
 // deformation gradients given by coordinates c (9 per key), with prior
 // positions prior; it writes them to dst.
-func (ks *keys) bones(dst []Affine, c []float64, prior []Affine) {
+func (ks *keys) bones(dst []Affine, c []float64, prior []Affine, sc *solveScratch) {
 	nb, nk := len(dst), len(ks.list)
-	d := make([]float64, eqs*nk)
-	z := make([]float64, 4*nb)
-	z0 := make([]float64, 4*nb)
-	grads := make([]mgl64.Mat3, nk)
+	if len(sc.d) != eqs*nk {
+		*sc = solveScratch{d: make([]float64, eqs*nk), z: make([]float64, 4*nb), z0: make([]float64, 4*nb), grads: make([]mgl64.Mat3, nk)}
+	}
+	d, z, z0, grads := sc.d, sc.z, sc.z0, sc.grads
 	for k := range grads {
 		grads[k] = fromCoordinates(c[perKey*k:])
 	}
@@ -397,7 +404,7 @@ func (ks *keys) bones(dst []Affine, c []float64, prior []Affine) {
 		}
 		for b := range nb {
 			for mm := range 3 {
-				z0[4*b+mm] = prior[b].F.At(r, mm)
+				z0[4*b+mm] = prior[b].R.At(r, mm)
 			}
 			z0[4*b+3] = prior[b].T[r]
 		}
@@ -429,7 +436,7 @@ func (ks *keys) bones(dst []Affine, c []float64, prior []Affine) {
 		}
 		for b := range nb {
 			for mm := range 3 {
-				dst[b].F.Set(r, mm, z[4*b+mm])
+				dst[b].R.Set(r, mm, z[4*b+mm])
 			}
 			dst[b].T[r] = z[4*b+3]
 		}

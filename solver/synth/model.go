@@ -109,43 +109,13 @@ func finiteMat3(m mgl64.Mat3) bool {
 	return true
 }
 
-// Affine is a bone position x ↦ F·x + T with a general 3×3 matrix F (a
+// Affine is a bone position x ↦ R·x + T with a general 3×3 matrix R (a
 // rotation for the input's bones; after gradient-domain blending, any
-// matrix: Section 3.3 relaxes the bones to affine maps).
-type Affine struct {
-	F mgl64.Mat3
-	T mgl64.Vec3
-}
+// matrix: Section 3.3 relaxes the bones to affine maps). It is SSDR's
+// Transform, so that ssdr.Skin poses both.
+type Affine = ssdr.Transform
 
-// rigid returns the transform of an SSDR bone as an Affine.
-func rigid(x ssdr.Transform) Affine { return Affine{F: x.R, T: x.T} }
-
-// Apply returns F·p + T.
-func (a *Affine) Apply(p mgl64.Vec3) mgl64.Vec3 { return a.F.Mul3x1(p).Add(a.T) }
-
-// Then returns the composition b∘a (a first).
-func (a Affine) then(b Affine) Affine {
-	return Affine{F: b.F.Mul3(a.F), T: b.F.Mul3x1(a.T).Add(b.T)}
-}
-
-// pose writes the skinned positions Σᵦ wᵢᵦ (Fᵦ pᵢ + tᵦ) into dst (grown as
-// needed) and returns it.
-func pose(dst, rest []mgl64.Vec3, weights [][]ssdr.Influence, bones []Affine) []mgl64.Vec3 {
-	if cap(dst) < len(rest) {
-		dst = make([]mgl64.Vec3, len(rest))
-	}
-	dst = dst[:len(rest)]
-	for i, p := range rest {
-		var v mgl64.Vec3
-		for _, in := range weights[i] {
-			a := &bones[in.Bone]
-			f := &a.F
-			w := in.Weight
-			v[0] += w * (f[0]*p[0] + f[3]*p[1] + f[6]*p[2] + a.T[0])
-			v[1] += w * (f[1]*p[0] + f[4]*p[1] + f[7]*p[2] + a.T[1])
-			v[2] += w * (f[2]*p[0] + f[5]*p[1] + f[8]*p[2] + a.T[2])
-		}
-		dst[i] = v
-	}
-	return dst
+// compose returns b∘a (a first).
+func compose(a, b Affine) Affine {
+	return Affine{R: b.R.Mul3(a.R), T: b.R.Mul3x1(a.T).Add(b.T)}
 }

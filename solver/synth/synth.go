@@ -10,6 +10,7 @@ import (
 
 	"gallop/internal/parallel"
 	"gallop/solver/bvh"
+	"gallop/solver/ssdr"
 )
 
 // Request describes the clips to synthesise.
@@ -68,7 +69,7 @@ type Clip struct {
 // returns it.
 func (c *Clip) Pose(dst []mgl64.Vec3, t int) []mgl64.Vec3 {
 	m := c.Analysis.Model
-	return pose(dst, m.Rest, m.Weights, c.Bones[t])
+	return ssdr.Skin(dst, m.Rest, m.Weights, c.Bones[t])
 }
 
 // Synthesizer draws clips for one request. It is safe for concurrent use.
@@ -110,11 +111,7 @@ func (a *Analysis) NewSynthesizer(graphs []*Graph, req Request) (*Synthesizer, e
 		m := a.Model
 		s.input = make([][]mgl64.Vec3, m.NumFrames())
 		parallel.For(len(s.input), func(x int) {
-			bones := make([]Affine, m.NumBones())
-			for b, tr := range m.Bones[x] {
-				bones[b] = rigid(tr)
-			}
-			s.input[x] = pose(nil, m.Rest, m.Weights, bones)
+			s.input[x] = ssdr.Skin(nil, m.Rest, m.Weights, m.Bones[x])
 		})
 	}
 	return s, nil
@@ -177,8 +174,8 @@ func (s *Synthesizer) align(at Affine, i, j int) Affine {
 	m, ref := s.a.Model, s.a.Parts[s.driver].Reference
 	ri, rj := m.Bones[i][ref], m.Bones[j][ref]
 	rt := rj.R.Transpose()
-	inv := Affine{F: rt, T: rt.Mul3x1(rj.T).Mul(-1)}
-	return inv.then(rigid(ri)).then(at)
+	inv := Affine{R: rt, T: rt.Mul3x1(rj.T).Mul(-1)}
+	return compose(compose(inv, ri), at)
 }
 
 // assemble fills c.Bones: each part's blended local-frame bones carried
@@ -190,7 +187,7 @@ func (s *Synthesizer) assemble(c *Clip) {
 	c.Bones = make([][]Affine, L)
 	dw := c.Walks[s.driver]
 	ref := a.Parts[s.driver].Reference
-	at := Affine{F: mgl64.Ident3()}
+	at := Affine{R: mgl64.Ident3()}
 	refWorld := make([]Affine, L)
 	next := 0
 	for t := range L {
@@ -199,7 +196,7 @@ func (s *Synthesizer) assemble(c *Clip) {
 			at = s.align(at, dw.Source[t-1], x-1)
 			next++
 		}
-		refWorld[t] = rigid(m.Bones[x][ref]).then(at)
+		refWorld[t] = compose(m.Bones[x][ref], at)
 		c.Bones[t] = make([]Affine, m.NumBones())
 		c.Bones[t][ref] = refWorld[t]
 	}
@@ -207,7 +204,7 @@ func (s *Synthesizer) assemble(c *Clip) {
 		local := p.localPositions(c.Walks[k], s.req.Blend, s.req.Window)
 		for t := range L {
 			for col, b := range p.Bones {
-				c.Bones[t][b] = local[t][col].then(refWorld[t])
+				c.Bones[t][b] = compose(local[t][col], refWorld[t])
 			}
 		}
 	}
@@ -215,7 +212,7 @@ func (s *Synthesizer) assemble(c *Clip) {
 
 // clear tests every frame of c against the obstacles, exactly.
 func (s *Synthesizer) clear(c *Clip, col *collider) bool {
-	id := Affine{F: mgl64.Ident3()}
+	id := Affine{R: mgl64.Ident3()}
 	for t := range c.Bones {
 		col.pos = c.Pose(col.pos, t)
 		if col.hits(col.pos, id, s.req.Obstacles, 0) {

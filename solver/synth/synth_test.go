@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/solver/ssdr"
 )
 
 // analysis returns the analysis of shared data set name with 20 SSDR
@@ -74,7 +76,7 @@ func TestGradientsOfAffineMotion(t *testing.T) {
 		// check the general map on the keys' sums directly.
 		local := make([]Affine, len(p.Bones))
 		for c := range local {
-			local[c] = Affine{F: mgl64.Ident3()}
+			local[c] = Affine{R: mgl64.Ident3()}
 		}
 		for _, kv := range p.keys.list {
 			if d := kv.gradient(local); maxDiff(d, mgl64.Ident3()) > 1e-9 {
@@ -109,11 +111,11 @@ func TestBlendingReproducesInput(t *testing.T) {
 		out := make([]Affine, len(p.Bones))
 		worst := 0.0
 		for x := range p.n {
-			p.keys.bones(out, p.keys.coords[x], p.local[(x+7)%p.n])
+			p.keys.bones(out, p.keys.coords[x], p.local[(x+7)%p.n], &solveScratch{})
 			for c := range out {
 				worst = max(worst, out[c].T.Sub(p.local[x][c].T).Len())
 				for i := range 9 {
-					worst = max(worst, math.Abs(out[c].F[i]-p.local[x][c].F[i]))
+					worst = max(worst, math.Abs(out[c].R[i]-p.local[x][c].R[i]))
 				}
 			}
 		}
@@ -191,11 +193,7 @@ func TestClips(t *testing.T) {
 			if isFree[t0] {
 				continue
 			}
-			bones := make([]Affine, m.NumBones())
-			for b, tr := range m.Bones[w.Source[t0]] {
-				bones[b] = rigid(tr)
-			}
-			in, out := pose(nil, m.Rest, m.Weights, bones), c.Pose(nil, t0)
+			in, out := ssdr.Skin(nil, m.Rest, m.Weights, m.Bones[w.Source[t0]]), c.Pose(nil, t0)
 			for _, e := range a.edges[:200] {
 				if d := math.Abs(in[e[0]].Sub(in[e[1]]).Len() - out[e[0]].Sub(out[e[1]]).Len()); d > 1e-9 {
 					t.Fatalf("seed %d, frame %d, not blended: an edge differs from input frame %d by %v", c.Seed, t0, w.Source[t0], d)
@@ -239,13 +237,13 @@ func TestTargets(t *testing.T) {
 			}
 			// The pose in the reference bone's frame is input frame 10's.
 			ref := a.Parts[0].Reference
-			rt := c.Bones[g][ref].F.Transpose()
+			rt := c.Bones[g][ref].R.Transpose()
 			for b := range m.NumBones() {
 				got := c.Bones[g][b]
-				local := Affine{F: rt.Mul3(got.F), T: rt.Mul3x1(got.T.Sub(c.Bones[g][ref].T))}
+				local := Affine{R: rt.Mul3(got.R), T: rt.Mul3x1(got.T.Sub(c.Bones[g][ref].T))}
 				r := m.Bones[10][ref]
-				want := Affine{F: r.R.Transpose().Mul3(m.Bones[10][b].R), T: r.R.Transpose().Mul3x1(m.Bones[10][b].T.Sub(r.T))}
-				if maxDiff(local.F, want.F) > 1e-9 || local.T.Sub(want.T).Len() > 1e-9 {
+				want := Affine{R: r.R.Transpose().Mul3(m.Bones[10][b].R), T: r.R.Transpose().Mul3x1(m.Bones[10][b].T.Sub(r.T))}
+				if maxDiff(local.R, want.R) > 1e-9 || local.T.Sub(want.T).Len() > 1e-9 {
 					t.Fatalf("seed %d, output frame %d, bone %d: %v, want %v", seed, g, b, local, want)
 				}
 			}

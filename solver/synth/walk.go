@@ -171,7 +171,7 @@ func (pl *plan) walk(rng *rand.Rand, align func(a Affine, i, j int) Affine, free
 		}
 	}
 	rng.Shuffle(len(starts), func(i, j int) { starts[i], starts[j] = starts[j], starts[i] })
-	id := Affine{F: mgl64.Ident3()}
+	id := Affine{R: mgl64.Ident3()}
 	spent := 0
 	for _, s := range starts {
 		if free != nil && !free(0, s.x, id) {

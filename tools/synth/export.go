@@ -40,7 +40,7 @@ func SkinnedObject(c *synth.Clip, name string, fps float64, mesh *assets.Mesh) *
 	for t, bones := range c.Bones {
 		frame := make([]assets.Transform, 2*nb)
 		for b, a := range bones {
-			u, s, v := rotation.SVD(a.F)
+			u, s, v := rotation.SVD(a.R)
 			if t > 0 {
 				u, v = nearestSigns(u, v, prevU[b], prevV[b])
 			}
