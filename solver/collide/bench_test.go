@@ -68,24 +68,29 @@ func BenchmarkSphereMesh(b *testing.B) {
 	b.ReportMetric(float64(hits)/float64(i), "touching/op")
 }
 
-// BenchmarkHorseHorse refits a copy of the horse to positions moved along
-// x and tests it against the horse, as a frame of the motion-synthesis
-// check does: overlapping by most of the body (0.02 apart: intersecting),
-// by part of it (0.3: the first intersecting pair is far into the search,
-// or there is none) and with boxes apart. MeshesIntersect stops at the
-// first pair; MeshPairs finds them all.
+// BenchmarkHorseHorse refits a copy of the horse to positions moved by d
+// and tests it against the horse, as a frame of the motion-synthesis check
+// does: overlapping by most of the body (d = 0.02 x: intersecting), by
+// part of it (0.3 x), with the copy's legs above the horse's back (1 y,
+// 0.5 z: the boxes overlap, the surfaces do not touch, so every candidate
+// is tested) and with boxes apart. MeshesIntersect stops at the first pair;
+// MeshPairs finds them all. The copy alternates between two positions
+// 0.001 apart so that every refit moves it; the refit alone (between two
+// poses of the gallop) is timed too.
 func BenchmarkHorseHorse(b *testing.B) {
 	pos, tris := loadHorse(b, "0001")
 	p24, _ := loadHorse(b, "0024")
 	a := NewMesh(pos, tris)
 	for _, c := range []struct {
 		name string
-		dx   float64
+		d    mgl64.Vec3
 	}{
-		{"0.02", 0.02}, {"0.3", 0.3}, {"apart", 1},
+		{"0.02x", mgl64.Vec3{0.02, 0, 0}},
+		{"0.3x", mgl64.Vec3{0.3, 0, 0}},
+		{"above", mgl64.Vec3{0, 1, 0.5}},
+		{"apart", mgl64.Vec3{1, 0, 0}},
 	} {
-		// Alternate two poses so that every refit moves the mesh.
-		frames := [2][]mgl64.Vec3{translate(pos, mgl64.Vec3{c.dx, 0, 0}), translate(p24, mgl64.Vec3{c.dx, 0, 0})}
+		frames := [2][]mgl64.Vec3{translate(pos, c.d), translate(pos, c.d.Add(mgl64.Vec3{0.001, 0, 0}))}
 		m := NewMesh(frames[0], tris)
 		b.Run("refit+intersect/"+c.name, func(b *testing.B) {
 			i := 0

@@ -2,6 +2,7 @@ package collide
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"gallop/solver/bvh"
@@ -19,21 +20,17 @@ import (
 // and boxes are compared only within a cell (Ericson, Real-Time Collision
 // Detection, §7.1). The cell size h is the mean, over the boxes, of their
 // largest side (1 if every box is a point), so a typical box covers one or
-// two cells per axis; cells are numbered from the boxes' common lower
-// corner, clamped to 2²¹ per axis (clamping merges far cells, which costs
-// time but never a pair). A pair sharing several cells is reported only from the cell that
+// two cells per axis. Cells are numbered from the boxes' common lower
+// corner, up to 2ᵇ per axis with 3b + ⌈log₂ #boxes⌉ ≤ 64 (b = 18 for a
+// thousand boxes); farther cells merge with the last, which costs time but
+// never a pair. The (cell, box) entries, packed into integers, are sorted,
+// and a pair sharing several cells is reported only from the cell that
 // holds the lower corner of the two boxes' intersection. A box that would
 // cover more than 64 cells (or has an infinite side) is compared with
 // every other box instead.
 type Grid struct {
-	entries []cellEntry
-	state   []uint8 // per box: skip, inGrid or large
-}
-
-// cellEntry records that box is entered into the cell with the given key.
-type cellEntry struct {
-	key uint64 // cell coordinates, cellBits each, x lowest
-	box int
+	entries []uint64 // cell << boxBits | box, for every cell of every box
+	state   []uint8  // per box: skip, inGrid or large
 }
 
 const (
@@ -41,8 +38,6 @@ const (
 	inGrid        // entered into the grid's cells
 	large         // compared with every box
 
-	cellBits    = 21
-	maxCell     = 1<<cellBits - 1
 	maxBoxCells = 64
 )
 
@@ -92,6 +87,9 @@ func (g *Grid) Pairs(dst [][2]int, boxes []bvh.AABB) [][2]int {
 	}
 
 	// Enter the boxes into their cells.
+	boxBits := bits.Len(uint(n))
+	axisBits := (64 - boxBits) / 3
+	maxCell := float64(uint64(1)<<axisBits - 1)
 	cell := func(x float64, k int) uint64 {
 		return uint64(min(max(math.Floor((x-origin[k])/h), 0), maxCell))
 	}
@@ -113,40 +111,34 @@ func (g *Grid) Pairs(dst [][2]int, boxes []bvh.AABB) [][2]int {
 		for z := lo[2]; z <= hi[2]; z++ {
 			for y := lo[1]; y <= hi[1]; y++ {
 				for x := lo[0]; x <= hi[0]; x++ {
-					g.entries = append(g.entries, cellEntry{key: x | y<<cellBits | z<<(2*cellBits), box: i})
+					key := x | y<<axisBits | z<<(2*axisBits)
+					g.entries = append(g.entries, key<<boxBits|uint64(i))
 				}
 			}
 		}
 	}
-	slices.SortFunc(g.entries, func(a, b cellEntry) int {
-		if a.key != b.key {
-			if a.key < b.key {
-				return -1
-			}
-			return 1
-		}
-		return a.box - b.box
-	})
+	slices.Sort(g.entries)
 
 	// Pairs within each cell, reported from the cell of the lower corner
 	// of their intersection.
+	mask := uint64(1)<<boxBits - 1
 	for s := 0; s < len(g.entries); {
+		key := g.entries[s] >> boxBits
 		e := s + 1
-		for e < len(g.entries) && g.entries[e].key == g.entries[s].key {
+		for e < len(g.entries) && g.entries[e]>>boxBits == key {
 			e++
 		}
-		key := g.entries[s].key
 		for p := s; p < e; p++ {
-			i := g.entries[p].box
+			i := int(g.entries[p] & mask)
 			for q := p + 1; q < e; q++ {
-				j := g.entries[q].box
+				j := int(g.entries[q] & mask)
 				a, b := &boxes[i], &boxes[j]
 				if !a.Overlaps(*b) {
 					continue
 				}
 				corner := cell(max(a.Min[0], b.Min[0]), 0) |
-					cell(max(a.Min[1], b.Min[1]), 1)<<cellBits |
-					cell(max(a.Min[2], b.Min[2]), 2)<<(2*cellBits)
+					cell(max(a.Min[1], b.Min[1]), 1)<<axisBits |
+					cell(max(a.Min[2], b.Min[2]), 2)<<(2*axisBits)
 				if corner == key {
 					dst = append(dst, [2]int{i, j})
 				}

@@ -127,9 +127,10 @@ func overlapBox(a, b *Mesh) (bvh.AABB, bool) {
 // b, in the sense of TrianglesIntersect (closed triangles: touching counts;
 // exact). It tells whether the surfaces meet, not whether the solids they
 // bound overlap: a closed mesh entirely inside another meets no triangle of
-// it (see Contains). Each triangle of the mesh with fewer triangles that
-// lies in both meshes' bounds looks up the other's candidates with
-// bvh.Tree.Query; the search stops at the first intersecting pair.
+// it (see Contains). The triangles of the mesh with fewer triangles whose
+// boxes meet the intersection of the two meshes' bounds (bvh.Tree.Query)
+// each look up their candidates in the other's tree; the search stops at
+// the first intersecting pair.
 func MeshesIntersect(a, b *Mesh) bool {
 	if len(a.triangles) > len(b.triangles) {
 		a, b = b, a
@@ -143,23 +144,18 @@ func MeshesIntersect(a, b *Mesh) bool {
 		ka     kind
 		found  bool
 	)
-	test := func(j int) bool {
+	inner := func(j int) bool {
 		kb := b.triangle(j, &tb)
 		found = kb != bad && trianglesIntersect(&ta, &tb, max(ka, kb) == wide)
 		return !found
 	}
-	for i := range a.triangles {
-		ka = a.triangle(i, &ta)
-		box := triBox(&ta)
-		if ka == bad || !box.Overlaps(both) {
-			continue
+	a.tree.Query(both, func(i int) bool {
+		if ka = a.triangle(i, &ta); ka != bad {
+			b.tree.Query(triBox(&ta), inner)
 		}
-		b.tree.Query(box, test)
-		if found {
-			return true
-		}
-	}
-	return false
+		return !found
+	})
+	return found
 }
 
 // MeshPairs calls fn(i, j) for every triangle i of a and triangle j of b
@@ -168,7 +164,9 @@ func MeshesIntersect(a, b *Mesh) bool {
 // the slices given to NewMesh. It is the narrow phase of the ensemble tests
 // between groups of triangles. a and b may be the same mesh; then every
 // triangle pairs with itself and with the triangles it shares a corner with
-// (they touch), and callers after self-intersections filter those.
+// (they touch), and callers after self-intersections filter those. The
+// triangles of a are taken in order, each in the bounds of both meshes
+// looking up its candidates in b's tree (bvh.Tree.Query).
 func MeshPairs(a, b *Mesh, fn func(i, j int) bool) {
 	both, ok := overlapBox(a, b)
 	if !ok {
