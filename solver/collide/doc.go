@@ -12,7 +12,7 @@
 //   - SphereTriangle: a solid ball meets a closed triangle, in floating
 //     point (the one test that is not exact).
 //
-// Meshes (a Mesh is the triangles, their corners and a bvh.Tree, refitted
+// Meshes (a Mesh is the triangles, their positions and a bvh.Tree, refitted
 // per frame):
 //
 //   - MeshesIntersect and MeshPairs: triangles of two meshes that
