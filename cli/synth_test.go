@@ -51,7 +51,7 @@ func TestSynthBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{filepath.Join(cat, "frames")}, "fewer than 10 frames"},
-		{[]string{pcow, "--threshold", "1e-9"}, "no transitions below 1e-09; the smallest threshold that gives one is above"},
+		{[]string{pcow, "--threshold", "1e-9"}, "no transitions below 1e-09; the largest useful threshold is"},
 		{[]string{pcow, "--target", "10@100", "--target", "10@101"}, "targeted frames cannot be met"},
 		{[]string{pcow, "--target", "ten"}, "want INPUT@OUTPUT"},
 		{[]string{pcow, "--blend", "cubic"}, "unknown blend"},

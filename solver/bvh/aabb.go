@@ -51,7 +51,10 @@ func (b AABB) Expand(margin float64) AABB {
 }
 
 // Overlaps reports whether b and o share at least one point. Boxes are
-// closed, so boxes that only touch overlap; an empty box overlaps nothing.
+// closed, so boxes that only touch overlap. EmptyAABB() overlaps nothing
+// (its bounds are ±Inf); other inverted boxes (Min > Max on an axis) are
+// not valid arguments and give no meaningful answer, which keeps this
+// test, the innermost of every query, to six comparisons.
 func (b AABB) Overlaps(o AABB) bool {
 	return b.Min[0] <= o.Max[0] && o.Min[0] <= b.Max[0] &&
 		b.Min[1] <= o.Max[1] && o.Min[1] <= b.Max[1] &&

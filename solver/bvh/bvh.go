@@ -74,8 +74,11 @@ type Tree struct {
 
 // Build returns a tree over triangles, each three indices into positions
 // (#V points) as in assets.Mesh. Leaves hold at most MaxLeafSize triangles.
-// Positions should be finite (assets.Mesh.Validate checks this): a triangle
-// with a non-finite corner is never hit by a ray.
+// Positions should be finite (assets.Mesh.Validate checks this). A
+// non-finite coordinate is not guarded against: the boxes above its
+// triangle become NaN, and a NaN box fails every comparison, so rays and
+// queries miss the whole subtree, up to the root (collide.Mesh gives the
+// tree zeros in their place for that reason).
 //
 // The top levels of the tree are built concurrently when more than one CPU
 // is available; the result does not depend on the number of CPUs.

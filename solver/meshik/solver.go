@@ -12,6 +12,7 @@ import (
 
 	"gallop/internal/finite"
 	"gallop/solver/deform"
+	"gallop/solver/meshgraph"
 	"gallop/solver/sparse"
 )
 
@@ -352,7 +353,7 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 	for k, v := range s.sym.Perm() {
 		s.pinv[v] = k
 	}
-	s.comp, s.ncomp = components(n, triangles)
+	s.comp, s.ncomp = meshgraph.Components(n, triangles)
 	s.fixed = make([]bool, n)
 	s.fixedPivot = make([]bool, n)
 	s.target = slices.Clone(reference)
@@ -482,47 +483,6 @@ func withDiagonal(a *sparse.CSC) *sparse.CSC {
 		}
 	}
 	return t.CSC()
-}
-
-// components labels the connected components of the mesh's vertices
-// (sharing a triangle connects them); unreferenced vertices get -1.
-func components(n int, triangles [][3]int) ([]int, int) {
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
-	used := make([]bool, n)
-	for _, t := range triangles {
-		for _, v := range t {
-			used[v] = true
-		}
-		a, b, c := find(t[0]), find(t[1]), find(t[2])
-		parent[b] = a
-		parent[find(c)] = a
-	}
-	label := make([]int, n)
-	ids := map[int]int{}
-	for i := range label {
-		if !used[i] {
-			label[i] = -1
-			continue
-		}
-		r := find(i)
-		id, ok := ids[r]
-		if !ok {
-			id = len(ids)
-			ids[r] = id
-		}
-		label[i] = id
-	}
-	return label, len(ids)
 }
 
 // NumWeights returns the number of example weights (0 for the identity

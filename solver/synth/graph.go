@@ -41,11 +41,13 @@ type Graph struct {
 type NoTransitionsError struct {
 	Threshold float64
 	Least     float64 // the least cost of an eligible pair: the smallest useful threshold is just above it
+	Most      float64 // the largest cost of a candidate (a local minimum): above it the graph no longer grows
 	Default   float64 // the part's default threshold
 }
 
 func (e *NoTransitionsError) Error() string {
-	return fmt.Sprintf("no transitions below %.4g; the smallest threshold that gives one is above %.4g (the default is %.4g)", e.Threshold, e.Least, e.Default)
+	return fmt.Sprintf("no transitions below %.4g; the largest useful threshold is %.4g (every candidate transition), the smallest just above %.4g, the default %.4g",
+		e.Threshold, e.Most, e.Least, e.Default)
 }
 
 // eligible reports whether (i, j) may be a transition at all: both frames
@@ -60,6 +62,20 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// largestCandidate returns the largest cost of an eligible pair that is a
+// local minimum of D: the threshold above which Graph finds every candidate.
+func (p *Part) largestCandidate() float64 {
+	most := 0.0
+	for i := range p.n {
+		for j := range p.n {
+			if p.eligible(i, j) && p.localMin(i, j) {
+				most = max(most, p.Cost(i, j))
+			}
+		}
+	}
+	return most
 }
 
 // Graph builds the motion graph of the part for threshold T: the
@@ -85,7 +101,7 @@ func (p *Part) Graph(threshold float64) (*Graph, error) {
 		}
 	}
 	if len(g.Transitions) == 0 {
-		return nil, &NoTransitionsError{Threshold: threshold, Least: least, Default: p.DefaultThreshold()}
+		return nil, &NoTransitionsError{Threshold: threshold, Least: least, Most: p.largestCandidate(), Default: p.DefaultThreshold()}
 	}
 	// Segments: cut after every frame a transition leaves and before
 	// every frame one arrives at.

@@ -9,7 +9,6 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/internal/parallel"
-	"gallop/solver/bvh"
 	"gallop/solver/ssdr"
 )
 
@@ -45,14 +44,6 @@ func (r *Request) withDefaults(a *Analysis) {
 	if r.Attempts <= 0 {
 		r.Attempts = 16
 	}
-}
-
-// Obstacle is a scene object a synthesised mesh must keep out of.
-type Obstacle interface {
-	// Hits reports whether the triangle mesh with vertex positions pos
-	// (tree is its BVH, refitted to pos) comes within margin of the
-	// obstacle: touches or crosses its surface, or lies inside it.
-	Hits(pos []mgl64.Vec3, triangles [][3]int, tree *bvh.Tree, margin float64) bool
 }
 
 // Clip is one synthesised animation: every bone's position in the world
@@ -236,29 +227,28 @@ func (s *Synthesizer) Clips(ctx context.Context, seeds []uint64, done func()) ([
 	return clips, errors.Join(errs...)
 }
 
-// collider holds one goroutine's scratch for obstacle tests: the mesh's
-// BVH and its posed positions.
+// collider holds one goroutine's scratch for obstacle tests: the posed
+// mesh with its BVH, and the positions being placed.
 type collider struct {
-	tris [][3]int
-	tree *bvh.Tree
-	pos  []mgl64.Vec3
-	tmp  []mgl64.Vec3
+	posed *Posed
+	pos   []mgl64.Vec3
 }
 
 func newCollider(m *Model) *collider {
-	return &collider{tris: m.Triangles, tree: bvh.Build(m.Rest, m.Triangles)}
+	return &collider{posed: posedMesh(m.Rest, m.Triangles)}
 }
 
 // hits reports whether the positions pos placed by the rigid map at come
 // within margin of an obstacle.
 func (c *collider) hits(pos []mgl64.Vec3, at Affine, obstacles []Obstacle, margin float64) bool {
-	c.tmp = c.tmp[:0]
-	for _, p := range pos {
-		c.tmp = append(c.tmp, at.Apply(p))
+	p := c.posed
+	p.Positions = p.Positions[:0]
+	for _, v := range pos {
+		p.Positions = append(p.Positions, at.Apply(v))
 	}
-	c.tree.Refit(c.tmp)
+	p.Mesh.Refit(p.Positions)
 	for _, o := range obstacles {
-		if o.Hits(c.tmp, c.tris, c.tree, margin) {
+		if o.Hits(p, margin) {
 			return true
 		}
 	}

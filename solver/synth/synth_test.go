@@ -271,12 +271,19 @@ func TestBadInput(t *testing.T) {
 	p := analysis(t, "pcow", Options{}).Parts[0]
 	_, err := p.Graph(1e-9)
 	var nt *NoTransitionsError
-	if !errors.As(err, &nt) || !(nt.Least > 1e-9) || !strings.Contains(err.Error(), "no transitions below") {
+	if !errors.As(err, &nt) || !(nt.Least > 1e-9) || !(nt.Most > nt.Least) || !strings.Contains(err.Error(), "no transitions below 1e-09; the largest useful threshold is") {
 		t.Fatalf("a tiny threshold: %v", err)
 	}
 	t.Log(err)
 	if g, err := p.Graph(nt.Least * 1.0001); err != nil || len(g.Transitions) == 0 {
-		t.Errorf("the suggested threshold gives %v", err)
+		t.Errorf("the smallest useful threshold gives %v", err)
+	}
+	all, err := p.Graph(nt.Most * 1.0001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if more, err := p.Graph(nt.Most * 10); err != nil || len(more.Transitions) != len(all.Transitions) {
+		t.Errorf("above the largest useful threshold the graph grows from %d transitions (%v)", len(all.Transitions), err)
 	}
 }
 
