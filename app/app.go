@@ -26,6 +26,7 @@ import (
 	"gallop/panels/gallerypanel"
 	"gallop/panels/posepanel"
 	"gallop/panels/rigpanel"
+	"gallop/panels/synthpanel"
 	"gallop/viewport"
 	"gallop/viewport/render"
 )
@@ -142,7 +143,7 @@ func Run(opts Options) error {
 
 // newTools returns the tools, in the order the tool panel lists them.
 func newTools() []panels.Tool {
-	return []panels.Tool{&panels.Select{}, &posepanel.Panel{}, &gallerypanel.Panel{}, &rigpanel.Panel{}, &dynamicspanel.Panel{}}
+	return []panels.Tool{&panels.Select{}, &posepanel.Panel{}, &gallerypanel.Panel{}, &rigpanel.Panel{}, &dynamicspanel.Panel{}, &synthpanel.Panel{}}
 }
 
 // openDemo replaces the document with the demo scene, ready to pose: the

@@ -120,15 +120,21 @@ func (c *selectCmd) Name() string {
 func (c *selectCmd) Do()   { c.doc.Selection = c.after }
 func (c *selectCmd) Undo() { c.doc.Selection = c.before }
 
-// addObjectsCmd adds objects to the scene and makes the first one active.
+// addObjectsCmd adds objects to the scene and makes the first one active,
+// unless keepActive.
 type addObjectsCmd struct {
 	doc        *Document
 	objs       []*assets.Object
+	keepActive bool
+	label      string // the step's name; "" for "Import …"
 	prevActive int
 	prevSel    []int
 }
 
 func (c *addObjectsCmd) Name() string {
+	if c.label != "" {
+		return c.label
+	}
 	if len(c.objs) == 1 {
 		return "Import " + c.objs[0].Name
 	}
@@ -137,9 +143,11 @@ func (c *addObjectsCmd) Name() string {
 
 func (c *addObjectsCmd) Do() {
 	c.prevActive, c.prevSel = c.doc.Active, c.doc.Selection
-	c.doc.Active = len(c.doc.Scene.Objects)
+	if !c.keepActive {
+		c.doc.Active = len(c.doc.Scene.Objects)
+		c.doc.Selection = nil
+	}
 	c.doc.Scene.Objects = append(c.doc.Scene.Objects, c.objs...)
-	c.doc.Selection = nil
 }
 
 func (c *addObjectsCmd) Undo() {

@@ -77,3 +77,11 @@ func (a *App) OpenFolder(title string, done func(path string)) {
 func (a *App) SaveFile(title string, exts []string, suggested string, done func(path string)) {
 	a.dialogs.save(title, fileFilter{title, exts}, suggested, done)
 }
+
+// Objects implements tools.Host.
+func (a *App) Objects() []*assets.Object { return a.doc.Scene.Objects }
+
+// AddObject implements tools.Host.
+func (a *App) AddObject(o *assets.Object) {
+	a.history.Do(&addObjectsCmd{doc: a.doc, objs: []*assets.Object{o}, keepActive: true, label: "Add " + o.Name})
+}

@@ -1,17 +1,23 @@
 package app
 
 import (
+	"fmt"
+
 	"gallop/assets"
+	"gallop/internal/words"
 	"gallop/viewport"
 )
 
-// preview is a rigid-body animation shown in the viewport and on the
-// timeline in place of the document's scene (Host.ShowAnimation): a
-// sample of the Gallery tool. The document does not change: the preview
-// is no undo step and is not saved.
+// preview is an animation shown in the viewport and on the timeline in
+// place of the document's scene: a rigid-body animation
+// (Host.ShowAnimation, a sample of the Gallery tool) or a mesh clip
+// (Host.ShowClip, a variation of the Synthesize tool). The document does
+// not change: the preview is no undo step and is not saved.
 type preview struct {
-	anim  *assets.RigidAnimation
-	scene *viewport.RigidScene
+	anim  *assets.RigidAnimation // the rigid-body animation, or nil
+	scene *viewport.RigidScene   // its scene, or nil
+	clip  *assets.Object         // the mesh clip, or nil
+	marks []int                  // frames marked on the timeline (a clip's splices)
 	// doc holds the scene's objects and the preview's current frame, for
 	// the timeline.
 	doc *Document
@@ -68,6 +74,62 @@ func (a *App) ShownAnimation() *assets.RigidAnimation {
 		return nil
 	}
 	return a.preview.anim
+}
+
+// items returns what the renderer draws of the preview at its
+// frame.
+func (p *preview) items() []viewport.Item {
+	if p.scene != nil {
+		return p.scene.Items(p.doc.Frame)
+	}
+	return []viewport.Item{{Key: p.clip, Triangles: p.clip.Mesh.Triangles, Positions: p.clip.PositionsAt(p.doc.Frame)}}
+}
+
+// caption says what the preview shows, over the viewport.
+func (p *preview) caption() string {
+	if p.anim != nil {
+		return fmt.Sprintf("%s (not in the document)  |  %s  |  frame %d / %d",
+			p.anim.Name, words.Count(len(p.anim.Bodies), "body", "bodies"), p.doc.Frame+1, p.doc.NumFrames())
+	}
+	return fmt.Sprintf("%s (not in the document)  |  %s  |  frame %d / %d",
+		p.clip.Name, words.Count(len(p.marks), "splice", "splices"), p.doc.Frame+1, p.doc.NumFrames())
+}
+
+// ShowClip implements tools.Host.
+func (a *App) ShowClip(o *assets.Object, marks []int, play bool) error {
+	if o == nil {
+		a.endPreview()
+		return nil
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	p := &preview{clip: o, marks: marks, doc: &Document{Scene: &assets.Scene{Objects: []*assets.Object{o}}, Title: o.Name}}
+	// A clip of the same mesh keeps the camera the artist set.
+	if a.preview == nil {
+		p.camera = a.view.Camera
+	} else {
+		p.camera = a.preview.camera
+	}
+	if a.preview == nil || a.preview.clip == nil || a.preview.clip.Mesh.NumVertices() != o.Mesh.NumVertices() {
+		if lo, hi, ok := p.doc.Bounds(); ok {
+			a.view.Camera.Frame(lo, hi, a.view.Aspect())
+		}
+	}
+	a.preview = p
+	a.play.playing = false
+	if play {
+		a.togglePlay()
+	}
+	return nil
+}
+
+// ShownClip implements tools.Host.
+func (a *App) ShownClip() *assets.Object {
+	if a.preview == nil {
+		return nil
+	}
+	return a.preview.clip
 }
 
 // endPreview goes back to the document's scene and camera.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
 	"gallop/panels"
@@ -87,6 +88,7 @@ func (a *App) timeline() giu.Widget {
 		giu.Button(">|").OnClick(func() { a.setFrame(n - 1) }),
 		giu.Checkbox("Loop", &a.play.loop),
 		giu.SliderInt(&frame, 1, int32(max(1, n))).Label("##frame").Size(w-420).Format("frame %d").OnChange(func() { a.setFrame(int(frame) - 1) }),
+		giu.Custom(func() { a.timelineMarks(n) }),
 		giu.InputFloat(&fps).Label("fps").Size(60).Format("%.3g").OnChange(func() {
 			if o != nil && o.Clip != nil && fps > 0 && fps <= 1000 {
 				a.history.Do(&setFPSCmd{clip: o.Clip, before: o.Clip.FPS, after: float64(fps)})
@@ -94,6 +96,30 @@ func (a *App) timeline() giu.Widget {
 		}),
 		panels.Marked("timeline: "+frameCounter(d), giu.Label(frameCounter(d))),
 	)
+}
+
+// markColour is the colour of the frames a preview marks on the timeline.
+const markColour = 0xff3aa0ff // ABGR: orange
+
+// timelineMarks draws the preview's marked frames (a synthesised clip's
+// splices) as ticks across the frame slider just laid out, of n frames.
+// Dear ImGui's slider keeps its grab inside the frame padding, so frame f
+// sits at the grab's centre for value f+1.
+func (a *App) timelineMarks(n int) {
+	if a.preview == nil || len(a.preview.marks) == 0 || n < 2 {
+		return
+	}
+	lo, hi := imgui.ItemRectMin(), imgui.ItemRectMax()
+	st := imgui.CurrentStyle()
+	grab := st.GrabMinSize()
+	x0 := lo.X + st.FramePadding().X + grab/2
+	x1 := hi.X - st.FramePadding().X - grab/2
+	dl := imgui.WindowDrawList()
+	for _, f := range a.preview.marks {
+		x := x0 + (x1-x0)*float32(f)/float32(n-1)
+		dl.AddLineV(imgui.Vec2{X: x, Y: lo.Y}, imgui.Vec2{X: x, Y: lo.Y + (hi.Y-lo.Y)*0.35}, markColour, 2)
+		dl.AddLineV(imgui.Vec2{X: x, Y: hi.Y - (hi.Y-lo.Y)*0.35}, imgui.Vec2{X: x, Y: hi.Y}, markColour, 2)
+	}
 }
 
 // frameCounter is the timeline's counter: the frame shown and the frames

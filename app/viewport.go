@@ -121,7 +121,7 @@ func (a *App) shownPositions(o *assets.Object) []assets.Vec3 {
 // bodies at its frame, or the document's objects.
 func (a *App) drawItems() []viewport.Item {
 	if p := a.preview; p != nil {
-		return p.scene.Items(p.doc.Frame)
+		return p.items()
 	}
 	items := make([]viewport.Item, 0, len(a.doc.Scene.Objects))
 	for i, o := range a.doc.Scene.Objects {
@@ -148,12 +148,12 @@ func (a *App) drawItems() []viewport.Item {
 }
 
 // gridStep picks the ground grid's spacing from the scene's size; a
-// preview, which has its own ground, gets none (0).
+// rigid-body preview, which has its own ground, gets none (0).
 func (a *App) gridStep() float64 {
-	if a.preview != nil {
+	if a.preview != nil && a.preview.scene != nil {
 		return 0
 	}
-	lo, hi, ok := a.doc.Bounds()
+	lo, hi, ok := a.stage().Bounds()
 	if !ok {
 		return 1
 	}
@@ -173,8 +173,7 @@ func (a *App) viewportOverlays(dl *imgui.DrawList, pos, size imgui.Vec2) {
 	}
 	text(10, 8, 0xffe0e0e0, proj)
 	if p := a.preview; p != nil {
-		text(10, 26, 0xffe0e0e0, fmt.Sprintf("%s (not in the document)  |  %s  |  frame %d / %d",
-			p.anim.Name, words.Count(len(p.anim.Bodies), "body", "bodies"), p.doc.Frame+1, p.doc.NumFrames()))
+		text(10, 26, 0xffe0e0e0, p.caption())
 		return
 	}
 	if o := a.doc.Object(); o != nil {

@@ -169,21 +169,10 @@ the largest splice acceleration against the input's 99th percentile.`)
 		line.Done()
 		return fmt.Errorf("%s: %w", in, err)
 	}
-	var graphs []*synth.Graph
-	for k, p := range a.Parts {
-		t := *threshold
-		if t == 0 {
-			t = p.DefaultThreshold()
-		}
-		g, err := p.Graph(t)
-		if err != nil {
-			line.Done()
-			if len(a.Parts) > 1 {
-				return fmt.Errorf("%s: part %d: %w", in, k+1, err)
-			}
-			return fmt.Errorf("%s: %w", in, err)
-		}
-		graphs = append(graphs, g)
+	graphs, err := tsynth.Graphs(a, *threshold)
+	if err != nil {
+		line.Done()
+		return fmt.Errorf("%s: %w", in, err)
 	}
 	analysisSeconds := time.Since(start).Seconds()
 	s, err := a.NewSynthesizer(graphs, synth.Request{Frames: frames, Blend: blend, Targets: targets})
@@ -267,13 +256,7 @@ the largest splice acceleration against the input's 99th percentile.`)
 			line.Report("synth: writing %d of %d clips", i+1, len(clips))
 			name := fmt.Sprintf("clip-%d", c.Seed)
 			path := filepath.Join(*outDir, name+".glb")
-			var err error
-			if *morph {
-				err = assets.SaveGLTF(path, tsynth.BakedObject(c, name, fps, rest), assets.ExportOptions{Mode: assets.ExportMorph})
-			} else {
-				err = assets.SaveGLTF(path, tsynth.SkinnedObject(c, name, fps, rest), assets.ExportOptions{Mode: assets.ExportSkin})
-			}
-			if err != nil {
+			if err := tsynth.Save(path, c, name, fps, rest, *morph); err != nil {
 				line.Done()
 				return err
 			}

@@ -61,4 +61,15 @@ type Host interface {
 	ShowAnimation(anim *assets.RigidAnimation, play bool) error
 	// ShownAnimation returns what ShowAnimation shows, or nil.
 	ShownAnimation() *assets.RigidAnimation
+	// ShowClip shows o, an object with a clip that is not in the
+	// document, in place of the document's scene, like ShowAnimation,
+	// with the frames marks marked on the timeline; nil goes back.
+	ShowClip(o *assets.Object, marks []int, play bool) error
+	// ShownClip returns what ShowClip shows, or nil.
+	ShownClip() *assets.Object
+	// Objects returns the document's objects.
+	Objects() []*assets.Object
+	// AddObject adds o to the document's scene as one undoable step; the
+	// active object stays active.
+	AddObject(o *assets.Object)
 }

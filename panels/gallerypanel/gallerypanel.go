@@ -23,7 +23,7 @@ import (
 type Panel struct {
 	m       gallery.Gallery
 	editors editors
-	thumbs  thumbnails
+	thumbs  panels.Thumbnails[*gallery.Sample]
 
 	traceAt     time.Time
 	tracedFinal *gallery.Snapshot // the final snapshot last traced
@@ -47,7 +47,7 @@ func (p *Panel) Help() string {
 // being replaced).
 func (p *Panel) Close() {
 	p.m.Close()
-	p.thumbs.release()
+	p.thumbs.Release()
 }
 
 // Update implements panels.Tool: the model takes its run's latest
@@ -70,7 +70,7 @@ func (p *Panel) Update(h tools.Host) {
 	if time.Since(p.traceAt) >= time.Second {
 		p.traceAt = time.Now()
 		if snap != nil {
-			fmt.Fprintf(os.Stderr, "gallery: %d of %d iterations, %d samples, %d thumbnails\n", snap.Done, snap.Total, len(snap.Samples), p.thumbs.ready)
+			fmt.Fprintf(os.Stderr, "gallery: %d of %d iterations, %d samples, %d thumbnails\n", snap.Done, snap.Total, len(snap.Samples), p.thumbs.Ready())
 		}
 	}
 }

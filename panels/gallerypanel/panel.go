@@ -11,6 +11,7 @@ import (
 	"gallop/panels"
 	"gallop/tools"
 	"gallop/tools/gallery"
+	"gallop/viewport"
 )
 
 // Panel implements panels.Tool: scenario and constraints, chain settings,
@@ -172,12 +173,36 @@ func (p *Panel) galleryPanel(h tools.Host) giu.Widget {
 }
 
 // Thumbnail size in pixels.
-const thumbW, thumbH = 116, 87
+const thumbW, thumbH = panels.ThumbW, panels.ThumbH
+
+// strobeFrames is how many exposures of each body a still thumbnail
+// shows, for animations of at most strobeBodies bodies.
+const (
+	strobeFrames = 12
+	strobeBodies = 2
+)
+
+// picture returns what s's thumbnail shows of frame: a still of a few
+// bodies shows their paths (a strobe); of many, where they ended (a strobe
+// of ten balls is a blur).
+func picture(s *gallery.Sample) panels.Picture {
+	return func(frame int) (viewport.Camera, []viewport.Item) {
+		cam := s.Scene.ThumbnailCamera(float64(thumbW) / thumbH)
+		n := s.Scene.NumFrames()
+		switch {
+		case frame >= 0:
+			return cam, s.Scene.Items(frame)
+		case len(s.Anim.Bodies) > strobeBodies:
+			return cam, s.Scene.Items(n - 1)
+		}
+		return cam, s.Scene.Strobe(strobeFrames)
+	}
+}
 
 // grid draws the thumbnails: hovering one animates it, clicking it plays
 // it, its star button keeps it as a favourite.
 func (p *Panel) grid(h tools.Host, samples []*gallery.Sample) {
-	p.thumbs.begin()
+	p.thumbs.Begin()
 	// As many to a row as the panel's width holds (at least one).
 	spacing := imgui.CurrentStyle().ItemSpacing().X
 	perRow := max(1, int((imgui.ContentRegionAvail().X+spacing)/(thumbW+8+spacing)))
@@ -186,7 +211,7 @@ func (p *Panel) grid(h tools.Host, samples []*gallery.Sample) {
 			imgui.SameLine()
 		}
 		imgui.BeginGroup()
-		tex := p.thumbs.texture(s, p.thumbs.hovered == s)
+		tex := p.thumbs.Texture(s, s.Scene.NumFrames(), s.Anim.FPS, picture(s))
 		size := imgui.Vec2{X: thumbW, Y: thumbH}
 		id := fmt.Sprintf("##thumb%d", i)
 		var clicked bool
@@ -200,7 +225,7 @@ func (p *Panel) grid(h tools.Host, samples []*gallery.Sample) {
 			panels.Mark("gallery: thumbnail 1").Build()
 		}
 		if imgui.IsItemHovered() {
-			p.thumbs.hover(s)
+			p.thumbs.Hover(s)
 			imgui.SetTooltip(fmt.Sprintf("%s (log p %.3g): click to play it", s.Caption(), s.LogP))
 		}
 		if clicked {
@@ -228,7 +253,7 @@ func (p *Panel) grid(h tools.Host, samples []*gallery.Sample) {
 		}
 		imgui.EndGroup()
 	}
-	p.thumbs.end()
+	p.thumbs.End()
 }
 
 func (p *Panel) favouritesPanel(h tools.Host) giu.Widget {

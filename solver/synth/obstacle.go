@@ -32,8 +32,8 @@ type Posed struct {
 	Seeds []int
 }
 
-// posedMesh returns the Posed of a model's rest mesh, to be moved frame by
-// frame with move.
+// posedMesh returns the Posed of a mesh at rest positions; the collider
+// moves it frame by frame.
 func posedMesh(rest []mgl64.Vec3, triangles [][3]int) *Posed {
 	return &Posed{
 		Positions: append([]mgl64.Vec3(nil), rest...),
@@ -41,12 +41,6 @@ func posedMesh(rest []mgl64.Vec3, triangles [][3]int) *Posed {
 		Closed:    meshgraph.Closed(triangles),
 		Seeds:     seeds(len(rest), triangles),
 	}
-}
-
-// move sets p's positions to pos and refits its BVH.
-func (p *Posed) move(pos []mgl64.Vec3) {
-	p.Positions = append(p.Positions[:0], pos...)
-	p.Mesh.Refit(p.Positions)
 }
 
 // seeds returns the lowest vertex of each connected component of the mesh.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -49,7 +50,8 @@ func (r *Request) withDefaults(a *Analysis) {
 // Clip is one synthesised animation: every bone's position in the world
 // at every output frame, and each part's walk.
 type Clip struct {
-	Seed     uint64
+	Seed     uint64     // the first part's seed: the clip's, for Clip
+	Seeds    []uint64   // each part's seed (Mix)
 	Attempt  int        // the random stream that gave it (0 unless obstacles made earlier ones fail)
 	Bones    [][]Affine // per output frame, per bone
 	Walks    []Walk     // per part
@@ -112,11 +114,22 @@ func (a *Analysis) NewSynthesizer(graphs []*Graph, req Request) (*Synthesizer, e
 // found could avoid.
 var ErrBlocked = errors.New("the obstacles block every walk tried")
 
-// Clip synthesises the clip of seed. Each part walks its own motion graph
-// on its own random stream (seed, part); the driver part (the one of most
-// bones) also places the reference bone in the world (Eq. 7). The result
-// depends on the seed alone.
+// Clip synthesises the clip of seed: Mix with seed for every part. The
+// result depends on the seed alone.
 func (s *Synthesizer) Clip(ctx context.Context, seed uint64) (*Clip, error) {
+	return s.Mix(ctx, slices.Repeat([]uint64{seed}, len(s.plans)))
+}
+
+// Mix synthesises the clip whose part k walks its own motion graph on the
+// random stream of seeds[k] (the stream (seed, attempt, k)), so that each
+// component's variation is picked separately; the driver part (the one of
+// most bones) also places the reference bone in the world (Eq. 7). A
+// clip's walks are redrawn, on the next attempt's streams, while
+// obstacles reject them. The result depends on the seeds alone.
+func (s *Synthesizer) Mix(ctx context.Context, seeds []uint64) (*Clip, error) {
+	if len(seeds) != len(s.plans) {
+		return nil, fmt.Errorf("%d seeds for %d parts", len(seeds), len(s.plans))
+	}
 	var scratch *collider
 	if len(s.req.Obstacles) > 0 {
 		scratch = newCollider(s.a.Model)
@@ -125,7 +138,7 @@ func (s *Synthesizer) Clip(ctx context.Context, seed uint64) (*Clip, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, err := s.attempt(seed, attempt, scratch)
+		c, err := s.attempt(seeds, attempt, scratch)
 		if errors.Is(err, errBudget) {
 			continue
 		}
@@ -136,14 +149,14 @@ func (s *Synthesizer) Clip(ctx context.Context, seed uint64) (*Clip, error) {
 			return c, nil
 		}
 	}
-	return nil, fmt.Errorf("clip of seed %d: %w (%d attempts)", seed, ErrBlocked, s.req.Attempts)
+	return nil, fmt.Errorf("clip of seed %d: %w (%d attempts)", seeds[0], ErrBlocked, s.req.Attempts)
 }
 
-func (s *Synthesizer) attempt(seed uint64, attempt int, col *collider) (*Clip, error) {
+func (s *Synthesizer) attempt(seeds []uint64, attempt int, col *collider) (*Clip, error) {
 	a := s.a
-	c := &Clip{Seed: seed, Attempt: attempt, Analysis: a, Walks: make([]Walk, len(a.Parts))}
+	c := &Clip{Seed: seeds[0], Seeds: slices.Clone(seeds), Attempt: attempt, Analysis: a, Walks: make([]Walk, len(a.Parts))}
 	for k, pl := range s.plans {
-		rng := rand.New(rand.NewPCG(seed, uint64(attempt)<<16|uint64(k)))
+		rng := rand.New(rand.NewPCG(seeds[k], uint64(attempt)<<16|uint64(k)))
 		var test func(t, x int, at Affine) bool
 		if col != nil && k == s.driver {
 			test = func(_, x int, at Affine) bool { return !col.hits(s.input[x], at, s.req.Obstacles, s.req.Margin) }
@@ -254,6 +267,9 @@ func (c *collider) hits(pos []mgl64.Vec3, at Affine, obstacles []Obstacle, margi
 	}
 	return false
 }
+
+// Frames returns the length of the clips in frames.
+func (s *Synthesizer) Frames() int { return s.req.Frames }
 
 // Window returns the half-width of the blending window in use.
 func (s *Synthesizer) Window() int { return s.req.Window }

@@ -316,6 +316,28 @@ func TestComponents(t *testing.T) {
 	for k, w := range c.Walks {
 		t.Logf("part %d (%d bones): splices %v", k, len(a.Parts[k].Bones), w.Splices)
 	}
+	// Each part's variation picked separately: part k of the mix walks as
+	// part k of the clip of its seed.
+	seeds := make([]uint64, len(a.Parts))
+	for k := range seeds {
+		seeds[k] = uint64(k + 1)
+	}
+	mix, err := s.Mix(context.Background(), seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, seed := range seeds {
+		whole, err := s.Clip(context.Background(), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(mix.Walks[k].Source, whole.Walks[k].Source) {
+			t.Errorf("part %d of the mix does not walk as part %d of clip %d", k, k, seed)
+		}
+	}
+	if _, err := s.Mix(context.Background(), seeds[:1]); err == nil {
+		t.Error("one seed for several parts was accepted")
+	}
 }
 
 func maxDiff(a, b mgl64.Mat3) float64 {

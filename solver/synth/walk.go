@@ -11,7 +11,8 @@ import (
 
 // Target asks that input frame Input be shown at output frame Output.
 type Target struct {
-	Input, Output int
+	Input  int `json:"input"`  // the input frame f
+	Output int `json:"output"` // the output frame g it must appear at
 }
 
 // Walk is one part's path through its motion graph: the input frame

@@ -89,3 +89,14 @@ func BakedObject(c *synth.Clip, name string, fps float64, mesh *assets.Mesh) *as
 	mc.Positions = append([]assets.Vec3(nil), c.Analysis.Model.Rest...)
 	return &assets.Object{Name: name, Mesh: mc, Clip: clip}
 }
+
+// Save writes clip c to path as glTF (.glb or .gltf): a skinned mesh with
+// two joints per bone (SkinnedObject), or morph targets if morph
+// (BakedObject). name names the object and its animation; rest is the
+// mesh whose triangles, UVs and normals the file carries.
+func Save(path string, c *synth.Clip, name string, fps float64, rest *assets.Mesh, morph bool) error {
+	if morph {
+		return assets.SaveGLTF(path, BakedObject(c, name, fps, rest), assets.ExportOptions{Mode: assets.ExportMorph})
+	}
+	return assets.SaveGLTF(path, SkinnedObject(c, name, fps, rest), assets.ExportOptions{Mode: assets.ExportSkin})
+}

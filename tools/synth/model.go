@@ -41,3 +41,25 @@ func Infer(ctx context.Context, rest *assets.Mesh, clip *assets.Clip, bones int,
 	}
 	return &synth.Model{Rest: rest.Positions, Triangles: rest.Triangles, Weights: res.Weights, Bones: res.Transforms, Input: clip.Frames}, nil
 }
+
+// Graphs builds each part's motion graph at threshold T, or at each part's
+// default threshold when T is 0. The error of a part that has no
+// transition names the part when there are several.
+func Graphs(a *synth.Analysis, threshold float64) ([]*synth.Graph, error) {
+	var graphs []*synth.Graph
+	for k, p := range a.Parts {
+		t := threshold
+		if t == 0 {
+			t = p.DefaultThreshold()
+		}
+		g, err := p.Graph(t)
+		if err != nil {
+			if len(a.Parts) > 1 {
+				return nil, fmt.Errorf("part %d: %w", k+1, err)
+			}
+			return nil, err
+		}
+		graphs = append(graphs, g)
+	}
+	return graphs, nil
+}

@@ -27,7 +27,10 @@ type Host struct {
 	OpenPath     string         // what OpenFile and OpenFolder answer ("": cancelled)
 	SavePath     string         // what SaveFile answers ("": cancelled)
 	Shown        *assets.RigidAnimation
-	Playing      bool // whether ShowAnimation was asked to play Shown
+	Playing      bool             // whether ShowAnimation or ShowClip was asked to play
+	Clip         *assets.Object   // what ShowClip shows
+	Marks        []int            // the frames ShowClip marks
+	Others       []*assets.Object // the document's objects besides Obj, AddObject's among them
 	ViewState    *viewport.View
 }
 
@@ -125,3 +128,30 @@ func (h *Host) ShowAnimation(anim *assets.RigidAnimation, play bool) error {
 
 // ShownAnimation implements tools.Host.
 func (h *Host) ShownAnimation() *assets.RigidAnimation { return h.Shown }
+
+// ShowClip implements tools.Host: it validates o as the window does and
+// records it.
+func (h *Host) ShowClip(o *assets.Object, marks []int, play bool) error {
+	if o != nil {
+		if err := o.Validate(); err != nil {
+			return err
+		}
+	}
+	h.Clip, h.Marks, h.Playing = o, marks, play
+	return nil
+}
+
+// ShownClip implements tools.Host.
+func (h *Host) ShownClip() *assets.Object { return h.Clip }
+
+// Objects implements tools.Host: Obj, then Others.
+func (h *Host) Objects() []*assets.Object {
+	var out []*assets.Object
+	if h.Obj != nil {
+		out = append(out, h.Obj)
+	}
+	return append(out, h.Others...)
+}
+
+// AddObject implements tools.Host: o joins Others.
+func (h *Host) AddObject(o *assets.Object) { h.Others = append(h.Others, o) }

@@ -1,0 +1,211 @@
+package synth
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gallop/assets"
+	"gallop/assets/gltftest"
+	"gallop/internal/shareddata"
+	"gallop/solver/synth"
+	"gallop/tools/toolstest"
+)
+
+// horse returns the horse gallop as a document object.
+func horse(t *testing.T) *assets.Object {
+	t.Helper()
+	files, err := assets.ListOBJSequence(filepath.Join(shareddata.Path(t, "horse-gallop"), "frames"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh, clip, err := assets.LoadOBJSequence(context.Background(), files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &assets.Object{Name: "horse", Mesh: mesh, Clip: clip}
+}
+
+// finish waits for the tool's jobs, runs their completions on this (the
+// UI) goroutine and takes their last snapshots, as a frame of the window
+// would.
+func finish(tool *Synth, h *toolstest.Host) {
+	h.Runner.Wait()
+	tool.Update(h)
+}
+
+// TestTool drives the Synthesize tool as the panel does on the horse
+// gallop with components: analyse, move the threshold, generate, play,
+// remix one component, export through the Save dialog, add to the
+// document, save and restore the settings.
+func TestTool(t *testing.T) {
+	h := toolstest.New(horse(t))
+	tool := &Synth{}
+	tool.Update(h)
+	tool.Settings.Components = true
+	tool.Analyse(h)
+	if !tool.Analysing() {
+		t.Fatalf("no analysis started: %v", h.Errs)
+	}
+	finish(tool, h)
+	r := tool.Analysis(h)
+	if r == nil || len(h.Errs) > 0 {
+		t.Fatalf("no analysis: %v", h.Errs)
+	}
+	if len(r.Analysis.Parts) < 2 {
+		t.Fatalf("%d components on the horse", len(r.Analysis.Parts))
+	}
+	if r.CostSize != 48 || len(r.Cost) != 48*48 || !(r.CostMax > 0) {
+		t.Errorf("cost matrix %d × %d, max %g", r.CostSize, r.CostSize, r.CostMax)
+	}
+	summary := tool.GraphSummary()
+	t.Log(summary)
+	if !strings.Contains(summary, "candidate transitions") {
+		t.Errorf("graph summary %q", summary)
+	}
+
+	// The threshold rebuilds the graphs without the rig. (The gallop is
+	// a loop: some pairs of frames cost 0, so every positive threshold
+	// has transitions.)
+	count := func() int {
+		gs, err := tool.Graphs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, g := range gs {
+			n += len(g.Transitions)
+		}
+		return n
+	}
+	all := count()
+	tool.SetThreshold(h, 1e-3*r.Analysis.Parts[0].DefaultThreshold())
+	if few := count(); few >= all {
+		t.Errorf("a thousandth of the default threshold gives %d candidates, the default %d", few, all)
+	}
+	tool.SetThreshold(h, 0)
+	if count() != all {
+		t.Error("back to the default threshold, the graphs differ")
+	}
+
+	tool.Settings.Count, tool.Settings.Seconds = 4, 4
+	tool.Generate(h)
+	finish(tool, h)
+	g := tool.Gallery()
+	if g == nil || g.Made() != 4 || len(h.Errs) > 0 {
+		t.Fatalf("gallery %+v, errors %v", g, h.Errs)
+	}
+	for i, v := range g.Variations {
+		for _, w := range g.Variations[:i] {
+			if synth.SameWalks(v.Clip, w.Clip) {
+				t.Errorf("variations %d and %d walk the same way", i, slices.Index(g.Variations, w))
+			}
+		}
+		if !(v.Lo[1] < v.Hi[1]) {
+			t.Errorf("variation %d's box %v %v", i, v.Lo, v.Hi)
+		}
+	}
+
+	tool.Play(h, 1)
+	if h.Clip == nil || len(h.Clip.Clip.Frames) != 120 || !h.Playing {
+		t.Fatalf("playing: %+v", h.Clip)
+	}
+	if !slices.Equal(h.Marks, g.Variations[1].SpliceFrames()) || len(h.Marks) == 0 {
+		t.Errorf("timeline marks %v, splices %v", h.Marks, g.Variations[1].SpliceFrames())
+	}
+
+	// Component 2 gets the walk of seed 99; the others keep theirs.
+	before := g.Variations[1].Clip
+	tool.Remix(h, 1, 99)
+	finish(tool, h)
+	after := tool.Chosen().Clip
+	if after == before || after.Seeds[1] != 99 || after.Seeds[0] != before.Seeds[0] {
+		t.Fatalf("remix: seeds %v, were %v", after.Seeds, before.Seeds)
+	}
+	if !slices.Equal(after.Walks[0].Source, before.Walks[0].Source) || slices.Equal(after.Walks[1].Source, before.Walks[1].Source) {
+		t.Error("the remix changed another component, or not the one asked")
+	}
+	if h.Clip.Name != tool.Chosen().Name(r) || !strings.Contains(h.Clip.Name, "-99") {
+		t.Errorf("after the remix the viewport plays %q", h.Clip.Name)
+	}
+
+	h.SavePath = filepath.Join(t.TempDir(), "variation.glb")
+	tool.Export(h, false)
+	if len(h.Errs) > 0 {
+		t.Fatal(h.Errs)
+	}
+	gltftest.Validate(t, h.SavePath)
+	objs, err := assets.LoadGLTF(h.SavePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := objs[0].NumFrames(); n != 120 {
+		t.Errorf("the export has %d frames", n)
+	}
+
+	tool.AddToDocument(h)
+	if len(h.Others) != 1 || h.Others[0].Clip == nil || len(h.Others[0].Clip.Frames) != 120 {
+		t.Fatalf("added %v", h.Others)
+	}
+
+	tool.ShowComponents = true
+	if _, cols := tool.Display(h); len(cols) != h.Obj.Mesh.NumVertices() {
+		t.Errorf("%d component colours", len(cols))
+	}
+
+	tool.AddSphere(h)
+	tool.AddPlane(h)
+	tool.AddTarget(10, 60)
+	raw, err := tool.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := &Synth{}
+	if err := again.Restore(h, raw); err != nil {
+		t.Fatal(err)
+	}
+	if again.Settings != tool.Settings || !slices.Equal(again.Obstacles, tool.Obstacles) || !slices.Equal(again.Targets, tool.Targets) {
+		t.Errorf("restored %+v, want %+v", again, tool)
+	}
+	if items := tool.ExtraItems(h); len(items) != 2 {
+		t.Errorf("%d obstacle items drawn", len(items))
+	}
+	if err := again.Restore(h, []byte(`{"settings":{"bones":0}}`)); err == nil {
+		t.Error("0 bones restored")
+	}
+}
+
+// TestToolBadInput: too short a clip, bad settings, an obstacle object
+// that is gone: clear errors, nothing started.
+func TestToolBadInput(t *testing.T) {
+	o := horse(t)
+	o.Clip.Frames = o.Clip.Frames[:9]
+	h := toolstest.New(o)
+	tool := &Synth{}
+	tool.Analyse(h)
+	if tool.Analysing() || len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), "at least 10") {
+		t.Errorf("9 frames: %v", h.Errs)
+	}
+
+	h = toolstest.New(horse(t))
+	tool = &Synth{}
+	tool.Update(h)
+	tool.Settings.Seconds = math.NaN()
+	tool.Analyse(h)
+	if tool.Analysing() || len(h.Errs) != 1 {
+		t.Errorf("NaN seconds: %v", h.Errs)
+	}
+	tool.Settings = DefaultSettings()
+	tool.Settings.Bones = 8
+	h.Errs = nil
+	tool.Analyse(h)
+	finish(tool, h)
+	tool.AddObject("gone")
+	tool.Generate(h)
+	if tool.Generating() || len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), `no other object named "gone"`) {
+		t.Errorf("a missing obstacle object: %v", h.Errs)
+	}
+}
