@@ -39,6 +39,7 @@ func runBench(args []string, stdout io.Writer) error {
 	sampling := fs.Bool("sample", true, "also measure the Gallery's samplers (2D ball, \"HI\")")
 	rigging := fs.Bool("rig", true, "also measure rigging from animation (SSDR on horse-gallop and pcow)")
 	dyn := fs.Bool("dynamics", true, "also measure dynamic skinning (steps on the tube and the horse, fits on dynskin-tube)")
+	syn := fs.Bool("synth", true, "also measure One-to-Many synthesis (pcow, horse-gallop)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop bench [options]
 
@@ -97,6 +98,19 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 model kappa (five parameters) or paper
                                 (four), and the fitted simulation's RMSE over
                                 plain skinning's on train and on test
+  synth_pcow_ssdr_seconds, synth_pcow_analysis_seconds
+                                One-to-Many on pcow (20 SSDR bones): the rig,
+                                then the transitions and graph
+  synth_pcow_1000_clips_seconds 1,000 clips of 10 s (300 frames) on every
+                                core, bone motion only (median of up to 3)
+  synth_pcow_clip_ms            one such clip on one core (median of 50)
+  synth_<set>_<blend>_mean_splice_ratio, _splices_over_1_5, _edge_ratio
+                                quality of 100 clips (seeds 1-100), set pcow
+                                or horse_gallop, blend gradient, linear or
+                                poisson
+  synth_horse_gallop_clip_ms, synth_horse_gallop_subdivided_clip_ms,
+  synth_resolution_ratio        one clip on horse-gallop and on it subdivided
+                                once (the same bones, weights carried over)
   viewport_fps_idle, viewport_fps_busy, viewport_longest_frame_idle,
   viewport_longest_frame_busy   the window showing horse-gallop at 1280x800
                                 (playing, camera turning), alone and while a
@@ -166,6 +180,12 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
 
 	if *dyn {
 		if err := benchDynamics(stdout, *data, *runs); err != nil {
+			return err
+		}
+	}
+
+	if *syn {
+		if err := benchSynth(stdout, *data, *runs); err != nil {
 			return err
 		}
 	}

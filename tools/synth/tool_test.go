@@ -151,9 +151,19 @@ func TestTool(t *testing.T) {
 		t.Fatalf("added %v", h.Others)
 	}
 
+	// Acceptance 4: the components coloured, and they splice at
+	// different frames.
 	tool.ShowComponents = true
-	if _, cols := tool.Display(h); len(cols) != h.Obj.Mesh.NumVertices() {
-		t.Errorf("%d component colours", len(cols))
+	_, cols := tool.Display(h)
+	distinct := map[[3]float32]bool{}
+	for _, c := range cols {
+		distinct[c] = true
+	}
+	if len(cols) != h.Obj.Mesh.NumVertices() || len(distinct) < len(r.Analysis.Parts) {
+		t.Errorf("%d component colours, %d distinct, for %d components", len(cols), len(distinct), len(r.Analysis.Parts))
+	}
+	if w := after.Walks; slices.Equal(w[0].Splices, w[1].Splices) {
+		t.Errorf("components 1 and 2 splice at the same frames %v", w[0].Splices)
 	}
 
 	tool.AddSphere(h)

@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"gallop/assets"
+	"gallop/internal/parallel"
+	"gallop/solver/ssdr"
+	"gallop/solver/synth"
+	tsynth "gallop/tools/synth"
+)
+
+// benchSynth prints the synthesis figures (issue 12): on pcow, the SSDR
+// and analysis times, 1,000 clips of 10 s on every core (median of
+// max(1, min(runs, 3))), and one clip on one core (median of 50); per
+// data set and blend, the quality of 100 clips; and the cost of a clip on
+// horse-gallop against the same subdivided once.
+func benchSynth(stdout io.Writer, data string, runs int) error {
+	ctx := context.Background()
+	ref, clip, err := loadRigSet(data, "pcow")
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	model, err := tsynth.Infer(ctx, ref, clip, tsynth.DefaultBones, nil)
+	if err != nil {
+		return fmt.Errorf("pcow: %w", err)
+	}
+	emit(stdout, "synth_pcow_ssdr_seconds", time.Since(start).Seconds(), "s")
+	start = time.Now()
+	a, err := synth.Analyze(ctx, model, synth.Options{})
+	if err != nil {
+		return fmt.Errorf("pcow: %w", err)
+	}
+	graphs, err := tsynth.Graphs(a, 0)
+	if err != nil {
+		return fmt.Errorf("pcow: %w", err)
+	}
+	emit(stdout, "synth_pcow_analysis_seconds", time.Since(start).Seconds(), "s")
+	s, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300})
+	if err != nil {
+		return fmt.Errorf("pcow: %w", err)
+	}
+	seeds := make([]uint64, 1000)
+	for k := range seeds {
+		seeds[k] = uint64(k + 1)
+	}
+	t, err := median(max(1, min(runs, 3)), func() error {
+		_, err := s.Clips(ctx, seeds, nil)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	emit(stdout, "synth_pcow_1000_clips_seconds", t.Seconds(), "s")
+	ms, err := clipMillis(s)
+	if err != nil {
+		return err
+	}
+	emit(stdout, "synth_pcow_clip_ms", ms, "ms per clip, one core")
+
+	for _, set := range []string{"pcow", "horse-gallop"} {
+		a := a
+		if set != "pcow" {
+			r, c, err := loadRigSet(data, set)
+			if err != nil {
+				return err
+			}
+			m, err := tsynth.Infer(ctx, r, c, tsynth.DefaultBones, nil)
+			if err != nil {
+				return fmt.Errorf("%s: %w", set, err)
+			}
+			if a, err = synth.Analyze(ctx, m, synth.Options{}); err != nil {
+				return fmt.Errorf("%s: %w", set, err)
+			}
+		}
+		if err := benchBlends(stdout, set, a); err != nil {
+			return err
+		}
+	}
+	return benchResolution(stdout, data)
+}
+
+// clipMillis returns the median time of one clip on one core over 50
+// clips.
+func clipMillis(s *synth.Synthesizer) (float64, error) {
+	seed := uint64(0)
+	t, err := median(50, func() error {
+		seed++
+		_, err := s.Clip(context.Background(), seed)
+		return err
+	})
+	return t.Seconds() * 1e3, err
+}
+
+// benchBlends prints, for each blend, the mean splice acceleration ratio,
+// the share of splices over 1.5 and the largest edge ratio of 100 clips of
+// 10 s (seeds 1-100).
+func benchBlends(stdout io.Writer, set string, a *synth.Analysis) error {
+	graphs, err := tsynth.Graphs(a, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", set, err)
+	}
+	name := "synth_" + strings.ReplaceAll(set, "-", "_")
+	for _, blend := range []synth.Blend{synth.BlendGradient, synth.BlendLinear, synth.BlendPoisson} {
+		s, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300, Blend: blend})
+		if err != nil {
+			return fmt.Errorf("%s: %w", set, err)
+		}
+		seeds := make([]uint64, 100)
+		for k := range seeds {
+			seeds[k] = uint64(k + 1)
+		}
+		clips, err := s.Clips(context.Background(), seeds, nil)
+		if err != nil {
+			return fmt.Errorf("%s, %s: %w", set, blend, err)
+		}
+		qs := make([]synth.Quality, len(clips))
+		parallel.For(len(clips), func(i int) { qs[i] = a.Quality(clips[i], s.Window()) })
+		var sum, edge float64
+		var n, over int
+		for _, q := range qs {
+			for _, r := range q.SpliceAccel {
+				sum += r
+				n++
+				if r > 1.5 {
+					over++
+				}
+			}
+			edge = max(edge, q.EdgeRatio)
+		}
+		prefix := name + "_" + blend.String()
+		emit(stdout, prefix+"_mean_splice_ratio", sum/float64(max(1, n)), "of the input's 99th percentile")
+		emit(stdout, prefix+"_splices_over_1_5", float64(over)/float64(max(1, n)), "of the splices")
+		emit(stdout, prefix+"_edge_ratio", edge, "of the input's largest")
+	}
+	return nil
+}
+
+// benchResolution prints the time of one clip (one core, median of 50)
+// on horse-gallop with 20 SSDR bones and on the same subdivided once (4 ×
+// the triangles) with the rig's weights carried over to the new vertices
+// (assets.SubdivideMidpointRig) and the same bones, and their ratio.
+func benchResolution(stdout io.Writer, data string) error {
+	ctx := context.Background()
+	ref, clip, err := loadRigSet(data, "horse-gallop")
+	if err != nil {
+		return err
+	}
+	model, err := tsynth.Infer(ctx, ref, clip, tsynth.DefaultBones, nil)
+	if err != nil {
+		return fmt.Errorf("horse-gallop: %w", err)
+	}
+	var times [2]float64
+	for k, m := range []*synth.Model{model, subdivideModel(ref, model)} {
+		a, err := synth.Analyze(ctx, m, synth.Options{})
+		if err != nil {
+			return fmt.Errorf("horse-gallop: %w", err)
+		}
+		graphs, err := tsynth.Graphs(a, 0)
+		if err != nil {
+			return fmt.Errorf("horse-gallop: %w", err)
+		}
+		s, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300})
+		if err != nil {
+			return fmt.Errorf("horse-gallop: %w", err)
+		}
+		if times[k], err = clipMillis(s); err != nil {
+			return err
+		}
+	}
+	emit(stdout, "synth_horse_gallop_clip_ms", times[0], "ms per clip, one core")
+	emit(stdout, "synth_horse_gallop_subdivided_clip_ms", times[1], "ms per clip, one core")
+	emit(stdout, "synth_resolution_ratio", times[1]/times[0], "subdivided over plain")
+	return nil
+}
+
+// subdivideModel returns m on mesh ref subdivided once: rest pose, input
+// frames and weights carried over to the new vertices, the same bones.
+func subdivideModel(ref *assets.Mesh, m *synth.Model) *synth.Model {
+	rig := &assets.Rig{Weights: make([][]assets.Influence, len(m.Weights))}
+	for i, l := range m.Weights {
+		for _, in := range l {
+			rig.Weights[i] = append(rig.Weights[i], assets.Influence{Joint: in.Bone, Weight: in.Weight})
+		}
+	}
+	sub := assets.SubdivideMidpoint(ref)
+	out := &synth.Model{Rest: sub.Positions, Triangles: sub.Triangles, Bones: m.Bones, Input: make([][]assets.Vec3, len(m.Input))}
+	for _, l := range assets.SubdivideMidpointRig(ref, rig).Weights {
+		w := make([]ssdr.Influence, len(l))
+		for k, in := range l {
+			w[k] = ssdr.Influence{Bone: in.Joint, Weight: in.Weight}
+		}
+		out.Weights = append(out.Weights, w)
+	}
+	for f, pos := range m.Input {
+		out.Input[f] = assets.SubdivideMidpointPositions(ref, pos)
+	}
+	return out
+}
