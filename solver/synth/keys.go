@@ -48,19 +48,20 @@ type key struct {
 // (Eq. 9).
 //
 // The operator is stored for the per-frame solve, which runs the three
-// rows r of the bones' (F, t) side by side (see bones): M by rows in
-// compressed form (row i's non-zeros are cols[start[i]:start[i+1]] and
-// vals[…], columns increasing), and the Cholesky factor L of MᵀM + μI
-// twice, its lower triangle by rows for the forward substitution and its
-// transpose's upper triangle by rows for the backward one, so that both
-// read memory in order.
+// rows r of the bones' (F, t) side by side (see bones). M is stored by
+// blocks: its 4 rows of key k (gradient columns c = 0, 1, 2 and the
+// position) meet the 4 unknowns of bone column b (Fᵦ[r, 0..2], tᵦ[r]) in
+// a 4×4 block, non-zero only where b weighs on k; key k's blocks are
+// blocks[first[k]:first[k+1]], bones increasing, each 16 values c-major.
+// The Cholesky factor L of MᵀM + μI is stored twice, its lower triangle
+// by rows for the forward substitution and its transpose's upper triangle
+// by rows for the backward one, so that both read memory in order.
 type keys struct {
 	list   []key
 	coords [][]float64 // per input frame, perKey per key: the rotation's axis-angle vector, S₀₀ S₀₁ S₀₂ S₁₁ S₁₂ S₂₂, the position
 	weight float64     // of the position equations: 1 / positionScale·diagonal
-	start  []int32     // 4·K+1 row starts into cols and vals
-	cols   []int32     // M's non-zeros' columns, over 4·|Bones| unknowns
-	vals   []float64   // and values
+	first  []int32     // K+1 starts into blocks
+	blocks []block     // M's non-zero 4×4 blocks
 	lower  []float64   // L's rows i = 0 … n−1, entries j = 0 … i
 	upper  []float64   // Lᵀ's rows i = 0 … n−1, entries j = i … n−1
 	mu     float64
@@ -374,17 +375,30 @@ func (ks *keys) operator(p *Part) error {
 			ks.upper = append(ks.upper, l.At(j, i))
 		}
 	}
-	ks.start = make([]int32, 1, eqs*nk+1)
-	for i := range eqs * nk {
-		for j := range nz {
-			if v := M.At(i, j); v != 0 {
-				ks.cols = append(ks.cols, int32(j))
-				ks.vals = append(ks.vals, v)
+	ks.first = make([]int32, 1, nk+1)
+	for k := range nk {
+		for b := range nb {
+			var bl block
+			for c := range eqs {
+				for m := range 4 {
+					bl.v[4*c+m] = M.At(eqs*k+c, 4*b+m)
+				}
+			}
+			if bl.v != ([16]float64{}) {
+				bl.col = b
+				ks.blocks = append(ks.blocks, bl)
 			}
 		}
-		ks.start = append(ks.start, int32(len(ks.cols)))
+		ks.first = append(ks.first, int32(len(ks.blocks)))
 	}
 	return nil
+}
+
+// block is one non-zero 4×4 block of M: the rows of one key, the unknowns
+// of bone column col; v[4c+m] is the coefficient of unknown m in row c.
+type block struct {
+	col int
+	v   [16]float64
 }
 
 // solveScratch is the working memory of keys.bones, reused across the
@@ -434,15 +448,19 @@ func (ks *keys) bones(dst []Affine, c []float64, prior []Affine, sc *solveScratc
 			zb[9+r] = ks.mu * p.T[r]
 		}
 	}
-	for i := range eqs * nk {
-		d0, d1, d2 := d[3*i], d[3*i+1], d[3*i+2]
-		lo, hi := ks.start[i], ks.start[i+1]
-		vals := ks.vals[lo:hi]
-		for e, j := range ks.cols[lo:hi] {
-			v, zj := vals[e], z[3*j:3*j+3]
-			zj[0] += v * d0
-			zj[1] += v * d1
-			zj[2] += v * d2
+	// Mᵀd by blocks: every z entry sums its terms in M's row order, key
+	// by key and c = 0 … 3 within a key, as a sparse product by rows
+	// would (the blocks' zeros add exact zeros).
+	for k := range nk {
+		dk := (*[3 * eqs]float64)(d[3*eqs*k:])
+		for e := ks.first[k]; e < ks.first[k+1]; e++ {
+			bl := &ks.blocks[e]
+			zb, v := (*[12]float64)(z[12*bl.col:]), &bl.v
+			for m := range 4 {
+				for r := range 3 {
+					zb[3*m+r] = zb[3*m+r] + v[m]*dk[r] + v[4+m]*dk[3+r] + v[8+m]*dk[6+r] + v[12+m]*dk[9+r]
+				}
+			}
 		}
 	}
 	off := 0
