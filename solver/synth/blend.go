@@ -151,24 +151,33 @@ func poisson(src []int, isFree []bool, dim int, value func(x int, dst []float64)
 // with A the walk before the splice carried on past i (input frame
 // i+t−s) and B the walk after it carried back before j+1 (input frame
 // j+t−s), both clamped to the input. Overlapping windows add their
-// corrections. Rows of frames outside every window are nil.
+// corrections, in the order of the splices (increasing). It calls
+// emit(t, y) for every output frame t ≥ 1 some window covers, in
+// increasing t, with y its blended values: scratch that the next call
+// overwrites. Frames outside every window are not visited.
 //
 // rebranch, if set, moves the other walk's values in place to equivalent
 // ones nearest the walk's own (for rotation vectors: the same rotation on
 // the nearest branch), so that a crossfade never spins a full turn.
-func linear(src []int, splices []int, W, n, dim int, value func(x int, dst []float64), rebranch func(ref, y []float64)) [][]float64 {
+func linear(src []int, splices []int, W, n, dim int, value func(x int, dst []float64), rebranch func(ref, y []float64), emit func(t int, y []float64)) {
 	L := len(src)
-	y := make([][]float64, L) // nil outside the windows
-	other, own := make([]float64, dim), make([]float64, dim)
-	for _, s := range splices {
-		i, j := src[s], src[s+1]-1
-		for t := max(1, s-W+1); t <= min(L-1, s+W); t++ {
-			if y[t] == nil {
-				y[t] = make([]float64, dim)
-				value(src[t], y[t])
+	y, other, own := make([]float64, dim), make([]float64, dim), make([]float64, dim)
+	first := 0 // the first splice whose window ends at t or later
+	for t := 1; t < L; t++ {
+		for first < len(splices) && splices[first]+W < t {
+			first++
+		}
+		if first == len(splices) || splices[first]-W+1 > t {
+			continue
+		}
+		value(src[t], own)
+		copy(y, own)
+		for _, s := range splices[first:] {
+			if s-W+1 > t {
+				break
 			}
+			i, j := src[s], src[s+1]-1
 			a := float64(t-s+W) / float64(2*W+1)
-			value(src[t], own)
 			var w float64
 			if t <= s {
 				value(clamp(j+t-s, n), other)
@@ -181,22 +190,23 @@ func linear(src []int, splices []int, W, n, dim int, value func(x int, dst []flo
 				rebranch(own, other)
 			}
 			for c := range dim {
-				y[t][c] += w * (other[c] - own[c])
+				y[c] += w * (other[c] - own[c])
 			}
 		}
+		emit(t, y)
 	}
-	return y
 }
 
 func clamp(x, n int) int { return max(0, min(n-1, x)) }
 
-// local returns the part's bones in its reference frame at every output
-// frame of walk w, blended by b with half-window W.
+// localPositions returns the part's bones in its reference frame at every
+// output frame of walk w, blended by b with half-window W.
 func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
 	L, nb := len(w.Source), len(p.Bones)
 	out := make([][]Affine, L)
+	all := make([]Affine, L*nb)
 	for t := range out {
-		out[t] = make([]Affine, nb)
+		out[t] = all[t*nb : (t+1)*nb : (t+1)*nb]
 		copy(out[t], p.local[w.Source[t]])
 	}
 	if nb == 0 || len(w.Splices) == 0 {
@@ -216,12 +226,7 @@ func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
 	}
 	switch b {
 	case BlendLinear:
-		y := linear(w.Source, w.Splices, W, p.n, 12*nb, entries, nil)
-		for t := range L {
-			if y[t] != nil {
-				toAffine(y[t], out[t])
-			}
-		}
+		linear(w.Source, w.Splices, W, p.n, 12*nb, entries, nil, func(t int, y []float64) { toAffine(y, out[t]) })
 	case BlendPoisson:
 		isFree := free(L, W, w.Splices)
 		y := poisson(w.Source, isFree, 12*nb, entries)
@@ -233,12 +238,9 @@ func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
 	default:
 		k := p.keys
 		var sc solveScratch
-		y := linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), func(x int, dst []float64) { copy(dst, k.coords[x]) }, rebranchRotations)
-		for t := range L {
-			if y[t] != nil {
-				k.bones(out[t], y[t], p.local[w.Source[t]], &sc)
-			}
-		}
+		linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), func(x int, dst []float64) { copy(dst, k.coords[x]) }, rebranchRotations, func(t int, y []float64) {
+			k.bones(out[t], y, p.local[w.Source[t]], &sc)
+		})
 	}
 	return out
 }

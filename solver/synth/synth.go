@@ -184,7 +184,9 @@ func (s *Synthesizer) align(at Affine, i, j int) Affine {
 func (s *Synthesizer) assemble(c *Clip) {
 	a, m := s.a, s.a.Model
 	L := s.req.Frames
+	nb := m.NumBones()
 	c.Bones = make([][]Affine, L)
+	all := make([]Affine, L*nb)
 	dw := c.Walks[s.driver]
 	ref := a.Parts[s.driver].Reference
 	at := Affine{R: mgl64.Ident3()}
@@ -197,7 +199,7 @@ func (s *Synthesizer) assemble(c *Clip) {
 			next++
 		}
 		refWorld[t] = compose(m.Bones[x][ref], at)
-		c.Bones[t] = make([]Affine, m.NumBones())
+		c.Bones[t] = all[t*nb : (t+1)*nb : (t+1)*nb]
 		c.Bones[t][ref] = refWorld[t]
 	}
 	for k, p := range a.Parts {
