@@ -280,12 +280,19 @@ func (ks *keys) coordinates(p *Part, n int) {
 	}
 }
 
-// fromCoordinates returns the deformation gradient U·S of the 9
-// rotation-strain coordinates c.
-func fromCoordinates(c []float64) mgl64.Mat3 {
-	u := rotation.Exp(mgl64.Vec3{c[0], c[1], c[2]})
-	s := mgl64.Mat3{c[3], c[4], c[5], c[4], c[6], c[7], c[5], c[7], c[8]}
-	return u.Mul3(s)
+// fromCoordinates writes to *g the deformation gradient U·S of the 9
+// rotation-strain coordinates c: U = Exp of c's first three, S the
+// symmetric matrix of the other six (upper triangle by rows).
+func fromCoordinates(g *mgl64.Mat3, c []float64) {
+	c = c[:9]
+	var u mgl64.Mat3
+	rotation.ExpTo(&u, mgl64.Vec3{c[0], c[1], c[2]})
+	cols := [3][3]float64{{c[3], c[4], c[5]}, {c[4], c[6], c[7]}, {c[5], c[7], c[8]}} // S's columns
+	for j, sj := range cols {
+		for r := range 3 {
+			g[3*j+r] = u[r]*sj[0] + u[3+r]*sj[1] + u[6+r]*sj[2]
+		}
+	}
 }
 
 // operator builds the least-squares solve of Eq. 9. Eq. 8 is linear in
@@ -422,9 +429,10 @@ func (ks *keys) bones(dst []Affine, c []float64, prior []Affine, sc *solveScratc
 		*sc = solveScratch{d: make([]float64, 3*eqs*nk), z: make([]float64, 3*n)}
 	}
 	d, z := sc.d, sc.z
+	var g mgl64.Mat3
 	for k := range nk {
 		ck := c[perKey*k:]
-		g := fromCoordinates(ck)
+		fromCoordinates(&g, ck)
 		dk, fk := d[3*eqs*k:3*eqs*(k+1)], ks.fixed[3*eqs*k:3*eqs*(k+1)]
 		for col := range 3 {
 			for r := range 3 {
