@@ -199,18 +199,28 @@ func linear(src []int, splices []int, W, n, dim int, value func(x int, dst []flo
 
 func clamp(x, n int) int { return max(0, min(n-1, x)) }
 
-// localPositions returns the part's bones in its reference frame at every
-// output frame of walk w, blended by b with half-window W.
-func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
+// localPositions calls emit(t, local) for every output frame t of walk w,
+// in increasing t, with the part's bones in its reference frame there
+// (per Bones), blended by b with half-window W. local is read-only and
+// valid during the call only: frames outside every splice's window pass
+// the input's own row, blended frames a scratch row.
+func (p *Part) localPositions(w Walk, b Blend, W int, emit func(t int, local []Affine)) {
 	L, nb := len(w.Source), len(p.Bones)
-	out := make([][]Affine, L)
-	all := make([]Affine, L*nb)
-	for t := range out {
-		out[t] = all[t*nb : (t+1)*nb : (t+1)*nb]
-		copy(out[t], p.local[w.Source[t]])
+	next := 0 // the next frame to emit
+	plain := func(upto int) {
+		for ; next < upto; next++ {
+			emit(next, p.local[w.Source[next]])
+		}
 	}
 	if nb == 0 || len(w.Splices) == 0 {
-		return out
+		plain(L)
+		return
+	}
+	buf := make([]Affine, nb)
+	blended := func(t int) {
+		plain(t)
+		emit(t, buf)
+		next = t + 1
 	}
 	entries := func(x int, dst []float64) {
 		for c, a := range p.local[x] {
@@ -218,31 +228,36 @@ func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
 			copy(dst[12*c+9:], a.T[:])
 		}
 	}
-	toAffine := func(y []float64, dst []Affine) {
-		for c := range dst {
-			copy(dst[c].R[:], y[12*c:12*c+9])
-			copy(dst[c].T[:], y[12*c+9:12*c+12])
+	toAffine := func(y []float64) {
+		for c := range buf {
+			copy(buf[c].R[:], y[12*c:12*c+9])
+			copy(buf[c].T[:], y[12*c+9:12*c+12])
 		}
 	}
 	switch b {
 	case BlendLinear:
-		linear(w.Source, w.Splices, W, p.n, 12*nb, entries, nil, func(t int, y []float64) { toAffine(y, out[t]) })
+		linear(w.Source, w.Splices, W, p.n, 12*nb, entries, nil, func(t int, y []float64) {
+			toAffine(y)
+			blended(t)
+		})
 	case BlendPoisson:
 		isFree := free(L, W, w.Splices)
 		y := poisson(w.Source, isFree, 12*nb, entries)
 		for t := range L {
 			if isFree[t] {
-				toAffine(y[t], out[t])
+				toAffine(y[t])
+				blended(t)
 			}
 		}
 	default:
 		k := p.keys
 		var sc solveScratch
 		linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), func(x int, dst []float64) { copy(dst, k.coords[x]) }, rebranchRotations, func(t int, y []float64) {
-			k.bones(out[t], y, p.local[w.Source[t]], &sc)
+			k.bones(buf, y, p.local[w.Source[t]], &sc)
+			blended(t)
 		})
 	}
-	return out
+	plain(L)
 }
 
 // rebranchRotations moves each key's axis-angle vector in y (the first 3

@@ -190,7 +190,6 @@ func (s *Synthesizer) assemble(c *Clip) {
 	dw := c.Walks[s.driver]
 	ref := a.Parts[s.driver].Reference
 	at := Affine{R: mgl64.Ident3()}
-	refWorld := make([]Affine, L)
 	next := 0
 	for t := range L {
 		x := dw.Source[t]
@@ -198,17 +197,16 @@ func (s *Synthesizer) assemble(c *Clip) {
 			at = s.align(at, dw.Source[t-1], x-1)
 			next++
 		}
-		refWorld[t] = compose(m.Bones[x][ref], at)
 		c.Bones[t] = all[t*nb : (t+1)*nb : (t+1)*nb]
-		c.Bones[t][ref] = refWorld[t]
+		c.Bones[t][ref] = compose(m.Bones[x][ref], at)
 	}
 	for k, p := range a.Parts {
-		local := p.localPositions(c.Walks[k], s.req.Blend, s.req.Window)
-		for t := range L {
+		p.localPositions(c.Walks[k], s.req.Blend, s.req.Window, func(t int, local []Affine) {
+			world := c.Bones[t][ref]
 			for col, b := range p.Bones {
-				c.Bones[t][b] = compose(local[t][col], refWorld[t])
+				c.Bones[t][b] = compose(local[col], world)
 			}
-		}
+		})
 	}
 }
 
