@@ -1,10 +1,6 @@
 package synth
 
-import (
-	"fmt"
-
-	"github.com/go-gl/mathgl/mgl64"
-)
+import "fmt"
 
 // Blend selects how a splice is smoothed.
 type Blend int
@@ -264,7 +260,6 @@ func (p *Part) localPositions(w Walk, b Blend, W int, emit func(t int, local []A
 // of every perKey coordinates) to the branch nearest pred's.
 func rebranchRotations(pred, y []float64) {
 	for k := 0; k+perKey <= len(y); k += perKey {
-		w := unwrap(mgl64.Vec3{pred[k], pred[k+1], pred[k+2]}, mgl64.Vec3{y[k], y[k+1], y[k+2]})
-		copy(y[k:k+3], w[:])
+		unwrapTo((*[3]float64)(y[k:]), (*[3]float64)(pred[k:]))
 	}
 }
