@@ -464,9 +464,10 @@ func (ks *keys) bones(dst []Affine, c []float64, prior []Affine, sc *solveScratc
 		for e := ks.first[k]; e < ks.first[k+1]; e++ {
 			bl := &ks.blocks[e]
 			zb, v := (*[12]float64)(z[12*bl.col:]), &bl.v
-			for m := range 4 {
-				for r := range 3 {
-					zb[3*m+r] = zb[3*m+r] + v[m]*dk[r] + v[4+m]*dk[3+r] + v[8+m]*dk[6+r] + v[12+m]*dk[9+r]
+			for r := range 3 {
+				d0, d1, d2, d3 := dk[r], dk[3+r], dk[6+r], dk[9+r]
+				for m := range 4 {
+					zb[3*m+r] = zb[3*m+r] + v[m]*d0 + v[4+m]*d1 + v[8+m]*d2 + v[12+m]*d3
 				}
 			}
 		}
