@@ -35,27 +35,31 @@ func New(n int, triangles [][3]int) (*Adjacency, error) {
 	for i := range n {
 		a.Start[i+1] = a.Start[i] + deg[i]
 	}
-	a.Nbr = make([]int32, a.Start[n])
+	// Every corner lists its two triangle neighbours: twice each edge of
+	// a manifold mesh. The rows are sorted and deduplicated in place in
+	// this scratch, compacted, and copied to a.Nbr of exactly their size
+	// (the scratch is about twice that).
+	nbr := make([]int32, a.Start[n])
 	fill := slices.Clone(a.Start[:n])
 	for _, t := range triangles {
 		for c := range 3 {
 			i, j, k := t[c], t[(c+1)%3], t[(c+2)%3]
-			a.Nbr[fill[i]], a.Nbr[fill[i]+1] = int32(j), int32(k)
+			nbr[fill[i]], nbr[fill[i]+1] = int32(j), int32(k)
 			fill[i] += 2
 		}
 	}
-	// Sort and deduplicate each row in place, then compact.
 	w := int32(0)
 	for i := range n {
-		row := a.Nbr[a.Start[i]:a.Start[i+1]]
+		row := nbr[a.Start[i]:a.Start[i+1]]
 		slices.Sort(row)
 		row = slices.Compact(row)
 		row = slices.DeleteFunc(row, func(j int32) bool { return int(j) == i })
 		a.Start[i] = w
-		w += int32(copy(a.Nbr[w:], row))
+		w += int32(copy(nbr[w:], row))
 	}
 	a.Start[n] = w
-	a.Nbr = a.Nbr[:w]
+	a.Nbr = make([]int32, w)
+	copy(a.Nbr, nbr)
 	return a, nil
 }
 

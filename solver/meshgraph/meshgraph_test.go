@@ -54,3 +54,15 @@ func TestBadIndex(t *testing.T) {
 		t.Error("a negative vertex index was accepted")
 	}
 }
+
+// TestExactStorage checks that New keeps no spare backing storage: the
+// rows fill Nbr to its capacity.
+func TestExactStorage(t *testing.T) {
+	a, err := New(4, square)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Nbr) != 10 || cap(a.Nbr) != len(a.Nbr) || cap(a.Start) != len(a.Start) {
+		t.Errorf("Nbr %d of capacity %d, Start %d of capacity %d; want 10 exactly and no spare", len(a.Nbr), cap(a.Nbr), len(a.Start), cap(a.Start))
+	}
+}

@@ -30,19 +30,21 @@ func Skew(w mgl64.Vec3) mgl64.Mat3 {
 }
 
 // coefficients returns, for θ = |(x, y, z)|, a = sin θ/θ,
-// b = (1 − cos θ)/θ², c = (θ − sin θ)/θ³ and cos θ, from their series near
-// θ = 0. (sin θ/θ and (1 − cos θ)/θ² = 2·sin²(θ/2)/θ² are accurate as
-// written for θ > 0; the series only avoid dividing by a tiny θ.)
+// b = (1 − cos θ)/θ², c = (θ − sin θ)/θ³ (if withC; otherwise 0) and
+// cos θ, from their series near θ = 0. (sin θ/θ and
+// (1 − cos θ)/θ² = 2·sin²(θ/2)/θ² are accurate as written for θ > 0; the
+// series only avoid dividing by a tiny θ.) Exp leaves c out: its series is
+// a chain of ten dependent multiplications.
 //
 // The kernels below take scalars and write through pointers: on amd64,
 // arrays passed or returned by value go through the stack, where reading
 // them back element by element stalls store forwarding and costs more than
 // the arithmetic. The exported functions are inlinable wrappers.
-func coefficients(x, y, z float64) (a, b, c, cos float64) {
+func coefficients(x, y, z float64, withC bool) (a, b, c, cos float64) {
 	t := x*x + y*y + z*z
 	// The series are nested Horner forms, multiplying by constant
 	// reciprocals (Go does not turn x/20 into x·(1/20) by itself).
-	if t < seriesAngleC*seriesAngleC {
+	if withC && t < seriesAngleC*seriesAngleC {
 		// Σ_k (−t)^k/(2k+3)!
 		c = (1 - t*(1.0/20)*(1-t*(1.0/42)*(1-t*(1.0/72)*(1-t*(1.0/110)*(1-t*(1.0/156)*
 			(1-t*(1.0/210)*(1-t*(1.0/272)*(1-t*(1.0/342)*(1-t*(1.0/420)*(1-t*(1.0/506))))))))))) * (1.0 / 6)
@@ -61,7 +63,7 @@ func coefficients(x, y, z float64) (a, b, c, cos float64) {
 	inv := 1 / theta
 	a = sin * inv
 	b = 2 * sh * sh * inv * inv
-	if t >= seriesAngleC*seriesAngleC {
+	if withC && t >= seriesAngleC*seriesAngleC {
 		c = (theta - sin) * inv * inv * inv
 	}
 	return a, b, c, (ch - sh) * (ch + sh)
@@ -86,7 +88,7 @@ func Exp(w mgl64.Vec3) (r mgl64.Mat3) {
 func ExpTo(r *mgl64.Mat3, w mgl64.Vec3) { expTo(r, w[0], w[1], w[2]) }
 
 func expTo(r *mgl64.Mat3, x, y, z float64) {
-	a, b, _, cos := coefficients(x, y, z)
+	a, b, _, cos := coefficients(x, y, z, false)
 	setExp(r, x, y, z, a, b, cos)
 }
 
@@ -111,7 +113,7 @@ func setExp(r *mgl64.Mat3, x, y, z, a, b, cos float64) {
 // formula would cancel). J_r(0) = I, J_r(w)·w = w, and J_r(−w) = J_r(w)ᵀ
 // is the left Jacobian.
 func RightJacobian(w mgl64.Vec3) (jr mgl64.Mat3) {
-	a, b, c, _ := coefficients(w[0], w[1], w[2])
+	a, b, c, _ := coefficients(w[0], w[1], w[2], true)
 	setRightJacobian(&jr, w[0], w[1], w[2], a, b, c)
 	return jr
 }
@@ -139,7 +141,7 @@ func ExpAndRightJacobianTo(r, jr *mgl64.Mat3, w mgl64.Vec3) {
 }
 
 func expAndRightJacobianTo(r, jr *mgl64.Mat3, x, y, z float64) {
-	a, b, c, cos := coefficients(x, y, z)
+	a, b, c, cos := coefficients(x, y, z, true)
 	setExp(r, x, y, z, a, b, cos)
 	setRightJacobian(jr, x, y, z, a, b, c)
 }

@@ -263,8 +263,8 @@ func TestRightJacobianIdentities(t *testing.T) {
 // the series threshold.
 func TestSeriesContinuity(t *testing.T) {
 	for _, th := range []float64{seriesAngle, seriesAngleC} {
-		a0, b0, c0, k0 := coefficients(th*(1-1e-15), 0, 0)
-		a1, b1, c1, k1 := coefficients(th*(1+1e-15), 0, 0)
+		a0, b0, c0, k0 := coefficients(th*(1-1e-15), 0, 0, true)
+		a1, b1, c1, k1 := coefficients(th*(1+1e-15), 0, 0, true)
 		for _, d := range [][2]float64{{a0, a1}, {b0, b1}, {c0, c1}, {k0, k1}} {
 			if math.Abs(d[0]-d[1]) > 1e-14*math.Abs(d[0]) {
 				t.Fatalf("θ = %g: coefficient jumps across the series threshold: %v vs %v", th, d[0], d[1])

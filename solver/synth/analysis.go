@@ -420,18 +420,51 @@ func dist2(a, b []float64) float64 {
 // to prev: w itself or w ± 2π along its axis. Log returns angles in
 // [0, π], so a rotation turning through π flips its vector; unwrapping
 // keeps a time series of them continuous for blending and for the SVD.
+//
+// The candidates are w and cₖ = (w/θ)(θ + 2πk), k = −2 … 2, θ = ‖w‖; the
+// first of least distance ‖cₖ − prev‖ wins. Since
+// ‖cₖ − prev‖ ≥ |θ + 2πk − a|, a = (w/θ)·prev, a candidate whose bound
+// exceeds the best distance so far by more than any rounding (10⁻⁹ of the
+// magnitudes, against errors near 10⁻¹⁵) cannot win and is not measured;
+// distances are compared squared first, and their square roots (which
+// rounding can make equal) only where the square is less. The choice is
+// the one measuring all five would make, bit for bit, and the usual case,
+// prev near w, takes one square root.
 func unwrap(prev, w mgl64.Vec3) mgl64.Vec3 {
-	th := w.Len()
+	unwrapTo((*[3]float64)(&w), (*[3]float64)(&prev))
+	return w
+}
+
+// unwrapTo is unwrap in place, *w becoming the result: the kernel, on
+// scalars (3-vectors passed by value go through the stack on amd64).
+func unwrapTo(w, prev *[3]float64) {
+	wx, wy, wz, px, py, pz := w[0], w[1], w[2], prev[0], prev[1], prev[2]
+	th := math.Sqrt(wx*wx + wy*wy + wz*wz)
 	if th == 0 {
-		return w
+		return
 	}
-	axis := w.Mul(1 / th)
-	best := w
+	inv := 1 / th
+	ax, ay, az := wx*inv, wy*inv, wz*inv
+	a := ax*px + ay*py + az*pz
+	pl := math.Abs(px) + math.Abs(py) + math.Abs(pz) // ≥ ‖prev‖
+	dx, dy, dz := wx-px, wy-py, wz-pz
+	bestSq, bestD := dx*dx+dy*dy+dz*dz, -1.0 // bestD = √bestSq once needed
 	for k := -2; k <= 2; k++ {
-		c := axis.Mul(th + 2*math.Pi*float64(k))
-		if c.Sub(prev).Len() < best.Sub(prev).Len() {
-			best = c
+		s := th + 2*math.Pi*float64(k)
+		if u := math.Abs(s-a) - 1e-9*(1+math.Abs(s)+pl); u > 0 && u*u > bestSq*(1+1e-9) {
+			continue
+		}
+		cx, cy, cz := ax*s, ay*s, az*s
+		dx, dy, dz := cx-px, cy-py, cz-pz
+		sq := dx*dx + dy*dy + dz*dz
+		if sq >= bestSq {
+			continue // √ is monotone: ‖c − prev‖ ≥ the best
+		}
+		if bestD < 0 {
+			bestD = math.Sqrt(bestSq)
+		}
+		if d := math.Sqrt(sq); d < bestD {
+			w[0], w[1], w[2], bestSq, bestD = cx, cy, cz, sq, d
 		}
 	}
-	return best
 }

@@ -1,10 +1,6 @@
 package synth
 
-import (
-	"fmt"
-
-	"github.com/go-gl/mathgl/mgl64"
-)
+import "fmt"
 
 // Blend selects how a splice is smoothed.
 type Blend int
@@ -151,24 +147,33 @@ func poisson(src []int, isFree []bool, dim int, value func(x int, dst []float64)
 // with A the walk before the splice carried on past i (input frame
 // i+t−s) and B the walk after it carried back before j+1 (input frame
 // j+t−s), both clamped to the input. Overlapping windows add their
-// corrections. Rows of frames outside every window are nil.
+// corrections, in the order of the splices (increasing). It calls
+// emit(t, y) for every output frame t ≥ 1 some window covers, in
+// increasing t, with y its blended values: scratch that the next call
+// overwrites. Frames outside every window are not visited.
 //
 // rebranch, if set, moves the other walk's values in place to equivalent
 // ones nearest the walk's own (for rotation vectors: the same rotation on
 // the nearest branch), so that a crossfade never spins a full turn.
-func linear(src []int, splices []int, W, n, dim int, value func(x int, dst []float64), rebranch func(ref, y []float64)) [][]float64 {
+func linear(src []int, splices []int, W, n, dim int, value func(x int, dst []float64), rebranch func(ref, y []float64), emit func(t int, y []float64)) {
 	L := len(src)
-	y := make([][]float64, L) // nil outside the windows
-	other, own := make([]float64, dim), make([]float64, dim)
-	for _, s := range splices {
-		i, j := src[s], src[s+1]-1
-		for t := max(1, s-W+1); t <= min(L-1, s+W); t++ {
-			if y[t] == nil {
-				y[t] = make([]float64, dim)
-				value(src[t], y[t])
+	y, other, own := make([]float64, dim), make([]float64, dim), make([]float64, dim)
+	first := 0 // the first splice whose window ends at t or later
+	for t := 1; t < L; t++ {
+		for first < len(splices) && splices[first]+W < t {
+			first++
+		}
+		if first == len(splices) || splices[first]-W+1 > t {
+			continue
+		}
+		value(src[t], own)
+		copy(y, own)
+		for _, s := range splices[first:] {
+			if s-W+1 > t {
+				break
 			}
+			i, j := src[s], src[s+1]-1
 			a := float64(t-s+W) / float64(2*W+1)
-			value(src[t], own)
 			var w float64
 			if t <= s {
 				value(clamp(j+t-s, n), other)
@@ -181,26 +186,37 @@ func linear(src []int, splices []int, W, n, dim int, value func(x int, dst []flo
 				rebranch(own, other)
 			}
 			for c := range dim {
-				y[t][c] += w * (other[c] - own[c])
+				y[c] += w * (other[c] - own[c])
 			}
 		}
+		emit(t, y)
 	}
-	return y
 }
 
 func clamp(x, n int) int { return max(0, min(n-1, x)) }
 
-// local returns the part's bones in its reference frame at every output
-// frame of walk w, blended by b with half-window W.
-func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
+// localPositions calls emit(t, local) for every output frame t of walk w,
+// in increasing t, with the part's bones in its reference frame there
+// (per Bones), blended by b with half-window W. local is read-only and
+// valid during the call only: frames outside every splice's window pass
+// the input's own row, blended frames a scratch row.
+func (p *Part) localPositions(w Walk, b Blend, W int, emit func(t int, local []Affine)) {
 	L, nb := len(w.Source), len(p.Bones)
-	out := make([][]Affine, L)
-	for t := range out {
-		out[t] = make([]Affine, nb)
-		copy(out[t], p.local[w.Source[t]])
+	next := 0 // the next frame to emit
+	plain := func(upto int) {
+		for ; next < upto; next++ {
+			emit(next, p.local[w.Source[next]])
+		}
 	}
 	if nb == 0 || len(w.Splices) == 0 {
-		return out
+		plain(L)
+		return
+	}
+	buf := make([]Affine, nb)
+	blended := func(t int) {
+		plain(t)
+		emit(t, buf)
+		next = t + 1
 	}
 	entries := func(x int, dst []float64) {
 		for c, a := range p.local[x] {
@@ -208,46 +224,42 @@ func (p *Part) localPositions(w Walk, b Blend, W int) [][]Affine {
 			copy(dst[12*c+9:], a.T[:])
 		}
 	}
-	toAffine := func(y []float64, dst []Affine) {
-		for c := range dst {
-			copy(dst[c].R[:], y[12*c:12*c+9])
-			copy(dst[c].T[:], y[12*c+9:12*c+12])
+	toAffine := func(y []float64) {
+		for c := range buf {
+			copy(buf[c].R[:], y[12*c:12*c+9])
+			copy(buf[c].T[:], y[12*c+9:12*c+12])
 		}
 	}
 	switch b {
 	case BlendLinear:
-		y := linear(w.Source, w.Splices, W, p.n, 12*nb, entries, nil)
-		for t := range L {
-			if y[t] != nil {
-				toAffine(y[t], out[t])
-			}
-		}
+		linear(w.Source, w.Splices, W, p.n, 12*nb, entries, nil, func(t int, y []float64) {
+			toAffine(y)
+			blended(t)
+		})
 	case BlendPoisson:
 		isFree := free(L, W, w.Splices)
 		y := poisson(w.Source, isFree, 12*nb, entries)
 		for t := range L {
 			if isFree[t] {
-				toAffine(y[t], out[t])
+				toAffine(y[t])
+				blended(t)
 			}
 		}
 	default:
 		k := p.keys
 		var sc solveScratch
-		y := linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), func(x int, dst []float64) { copy(dst, k.coords[x]) }, rebranchRotations)
-		for t := range L {
-			if y[t] != nil {
-				k.bones(out[t], y[t], p.local[w.Source[t]], &sc)
-			}
-		}
+		linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), func(x int, dst []float64) { copy(dst, k.coords[x]) }, rebranchRotations, func(t int, y []float64) {
+			k.bones(buf, y, p.local[w.Source[t]], &sc)
+			blended(t)
+		})
 	}
-	return out
+	plain(L)
 }
 
 // rebranchRotations moves each key's axis-angle vector in y (the first 3
 // of every perKey coordinates) to the branch nearest pred's.
 func rebranchRotations(pred, y []float64) {
 	for k := 0; k+perKey <= len(y); k += perKey {
-		w := unwrap(mgl64.Vec3{pred[k], pred[k+1], pred[k+2]}, mgl64.Vec3{y[k], y[k+1], y[k+2]})
-		copy(y[k:k+3], w[:])
+		unwrapTo((*[3]float64)(y[k:]), (*[3]float64)(pred[k:]))
 	}
 }

@@ -46,14 +46,26 @@ type key struct {
 // their deformation gradients at every input frame, and the least-squares
 // operator that turns deformation gradients back into bone positions
 // (Eq. 9).
+//
+// The operator is stored for the per-frame solve, which runs the three
+// rows r of the bones' (F, t) side by side (see bones). M is stored by
+// blocks: its 4 rows of key k (gradient columns c = 0, 1, 2 and the
+// position) meet the 4 unknowns of bone column b (Fᵦ[r, 0..2], tᵦ[r]) in
+// a 4×4 block, non-zero only where b weighs on k; key k's blocks are
+// blocks[first[k]:first[k+1]], bones increasing, each 16 values c-major.
+// The Cholesky factor L of MᵀM + μI is stored twice, its lower triangle
+// by rows for the forward substitution and its transpose's upper triangle
+// by rows for the backward one, so that both read memory in order.
 type keys struct {
 	list   []key
-	coords [][]float64 // per input frame, 9 per key: the rotation's axis-angle vector, then S₀₀ S₀₁ S₀₂ S₁₁ S₁₂ S₂₂
+	coords [][]float64 // per input frame, perKey per key: the rotation's axis-angle vector, S₀₀ S₀₁ S₀₂ S₁₁ S₁₂ S₂₂, the position
 	weight float64     // of the position equations: 1 / positionScale·diagonal
-	rows   [][]entry   // M's rows, sparse: 4·K rows over 4·|Bones| unknowns
-	chol   []float64   // L, the lower Cholesky factor of MᵀM + μI, row-major
+	first  []int32     // K+1 starts into blocks
+	blocks []block     // M's non-zero 4×4 blocks
+	lower  []float64   // L's rows i = 0 … n−1, entries j = 0 … i
+	upper  []float64   // Lᵀ's rows i = 0 … n−1, entries j = i … n−1
 	mu     float64
-	fixed  []float64 // 3·K·3: the reference bone's part of each gradient, row r then key then column c
+	fixed  []float64 // 3 per row of M: the reference bone's part of that row, for r = 0, 1, 2
 }
 
 // newKeys selects the key vertices of part p (Section 3.3): for each of its
@@ -268,12 +280,19 @@ func (ks *keys) coordinates(p *Part, n int) {
 	}
 }
 
-// fromCoordinates returns the deformation gradient U·S of the 9
-// rotation-strain coordinates c.
-func fromCoordinates(c []float64) mgl64.Mat3 {
-	u := rotation.Exp(mgl64.Vec3{c[0], c[1], c[2]})
-	s := mgl64.Mat3{c[3], c[4], c[5], c[4], c[6], c[7], c[5], c[7], c[8]}
-	return u.Mul3(s)
+// fromCoordinates writes to *g the deformation gradient U·S of the 9
+// rotation-strain coordinates c: U = Exp of c's first three, S the
+// symmetric matrix of the other six (upper triangle by rows).
+func fromCoordinates(g *mgl64.Mat3, c []float64) {
+	c = c[:9]
+	var u mgl64.Mat3
+	rotation.ExpTo(&u, mgl64.Vec3{c[0], c[1], c[2]})
+	cols := [3][3]float64{{c[3], c[4], c[5]}, {c[4], c[6], c[7]}, {c[5], c[7], c[8]}} // S's columns
+	for j, sj := range cols {
+		for r := range 3 {
+			g[3*j+r] = u[r]*sj[0] + u[3+r]*sj[1] + u[6+r]*sj[2]
+		}
+	}
 }
 
 // operator builds the least-squares solve of Eq. 9. Eq. 8 is linear in
@@ -297,7 +316,7 @@ func (ks *keys) operator(p *Part) error {
 	}
 	nk := len(ks.list)
 	M := mat.NewDense(eqs*nk, 4*nb, nil)
-	ks.fixed = make([]float64, 3*eqs*nk)
+	ks.fixed = make([]float64, eqs*nk*3)
 	add := func(row, col int, v float64) { M.Set(row, col, M.At(row, col)+v) }
 	for k, kv := range ks.list {
 		for _, kb := range kv.bones {
@@ -321,7 +340,7 @@ func (ks *keys) operator(p *Part) error {
 				}
 				if kb.col < 0 { // the reference bone: F = I, t = 0
 					for r := range 3 {
-						ks.fixed[(r*nk+k)*eqs+c] += coef(r)
+						ks.fixed[3*row+r] += coef(r)
 					}
 					continue
 				}
@@ -351,94 +370,139 @@ func (ks *keys) operator(p *Part) error {
 	}
 	nz := 4 * nb
 	ks.mu = mu
-	ks.chol = make([]float64, nz*nz)
 	var l mat.TriDense
 	ch.LTo(&l)
+	ks.lower = make([]float64, 0, nz*(nz+1)/2)
+	ks.upper = make([]float64, 0, nz*(nz+1)/2)
 	for i := range nz {
 		for j := 0; j <= i; j++ {
-			ks.chol[i*nz+j] = l.At(i, j)
+			ks.lower = append(ks.lower, l.At(i, j))
+		}
+		for j := i; j < nz; j++ {
+			ks.upper = append(ks.upper, l.At(j, i))
 		}
 	}
-	ks.rows = make([][]entry, eqs*nk)
-	for i := range ks.rows {
-		for j := range nz {
-			if v := M.At(i, j); v != 0 {
-				ks.rows[i] = append(ks.rows[i], entry{j, v})
+	ks.first = make([]int32, 1, nk+1)
+	for k := range nk {
+		for b := range nb {
+			var bl block
+			for c := range eqs {
+				for m := range 4 {
+					bl.v[4*c+m] = M.At(eqs*k+c, 4*b+m)
+				}
+			}
+			if bl.v != ([16]float64{}) {
+				bl.col = b
+				ks.blocks = append(ks.blocks, bl)
 			}
 		}
+		ks.first = append(ks.first, int32(len(ks.blocks)))
 	}
 	return nil
 }
 
-// entry is one non-zero of a sparse row.
-type entry struct {
+// block is one non-zero 4×4 block of M: the rows of one key, the unknowns
+// of bone column col; v[4c+m] is the coefficient of unknown m in row c.
+type block struct {
 	col int
-	v   float64
+	v   [16]float64
 }
 
 // solveScratch is the working memory of keys.bones, reused across the
 // frames of a walk.
 type solveScratch struct {
-	d, z, z0 []float64
-	grads    []mgl64.Mat3
+	d, z []float64
 }
 
 // bones solves Eq. 9 for the part's bones in the reference frame from the
-// deformation gradients given by coordinates c (9 per key), with prior
-// positions prior; it writes them to dst.
+// deformation gradients given by coordinates c (perKey per key), with
+// prior positions prior; it writes them to dst.
+//
+// The three rows r of the bones' (F, t) share M, so they are solved
+// together, their values interleaved (d[3i+r], z[3j+r]): each of M's and
+// L's entries is read once for all three. Each row's arithmetic is the
+// same, in the same order, as a solve of its own.
 func (ks *keys) bones(dst []Affine, c []float64, prior []Affine, sc *solveScratch) {
 	nb, nk := len(dst), len(ks.list)
-	if len(sc.d) != eqs*nk {
-		*sc = solveScratch{d: make([]float64, eqs*nk), z: make([]float64, 4*nb), z0: make([]float64, 4*nb), grads: make([]mgl64.Mat3, nk)}
+	n := 4 * nb
+	if len(sc.d) != 3*eqs*nk || len(sc.z) != 3*n {
+		*sc = solveScratch{d: make([]float64, 3*eqs*nk), z: make([]float64, 3*n)}
 	}
-	d, z, z0, grads := sc.d, sc.z, sc.z0, sc.grads
-	for k := range grads {
-		grads[k] = fromCoordinates(c[perKey*k:])
+	d, z := sc.d, sc.z
+	var g mgl64.Mat3
+	for k := range nk {
+		ck := c[perKey*k:]
+		fromCoordinates(&g, ck)
+		dk, fk := d[3*eqs*k:3*eqs*(k+1)], ks.fixed[3*eqs*k:3*eqs*(k+1)]
+		for col := range 3 {
+			for r := range 3 {
+				dk[3*col+r] = g[3*col+r] - fk[3*col+r]
+			}
+		}
+		for r := range 3 {
+			dk[9+r] = ks.weight*ck[9+r] - fk[9+r]
+		}
 	}
-	for r := range 3 {
-		for k := range nk {
-			for col := range 3 {
-				d[eqs*k+col] = grads[k].At(r, col) - ks.fixed[(r*nk+k)*eqs+col]
-			}
-			d[eqs*k+3] = ks.weight*c[perKey*k+9+r] - ks.fixed[(r*nk+k)*eqs+3]
-		}
-		for b := range nb {
-			for mm := range 3 {
-				z0[4*b+mm] = prior[b].R.At(r, mm)
-			}
-			z0[4*b+3] = prior[b].T[r]
-		}
-		// z = (MᵀM + μI)⁻¹ (Mᵀd + μz₀): Mᵀd from M's sparse rows, then
-		// the two triangular solves with L.
-		for i := range z {
-			z[i] = ks.mu * z0[i]
-		}
-		for i, row := range ks.rows {
-			for _, e := range row {
-				z[e.col] += e.v * d[i]
+	// z = (MᵀM + μI)⁻¹ (Mᵀd + μz₀), z₀ the prior: Mᵀd from M's sparse
+	// rows, then the two triangular solves with L.
+	for b, p := range prior[:nb] {
+		zb := z[12*b : 12*b+12]
+		for m := range 3 {
+			for r := range 3 {
+				zb[3*m+r] = ks.mu * p.R[3*m+r]
 			}
 		}
-		n := len(z)
-		for i := range n {
-			v := z[i]
-			li := ks.chol[i*n : i*n+i]
-			for j, x := range li {
-				v -= x * z[j]
-			}
-			z[i] = v / ks.chol[i*n+i]
+		for r := range 3 {
+			zb[9+r] = ks.mu * p.T[r]
 		}
-		for i := n - 1; i >= 0; i-- {
-			v := z[i]
-			for j := i + 1; j < n; j++ {
-				v -= ks.chol[j*n+i] * z[j]
+	}
+	// Mᵀd by blocks: every z entry sums its terms in M's row order, key
+	// by key and c = 0 … 3 within a key, as a sparse product by rows
+	// would (the blocks' zeros add exact zeros).
+	for k := range nk {
+		dk := (*[3 * eqs]float64)(d[3*eqs*k:])
+		for e := ks.first[k]; e < ks.first[k+1]; e++ {
+			bl := &ks.blocks[e]
+			zb, v := (*[12]float64)(z[12*bl.col:]), &bl.v
+			for r := range 3 {
+				d0, d1, d2, d3 := dk[r], dk[3+r], dk[6+r], dk[9+r]
+				for m := range 4 {
+					zb[3*m+r] = zb[3*m+r] + v[m]*d0 + v[4+m]*d1 + v[8+m]*d2 + v[12+m]*d3
+				}
 			}
-			z[i] = v / ks.chol[i*n+i]
 		}
-		for b := range nb {
-			for mm := range 3 {
-				dst[b].R.Set(r, mm, z[4*b+mm])
-			}
-			dst[b].T[r] = z[4*b+3]
+	}
+	off := 0
+	for i := range n {
+		row := ks.lower[off : off+i+1]
+		off += i + 1
+		v0, v1, v2 := z[3*i], z[3*i+1], z[3*i+2]
+		for j, x := range row[:i] {
+			zj := z[3*j : 3*j+3]
+			v0 -= x * zj[0]
+			v1 -= x * zj[1]
+			v2 -= x * zj[2]
 		}
+		dia := row[i]
+		z[3*i], z[3*i+1], z[3*i+2] = v0/dia, v1/dia, v2/dia
+	}
+	off = len(ks.upper)
+	for i := n - 1; i >= 0; i-- {
+		off -= n - i
+		row := ks.upper[off : off+n-i]
+		v0, v1, v2 := z[3*i], z[3*i+1], z[3*i+2]
+		for j, x := range row[1:] {
+			zj := z[3*(i+1+j) : 3*(i+1+j)+3]
+			v0 -= x * zj[0]
+			v1 -= x * zj[1]
+			v2 -= x * zj[2]
+		}
+		dia := row[0]
+		z[3*i], z[3*i+1], z[3*i+2] = v0/dia, v1/dia, v2/dia
+	}
+	for b := range dst[:nb] {
+		zb := z[12*b : 12*b+12]
+		copy(dst[b].R[:], zb[:9])
+		copy(dst[b].T[:], zb[9:])
 	}
 }

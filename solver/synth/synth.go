@@ -188,11 +188,12 @@ func (s *Synthesizer) align(at Affine, i, j int) Affine {
 func (s *Synthesizer) assemble(c *Clip) {
 	a, m := s.a, s.a.Model
 	L := s.req.Frames
+	nb := m.NumBones()
 	c.Bones = make([][]Affine, L)
+	all := make([]Affine, L*nb)
 	dw := c.Walks[s.driver]
 	ref := a.Parts[s.driver].Reference
 	at := Affine{R: mgl64.Ident3()}
-	refWorld := make([]Affine, L)
 	next := 0
 	for t := range L {
 		x := dw.Source[t]
@@ -200,17 +201,16 @@ func (s *Synthesizer) assemble(c *Clip) {
 			at = s.align(at, dw.Source[t-1], x-1)
 			next++
 		}
-		refWorld[t] = compose(m.Bones[x][ref], at)
-		c.Bones[t] = make([]Affine, m.NumBones())
-		c.Bones[t][ref] = refWorld[t]
+		c.Bones[t] = all[t*nb : (t+1)*nb : (t+1)*nb]
+		c.Bones[t][ref] = compose(m.Bones[x][ref], at)
 	}
 	for k, p := range a.Parts {
-		local := p.localPositions(c.Walks[k], s.req.Blend, s.req.Window)
-		for t := range L {
+		p.localPositions(c.Walks[k], s.req.Blend, s.req.Window, func(t int, local []Affine) {
+			world := c.Bones[t][ref]
 			for col, b := range p.Bones {
-				c.Bones[t][b] = compose(local[t][col], refWorld[t])
+				c.Bones[t][b] = compose(local[col], world)
 			}
-		}
+		})
 	}
 }
 

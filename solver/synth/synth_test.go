@@ -146,9 +146,15 @@ func TestPoisson(t *testing.T) {
 		}
 	}
 	// The linear crossfade at the splice: halfway between the two walks.
-	l := linear(src, []int{4}, 2, 30, 1, value, nil)
-	if a := float64(2) / 5; math.Abs(l[4][0]-((1-a)*40+a*190)) > 1e-9 {
-		t.Errorf("crossfade at the splice %v", l[4][0])
+	var visited []int
+	linear(src, []int{4}, 2, 30, 1, value, nil, func(t0 int, y []float64) {
+		visited = append(visited, t0)
+		if a := float64(2) / 5; t0 == 4 && math.Abs(y[0]-((1-a)*40+a*190)) > 1e-9 {
+			t.Errorf("crossfade at the splice %v", y[0])
+		}
+	})
+	if !slices.Equal(visited, []int{3, 4, 5, 6}) {
+		t.Errorf("crossfaded frames %v, want 3 4 5 6", visited)
 	}
 }
 

@@ -129,10 +129,10 @@ type step struct {
 	splice bool
 }
 
-// options returns the successors of state (x, h) at output frame t, in
-// random order.
+// options appends to dst the successors of state (x, h) at output frame
+// t, in random order.
 func (pl *plan) options(dst []step, t, x, h int, rng *rand.Rand) []step {
-	dst = dst[:0]
+	n0 := len(dst)
 	S, next := pl.hold+1, pl.ok[t+1]
 	if x+1 < pl.part.n && next[(x+1)*S+min(pl.hold, h+1)] {
 		dst = append(dst, step{x: x + 1})
@@ -144,7 +144,8 @@ func (pl *plan) options(dst []step, t, x, h int, rng *rand.Rand) []step {
 			}
 		}
 	}
-	rng.Shuffle(len(dst), func(i, j int) { dst[i], dst[j] = dst[j], dst[i] })
+	opts := dst[n0:]
+	rng.Shuffle(len(opts), func(i, j int) { opts[i], opts[j] = opts[j], opts[i] })
 	return dst
 }
 
@@ -158,13 +159,15 @@ var errBudget = errors.New("search budget spent")
 // passes, backtracking at most budget steps.
 func (pl *plan) walk(rng *rand.Rand, align func(a Affine, i, j int) Affine, free func(t, x int, a Affine) bool, budget int) (Walk, error) {
 	L, S := pl.frames, pl.hold+1
+	// A frame's options are opts[lo:hi], tried from next on; the stack's
+	// options lie in opts in stack order, so popping a frame drops its own.
 	type frame struct {
-		x, h int
-		a    Affine
-		opts []step
-		next int
+		x, h         int
+		a            Affine
+		lo, hi, next int // lo < 0: options not drawn yet
 	}
 	stack := make([]frame, 0, L)
+	var opts []step
 	var starts []step
 	for x := range pl.part.n {
 		if pl.ok[0][x*S+pl.hold] {
@@ -178,23 +181,27 @@ func (pl *plan) walk(rng *rand.Rand, align func(a Affine, i, j int) Affine, free
 		if free != nil && !free(0, s.x, id) {
 			continue
 		}
-		stack = append(stack[:0], frame{x: s.x, h: pl.hold, a: id})
+		stack = append(stack[:0], frame{x: s.x, h: pl.hold, a: id, lo: -1})
+		opts = opts[:0]
 		for len(stack) > 0 && len(stack) < L {
 			top := &stack[len(stack)-1]
 			t := len(stack) - 1
-			if top.opts == nil {
-				top.opts = pl.options(make([]step, 0, 4), t, top.x, top.h, rng)
+			if top.lo < 0 {
+				top.lo = len(opts)
+				opts = pl.options(opts, t, top.x, top.h, rng)
+				top.hi, top.next = len(opts), top.lo
 			}
-			if top.next == len(top.opts) {
+			if top.next == top.hi {
+				opts = opts[:top.lo]
 				stack = stack[:len(stack)-1]
 				continue
 			}
-			o := top.opts[top.next]
+			o := opts[top.next]
 			top.next++
 			if spent++; spent > budget {
 				return Walk{}, errBudget
 			}
-			nf := frame{x: o.x, h: min(pl.hold, top.h+1), a: top.a}
+			nf := frame{x: o.x, h: min(pl.hold, top.h+1), a: top.a, lo: -1}
 			if o.splice {
 				nf.h = 1
 				nf.a = align(top.a, top.x, o.x-1)
