@@ -6,9 +6,11 @@ import "fmt"
 type Blend int
 
 const (
-	// BlendGradient, the paper's method (Section 3.3): the rotation-strain
-	// coordinates of the key vertices' deformation gradients are blended
-	// by 1D Poisson solves and the bones solved from them (Eq. 9).
+	// BlendGradient, the paper's method (Section 3.3) with one measured
+	// change: the rotation-strain coordinates of the key vertices'
+	// deformation gradients (and their positions) are crossfaded over the
+	// window, not blended by 1D Poisson solves (see the package comment),
+	// and the bones solved from them (Eq. 9).
 	BlendGradient Blend = iota
 	// BlendLinear crossfades the bone positions' matrix entries over the
 	// window, the first naive option of Figure 6.
