@@ -32,37 +32,42 @@ func TestSphereObstacle(t *testing.T) {
 	}
 	ball := Sphere{Center: c.Mul(1 / float64(len(at40))), Radius: 0.3}
 
+	avoided(t, a, gs, ball, "the ball", func(c *Clip) (int, bool) { return bruteSphere(c, ball) })
+}
+
+// avoided checks obstacle o against a brute-force test hits (the first
+// output frame of a clip that meets it): some of six clips made without o
+// meet it, none of the six made with it does.
+func avoided(t *testing.T, a *Analysis, gs []*Graph, o Obstacle, what string, hits func(*Clip) (int, bool)) {
+	t.Helper()
 	seeds := []uint64{1, 2, 3, 4, 5, 6}
-	free, err := a.NewSynthesizer(gs, Request{Frames: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hit := 0
-	for _, seed := range seeds {
-		clip, err := free.Clip(context.Background(), seed)
+	for _, with := range []bool{false, true} {
+		req := Request{Frames: 300}
+		if with {
+			req.Obstacles = []Obstacle{o}
+		}
+		s, err := a.NewSynthesizer(gs, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := bruteSphere(clip, ball); ok {
-			hit++
+		clips, err := s.Clips(context.Background(), seeds, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if hit == 0 {
-		t.Fatal("no clip made without the ball touches it: the test would prove nothing")
-	}
-	t.Logf("%d of %d clips made without the ball touch it", hit, len(seeds))
-
-	s, err := a.NewSynthesizer(gs, Request{Frames: 300, Obstacles: []Obstacle{ball}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clips, err := s.Clips(context.Background(), seeds, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, clip := range clips {
-		if f, ok := bruteSphere(clip, ball); ok {
-			t.Errorf("seed %d (attempt %d): output frame %d touches the ball", clip.Seed, clip.Attempt, f)
+		met := 0
+		for _, c := range clips {
+			if f, ok := hits(c); ok {
+				met++
+				if with {
+					t.Errorf("seed %d (attempt %d): output frame %d meets %s", c.Seed, c.Attempt, f, what)
+				}
+			}
+		}
+		if !with {
+			if met == 0 {
+				t.Fatalf("no clip made without %s meets it: the test would prove nothing", what)
+			}
+			t.Logf("%d of %d clips made without %s meet it", met, len(seeds), what)
 		}
 	}
 }
@@ -147,39 +152,7 @@ func TestMeshObstacle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs := graphs(t, a)
-	seeds := []uint64{1, 2, 3, 4, 5, 6}
-	free, err := a.NewSynthesizer(gs, Request{Frames: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hit := 0
-	for _, seed := range seeds {
-		clip, err := free.Clip(context.Background(), seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := bruteMesh(clip, box); ok {
-			hit++
-		}
-	}
-	if hit == 0 {
-		t.Fatal("no clip made without the box meets it: the test would prove nothing")
-	}
-	t.Logf("%d of %d clips made without the box meet it", hit, len(seeds))
-	s, err := a.NewSynthesizer(gs, Request{Frames: 300, Obstacles: []Obstacle{o}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clips, err := s.Clips(context.Background(), seeds, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, clip := range clips {
-		if f, ok := bruteMesh(clip, box); ok {
-			t.Errorf("seed %d, output frame %d: the cow meets the box", clip.Seed, f)
-		}
-	}
+	avoided(t, a, graphs(t, a), o, "the box", func(c *Clip) (int, bool) { return bruteMesh(c, box) })
 
 	if _, err := NewMeshObstacle([]mgl64.Vec3{{0, 0, 0}, {1, 0, 0}, {0, math.NaN(), 0}}, [][3]int{{0, 1, 2}}); err == nil || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("a NaN vertex: %v", err)
