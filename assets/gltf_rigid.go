@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/modeler"
 )
 
 // SaveRigidGLTF writes the rigid-body animation a to path as glTF 2.0:
@@ -22,7 +23,10 @@ import (
 // frame (frame i at time i/FPS, float32; rotations normalised and kept in
 // one hemisphere from key to key, so players interpolate along the shorter
 // arc), and records the frame rate in its extras ({"fps": N}) as SaveGLTF
-// does.
+// does. A body with morph targets has a glTF mesh of its own whose
+// primitive carries them (POSITION displacements, float32) with the frame-0
+// weights as the mesh's default, and a weights channel keyed at every
+// frame beside its translation and rotation.
 //
 // Meshes are written as SaveGLTF writes them (POSITION with min and max,
 // NORMAL from Mesh.Normals or else VertexNormals, TEXCOORD_0 when present;
@@ -53,9 +57,15 @@ func buildRigidGLTF(a *RigidAnimation) (*gltf.Document, error) {
 	for i := range a.Bodies {
 		b := &a.Bodies[i]
 		name := b.displayName(i)
+		var mesh int
+		if len(b.Targets) > 0 {
+			mesh = meshes.morphed(b, name, b.color(i))
+		} else {
+			mesh = meshes.index(b.Mesh, name, b.color(i))
+		}
 		node := addNode(doc, &gltf.Node{
 			Name:        name,
-			Mesh:        gltf.Index(meshes.index(b.Mesh, name, b.color(i))),
+			Mesh:        gltf.Index(mesh),
 			Translation: b.Positions[0],
 			Rotation:    xyzw(b.Rotations[0].Normalize()),
 		})
@@ -70,6 +80,17 @@ func buildRigidGLTF(a *RigidAnimation) (*gltf.Document, error) {
 		r := quatKeys(nf, func(f int) mgl64.Quat { return b.Rotations[f] })
 		if err := anim.add(node, gltf.TRSRotation, r); err != nil {
 			return nil, err
+		}
+		if nt := len(b.Targets); nt > 0 {
+			w := make([]float32, 0, nf*nt)
+			for _, row := range b.Weights {
+				for _, x := range row {
+					w = append(w, float32(x))
+				}
+			}
+			if err := anim.add(node, gltf.TRSWeights, w); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for i := range a.Static {
@@ -115,6 +136,28 @@ func (c *gltfMeshes) index(m *Mesh, name string, rgb [3]float32) int {
 	c.doc.Meshes = append(c.doc.Meshes, &gltf.Mesh{Name: name, Primitives: []*gltf.Primitive{c.written[g].primitive(gltf.Index(key.material))}})
 	c.byPair[key] = len(c.doc.Meshes) - 1
 	return c.byPair[key]
+}
+
+// morphed returns a new glTF mesh for body b, which has morph targets: its
+// geometry (shared with other meshes of the same geometry), its colour's
+// material, one POSITION target per morph target (the displacements of
+// the glTF vertices, split copies included) and the frame-0 weights as the
+// mesh's default weights.
+func (c *gltfMeshes) morphed(b *RigidBody, name string, rgb [3]float32) int {
+	g := c.written[c.geometry(b.Mesh)]
+	prim := g.primitive(gltf.Index(c.materials.index(rgb)))
+	d := make([][3]float32, len(g.verts.src))
+	for _, t := range b.Targets {
+		for i, v := range g.verts.src {
+			d[i] = vec3f32(t[v])
+		}
+		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(c.doc, d)})
+	}
+	if b.Mesh.Name != "" {
+		name = b.Mesh.Name
+	}
+	c.doc.Meshes = append(c.doc.Meshes, &gltf.Mesh{Name: name, Primitives: []*gltf.Primitive{prim}, Weights: slices.Clone(b.Weights[0])})
+	return len(c.doc.Meshes) - 1
 }
 
 // geometry returns the index of m's geometry in c.sources, writing it when

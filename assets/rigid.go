@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -44,12 +45,21 @@ type RigidAnimation struct {
 // RigidBody is one moving body of a RigidAnimation. In frame f a point p of
 // Mesh (given in the body's own frame, e.g. centred on its centre of mass)
 // is at Rotations[f]·p + Positions[f] in the world.
+//
+// A body may also deform in its own frame by morph targets: with Targets
+// set, vertex v of frame f is at Rotations[f]·(pᵥ + Σₖ Weights[f][k]·Targets[k][v])
+// + Positions[f] (glTF's morph targets with animated weights, under the
+// node's animated translation and rotation). A mesh ensemble's group
+// stored by its PCA basis is such a body: the basis vectors are the
+// targets, the reduced coordinates the weights.
 type RigidBody struct {
 	Name      string
 	Mesh      *Mesh        // in the body's own frame; bodies may share a mesh
 	Color     [3]float32   // linear RGB in [0, 1] (glTF baseColorFactor); all zero: a default colour by body index
 	Positions []Vec3       // #frames translations
 	Rotations []mgl64.Quat // #frames unit quaternions
+	Targets   [][]Vec3     // morph targets, each one displacement per vertex of Mesh; none: rigid
+	Weights   [][]float64  // with Targets: #frames rows of len(Targets) weights
 }
 
 // RigidPart is a static part of a RigidAnimation: a lane, a table, a bin.
@@ -137,6 +147,42 @@ func (b *RigidBody) validate(nf int) error {
 			return fmt.Errorf("frame %d: rotation %v has length %v, want 1 (±%g)", f, q, l, RigidQuatTolerance)
 		}
 	}
+	return b.validateTargets(nf)
+}
+
+// validateTargets checks the body's morph targets and weights for nf
+// frames.
+func (b *RigidBody) validateTargets(nf int) error {
+	if len(b.Targets) == 0 {
+		if len(b.Weights) != 0 {
+			return errors.New("morph weights without targets")
+		}
+		return nil
+	}
+	nv := len(b.Mesh.Positions)
+	for k, t := range b.Targets {
+		if len(t) != nv {
+			return fmt.Errorf("morph target %d has %d displacements, want %d (one per vertex)", k, len(t), nv)
+		}
+		for v, d := range t {
+			if !finite.Vec3(d) {
+				return fmt.Errorf("morph target %d: vertex %d: non-finite displacement %v", k, v, d)
+			}
+		}
+	}
+	if len(b.Weights) != nf {
+		return fmt.Errorf("%d rows of morph weights, want %d (one per frame)", len(b.Weights), nf)
+	}
+	for f, w := range b.Weights {
+		if len(w) != len(b.Targets) {
+			return fmt.Errorf("frame %d: %d morph weights, want %d (one per target)", f, len(w), len(b.Targets))
+		}
+		for k, x := range w {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("frame %d: morph weight %d is %v", f, k, x)
+			}
+		}
+	}
 	return nil
 }
 
@@ -209,13 +255,24 @@ func (a *RigidAnimation) Colors() [][3]float32 {
 }
 
 // place writes into dst (grown as needed and returned) the world positions
-// of the body's vertices in frame f: R_f·p + t_f with R_f the normalised
-// rotation.
+// of the body's vertices in frame f: R_f·(p + Σₖ w_fk·d_k) + t_f with R_f
+// the normalised rotation and the sum over the morph targets.
 func (b *RigidBody) place(dst []Vec3, f int) []Vec3 {
 	m := b.Rotations[f].Normalize().Mat4()
 	t := b.Positions[f]
 	m[12], m[13], m[14] = t[0], t[1], t[2]
-	return transformPoints(dst, m, b.Mesh.Positions)
+	local := b.Mesh.Positions
+	if len(b.Targets) > 0 {
+		local = slices.Clone(local)
+		for k, d := range b.Targets {
+			if w := b.Weights[f][k]; w != 0 {
+				for v := range local {
+					local[v] = local[v].Add(d[v].Mul(w))
+				}
+			}
+		}
+	}
+	return transformPoints(dst, m, local)
 }
 
 // displayName returns the body's name, or "body i+1".

@@ -258,3 +258,97 @@ func TestRigidInvalid(t *testing.T) {
 		t.Error(".obj: no error")
 	}
 }
+
+// morphTestAnimation is rigidTestAnimation with the box deforming in its
+// own frame by two morph targets (a stretch along x and a shear of its
+// top), weighted differently in every frame.
+func morphTestAnimation() *RigidAnimation {
+	a := rigidTestAnimation()
+	box := &a.Bodies[1]
+	box.Mesh = box.Mesh.Clone()
+	stretch := make([]Vec3, len(box.Mesh.Positions))
+	shear := make([]Vec3, len(box.Mesh.Positions))
+	for v, p := range box.Mesh.Positions {
+		stretch[v] = Vec3{p[0], 0, 0}
+		shear[v] = Vec3{0, 0, 0.5 * p[1]}
+	}
+	box.Targets = [][]Vec3{stretch, shear}
+	for f := range box.Positions {
+		x := float64(f) / 29
+		box.Weights = append(box.Weights, []float64{0.5 * math.Sin(3*x), x * x})
+	}
+	return a
+}
+
+// TestRigidMorphObjects checks a morphing body against a hand computation:
+// R_f·(p + Σ w_fk d_k) + t_f.
+func TestRigidMorphObjects(t *testing.T) {
+	a := morphTestAnimation()
+	objs, err := a.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := a.Bodies[1]
+	for _, f := range []int{0, 11, 29} {
+		for v, p := range b.Mesh.Positions {
+			local := p.Add(b.Targets[0][v].Mul(b.Weights[f][0])).Add(b.Targets[1][v].Mul(b.Weights[f][1]))
+			want := b.Rotations[f].Rotate(local).Add(b.Positions[f])
+			if d := objs[1].Clip.Frames[f][v].Sub(want).Len(); d > 1e-12 {
+				t.Fatalf("frame %d vertex %d: %v, want %v", f, v, objs[1].Clip.Frames[f][v], want)
+			}
+		}
+	}
+}
+
+// TestRigidMorphGLTFRoundTrip writes the morphing animation as .glb, reads
+// it back and compares every frame of every body with Objects within
+// float32 precision; the validator reports nothing.
+func TestRigidMorphGLTFRoundTrip(t *testing.T) {
+	a := morphTestAnimation()
+	want, err := a.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "morph.glb")
+	if err := SaveRigidGLTF(path, a); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadGLTF(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d objects, want %d", len(got), len(want))
+	}
+	tol := 1e-6 * 8 // float32 precision of a scene a few units across
+	for i, w := range want {
+		if w.Clip == nil {
+			continue
+		}
+		nv := w.Mesh.NumVertices()
+		if got[i].Clip == nil || got[i].Clip.NumFrames() != w.Clip.NumFrames() {
+			t.Fatalf("%s: clip %v, want %d frames", w.Name, got[i].Clip, w.Clip.NumFrames())
+		}
+		for f := range w.Clip.Frames {
+			if d := gltfMaxDistance(got[i].Clip.Frames[f][:nv], w.Clip.Frames[f]); d > tol {
+				t.Errorf("%s: frame %d off by %g", w.Name, f, d)
+			}
+		}
+	}
+	if rep := validateGLTF(t, path); rep.Infos > 0 {
+		t.Errorf("validator: %d infos", rep.Infos)
+	}
+}
+
+func TestRigidMorphInvalid(t *testing.T) {
+	a := morphTestAnimation()
+	a.Bodies[1].Weights[4] = a.Bodies[1].Weights[4][:1]
+	if err := a.Validate(); err == nil || !strings.Contains(err.Error(), `body 1 ("box"): frame 4: 1 morph weights, want 2`) {
+		t.Errorf("short weight row: %v", err)
+	}
+	a = morphTestAnimation()
+	a.Bodies[1].Targets[1] = a.Bodies[1].Targets[1][:3]
+	if err := a.Validate(); err == nil || !strings.Contains(err.Error(), "morph target 1 has 3 displacements") {
+		t.Errorf("short target: %v", err)
+	}
+}
