@@ -92,6 +92,9 @@ func Compute(ctx context.Context, candidates []Candidate, opts Options, rng *ran
 	phiMin := math.Inf(1)
 	var err error
 	for n := 0; n < opts.Samples; n++ { // line 2
+		if err = ctx.Err(); err != nil {
+			break
+		}
 		var total float64
 		for _, w := range weight {
 			total += w

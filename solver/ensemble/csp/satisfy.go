@@ -55,17 +55,33 @@ import (
 //   - A feasible point found with φ > φ_cutoff (LOCAL-SEARCH may raise φ
 //     in the step that empties B) is reported as Cull, not OK: line 10
 //     would have culled it one step later, and Compute could not use it.
-//   - A stuck search (see SELECT-VARIABLE) ends at once as TimeOut.
+//   - LOCAL-SEARCH (12), line 2: τ_k is redrawn among the values other
+//     than the current one (redrawing it would change nothing), with
+//     probability ∝ 1/Φ_k(τ); a τ with Φ_k = +Inf is never drawn, and
+//     Φ_k = 0 (which would take all the probability) weighs as the
+//     variable's smallest positive Φ_k, so the walk stays random.
+//   - SELECT-VARIABLE (13): the bad pair is drawn uniformly from B; only
+//     variables of its clique that can move (Φ_m finite at another
+//     value) are candidates, with p_m ∝ C^−|A_m| computed as
+//     C^−(|A_m| − min |A|) (no underflow). If none can move, the pair is
+//     bad whatever τ (Eq. 9): the search is stuck and ends at once as
+//     TimeOut (the program is infeasible).
+//   - GET-BAD-CONTACTS (14): each pair is tested first at its hot frame
+//     (where it was last found bad), then at the other frames in
+//     increasing order; within LOCAL-SEARCH it stops as soon as more than
+//     |B_k| pairs are bad, the step being rejected whatever the rest.
+//     Both change the cost, never the result.
+//   - DETECT-NEW-CONTACTS (15): frames in a uniformly random order (a
+//     permutation from rng); the contacts of the first frame with any.
 //   - ctx is checked before every collision query (every frame of a
 //     scan); on cancellation Satisfy returns ctx.Err() with the outcome so
 //     far (Status TimeOut).
 //
-// LOCAL-SEARCH, SELECT-VARIABLE, GET-BAD-CONTACTS and DETECT-NEW-CONTACTS
-// are documented on the methods that implement them (localSearch,
-// selectVariable, getBad, detectNew) and in sample.go.
+// The listings of (10), (12)–(15) are on the functions that implement
+// them (updateContacts, localSearch, selectVariable, getBad, detectNew).
 //
-// rng drives every random choice: equal seeds and programs give equal
-// outcomes (but for Seconds). trace, if not nil, is called on the calling
+// rng (not nil) drives every random choice: equal seeds and programs give
+// equal outcomes (but for the seconds). trace, if not nil, is called on the calling
 // goroutine with the events of Fig. 10 (SatisfyStart, Scanned, one Step per
 // LOCAL-SEARCH, SatisfyEnd); it must be quick (append to a buffer, or a
 // non-blocking send) and must not call back into p.
