@@ -100,14 +100,12 @@ func TestRootBlend(t *testing.T) {
 	qa, qb := mgl64.Mat4ToQuat(fa.R.Mat4()), mgl64.Mat4ToQuat(fb.R.Mat4())
 	r := mgl64.QuatSlerp(qa, qb, w).Mat4().Mat3()
 	o := fa.R.Mul3x1(c).Add(fa.T).Mul(1 - w).Add(fb.R.Mul3x1(c).Add(fb.T).Mul(w))
-	U, rank := m.Basis(4), m.Rank(4)
+	U := m.Basis(4)
 	for v := range g.Count {
 		u := d.Rest[g.First+v]
-		for j := range rank {
+		for j := range U {
 			q := (1-w)*m.Q(4, sa)[j] + w*m.Q(4, sb)[j]
-			for dim := range 3 {
-				u[dim] += U[(3*v+dim)*rank+j] * q
-			}
+			u = u.Add(U[j][v].Mul(q))
 		}
 		want := r.Mul3x1(u.Sub(c)).Add(o)
 		if e := want.Sub(x[g.First+v]).Len(); e > 1e-12 {

@@ -15,7 +15,7 @@ func TestValidate(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		break_ func(d *Dataset)
+		spoil func(d *Dataset)
 		want  []string
 	}{
 		{"no groups", func(d *Dataset) { d.Groups = nil }, []string{"no groups"}},
@@ -58,7 +58,7 @@ func TestValidate(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := synthetic(2, motion{})
-			c.break_(d)
+			c.spoil(d)
 			err := d.Validate()
 			if err == nil {
 				t.Fatal("no error")

@@ -38,7 +38,7 @@ type groupModel struct {
 
 	rank    int
 	sigma   []float64 // every singular value of the displacement matrix
-	basis   []float64 // U_k: 3·count × rank, row-major
+	basis   []float64 // U_k by vertex: [(v·rank + c)·3 + d] = U_k[3v+d, c]
 	q, qdot []float64 // per state, rank values each
 }
 
@@ -210,9 +210,11 @@ func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error
 	svd.VTo(&V)
 	r := g.rank
 	g.basis = make([]float64, 3*g.count*r)
-	for row := range 3 * g.count {
+	for v := range g.count {
 		for c := range r {
-			g.basis[row*r+c] = U.At(row, c)
+			for dim := range 3 {
+				g.basis[(v*r+c)*3+dim] = U.At(3*v+dim, c)
+			}
 		}
 	}
 	// q(t) = Uᵀ u(t) = σ_c V[t, c].

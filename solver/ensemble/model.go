@@ -8,7 +8,6 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/internal/parallel"
-	"gallop/solver/ensemble/csp"
 )
 
 // Options are the parameters of a Model. The zero value of every field
@@ -180,9 +179,21 @@ func (m *Model) TotalRank() int {
 // matrix, largest first (those kept and those dropped). Do not modify it.
 func (m *Model) SingularValues(k int) []float64 { return m.groups[k].sigma }
 
-// Basis returns U_k, group k's PCA basis: 3·Count rows (x, y, z of each
-// vertex) by Rank(k) orthonormal columns, row-major. Do not modify it.
-func (m *Model) Basis(k int) []float64 { return m.groups[k].basis }
+// Basis returns U_k, group k's PCA basis, as Rank(k) displacement fields:
+// element [c][v] is column c of U_k at group-local vertex v (rows 3v, 3v+1,
+// 3v+2), the displacement in the group's frame per unit of q_c — a glTF
+// morph target. It is a new copy.
+func (m *Model) Basis(k int) [][]mgl64.Vec3 {
+	g := &m.groups[k]
+	out := make([][]mgl64.Vec3, g.rank)
+	for c := range out {
+		out[c] = make([]mgl64.Vec3, g.count)
+		for v := range g.count {
+			copy(out[c][v][:], g.basis[(v*g.rank+c)*3:])
+		}
+	}
+	return out
+}
 
 // Q returns q_k at source frame s (Rank(k) values). Do not modify it.
 func (m *Model) Q(k int, s State) []float64 {
@@ -285,14 +296,7 @@ func (m *Model) Clique(k, l int) []int {
 	return sortUnique(out)
 }
 
-// pair returns the csp.Pair of groups k ≠ l.
-func pair(k, l int) csp.Pair {
-	if k > l {
-		k, l = l, k
-	}
-	return csp.Pair{K: k, L: l}
-}
-
+// sortUnique sorts s and drops repeats, in place.
 func sortUnique(s []int) []int {
 	for i := 1; i < len(s); i++ {
 		for j := i; j > 0 && s[j] < s[j-1]; j-- {

@@ -164,14 +164,15 @@ func (g *groupModel) place(x []mgl64.Vec3, t *Rigid, q []float64) {
 // local returns p_k + U_k q at group-local vertex v: its position in the
 // group's frame.
 func (g *groupModel) local(v int, q []float64) mgl64.Vec3 {
-	r := g.rank
+	r := len(q)
 	row := g.basis[3*v*r : 3*(v+1)*r]
 	p := g.rest[v]
 	ux, uy, uz := p[0], p[1], p[2]
 	for c, qc := range q {
-		ux += row[c] * qc
-		uy += row[r+c] * qc
-		uz += row[2*r+c] * qc
+		u := row[3*c : 3*c+3 : 3*c+3]
+		ux += u[0] * qc
+		uy += u[1] * qc
+		uz += u[2] * qc
 	}
 	return mgl64.Vec3{ux, uy, uz}
 }
