@@ -34,7 +34,9 @@
 // SVD A = UΣVᵀ of the uncentred 3v_k × F matrix of displacements (u = Uq,
 // Eq. 2), keeping the singular vectors with σ ≥ Threshold·σ₁, relative to
 // the group's largest singular value σ₁ (Threshold 1e-4 by default, the
-// paper's value, for which it does not say relative to what). Then
+// paper's value, for which it does not say relative to what); values at
+// the level of float64 rounding are dropped too, so that a group that
+// does not deform has rank 0 rather than a basis of noise. Then
 // q_k(t) = U_kᵀu_k(t), and every source frame is reproduced within
 // σ_{r_k+1} (the largest dropped singular value) per group, in the
 // Euclidean norm over the group's 3v_k coordinates. q̇(t) = (q(t) −

@@ -262,3 +262,23 @@ func TestBannerSewnGap(t *testing.T) {
 	}
 	t.Logf("largest sewn-vertex gap: reconstructed sources %.3g m (bound %.3g), transitions at the unconstrained minimum %.3g m, at random τ %.3g m", plain, bound, transMin, trans)
 }
+
+// TestOracleNoAllocation: once a Program's caches hold the poses, Bad and
+// New allocate nothing.
+func TestOracleNoAllocation(t *testing.T) {
+	m := model(t, blades(), Options{})
+	p := m.Program(State{0, 45}, State{1, 45})
+	tau := []int{30, -30}
+	set := []csp.Pair{{K: 0, L: 1}}
+	dst := make([]csp.Pair, 0, 4)
+	p.Interpenetrations(tau)
+	allocs := testing.AllocsPerRun(10, func() {
+		for f := range p.Frames() {
+			dst = p.Bad(dst[:0], tau, f, set)
+			dst = p.New(dst[:0], tau, f, nil)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per pass", allocs)
+	}
+}
