@@ -486,25 +486,10 @@ func (a *cov4) addOuter(c float64, q, p mgl64.Vec3) {
 }
 
 // fit sets x to the rigid motion minimising Σ cᵢ‖R·pᵢ + T − qᵢ‖² for the
-// sums a = Σ cᵢ[qᵢ;1][pᵢ;1]ᵀ: with centroids q̄ = a[0:3,3]/a₃₃ and
-// p̄ = a[3,0:3]/a₃₃, R is the rotation nearest the covariance
-// a[0:3,0:3]/a₃₃ − q̄p̄ᵀ (Kabsch, by the polar decomposition) and
-// T = q̄ − R·p̄. x is left unchanged when a₃₃ ≤ 0 (no weight).
+// sums a = Σ cᵢ[qᵢ;1][pᵢ;1]ᵀ (rotation.RigidSums.Fit: Kabsch by the polar
+// decomposition). x is left unchanged when a₃₃ ≤ 0 (no weight).
 func (a *cov4) fit(x *Transform) {
-	w := a[15]
-	if !(w > 0) {
-		return
+	if r, t, ok := (*rotation.RigidSums)(a).Fit(); ok {
+		x.R, x.T = r, t
 	}
-	inv := 1 / w
-	q := mgl64.Vec3{a[3] * inv, a[7] * inv, a[11] * inv}
-	p := mgl64.Vec3{a[12] * inv, a[13] * inv, a[14] * inv}
-	var c mgl64.Mat3
-	for r := range 3 {
-		for col := range 3 {
-			c[3*col+r] = a[4*r+col]*inv - q[r]*p[col]
-		}
-	}
-	var sym mgl64.Mat3
-	rotation.PolarTo(&x.R, &sym, &c)
-	x.T = q.Sub(x.R.Mul3x1(p))
 }

@@ -1,0 +1,292 @@
+package ensemble
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"gonum.org/v1/gonum/mat"
+
+	"gallop/solver/rotation"
+)
+
+// groupModel is the reduced model of one group.
+type groupModel struct {
+	first, count, parent int
+	path                 []int // the groups from the root down to this one
+	triangles            [][3]int
+
+	rest     []mgl64.Vec3 // p_k
+	centroid mgl64.Vec3   // c_k, the rest centroid
+	radius   float64      // ρ_k, the RMS distance of the rest vertices from c_k
+
+	// own: the frame is fitted to the group's own vertices (a root, or a
+	// child without attachments) and stored per state in frames, relative
+	// to the parent's world frame (to the world for a root).
+	own    bool
+	frames []frameState
+	// Otherwise the frame is the rigid fit of the parent's patch (the
+	// parent-local vertices in patch) from patchRest to their posed
+	// positions.
+	patch     []int
+	patchRest []mgl64.Vec3
+	// sewnTo[v] is the parent-local vertex that group-local vertex v is
+	// sewn to, −1 for none; triSewn[t] the same for triangle t's corners,
+	// nil when the group has no attachments.
+	sewnTo  []int32
+	triSewn [][3]int32
+
+	rank    int
+	sigma   []float64 // every singular value of the displacement matrix
+	basis   []float64 // U_k by vertex: [(v·rank + c)·3 + d] = U_k[3v+d, c]
+	q, qdot []float64 // per state, rank values each
+}
+
+// frameState is an own frame at one source frame with the quantities the
+// transition cost compares: the image O of the rest centroid, and the
+// velocities of O and of the rotation (ω, the rotation vector of
+// R(t)·R(t−1)ᵀ, in the parent's axes), per second.
+type frameState struct {
+	Rigid
+	O, ODot, Omega mgl64.Vec3
+}
+
+// buildHierarchy fills in each group's path, rest shape, attachment
+// patch and sewn vertices, and the parents-first order.
+func (m *Model) buildHierarchy() error {
+	d := m.data
+	m.groups = make([]groupModel, len(d.Groups))
+	for k, g := range d.Groups {
+		gm := &m.groups[k]
+		gm.first, gm.count, gm.parent = g.First, g.Count, g.Parent
+		gm.triangles = g.Triangles
+		for a := k; a >= 0; a = d.Groups[a].Parent {
+			gm.path = append([]int{a}, gm.path...)
+		}
+		gm.rest = d.Rest[g.First : g.First+g.Count]
+		for _, p := range gm.rest {
+			gm.centroid = gm.centroid.Add(p)
+		}
+		gm.centroid = gm.centroid.Mul(1 / float64(g.Count))
+		ss := 0.0
+		for _, p := range gm.rest {
+			ss += p.Sub(gm.centroid).LenSqr()
+		}
+		gm.radius = math.Sqrt(ss / float64(g.Count))
+		gm.own = len(g.Attach) == 0
+		if gm.own {
+			continue
+		}
+		parent := d.Groups[g.Parent]
+		patch, err := attachmentPatch(g, parent)
+		if err != nil {
+			return err
+		}
+		gm.patch = patch
+		for _, v := range patch {
+			gm.patchRest = append(gm.patchRest, d.Rest[parent.First+v])
+		}
+		gm.sewnTo = make([]int32, g.Count)
+		for v := range gm.sewnTo {
+			gm.sewnTo[v] = -1
+		}
+		for _, at := range g.Attach {
+			gm.sewnTo[at.Vertex] = int32(at.ParentVertex)
+		}
+		gm.triSewn = make([][3]int32, len(g.Triangles))
+		for t, tri := range g.Triangles {
+			for c, v := range tri {
+				gm.triSewn[t][c] = gm.sewnTo[v]
+			}
+		}
+	}
+	for _, layer := range m.layers() {
+		m.order = append(m.order, layer...)
+	}
+	return nil
+}
+
+// layers returns the groups by depth in the hierarchy: roots first, then
+// their children, and so on; within a depth by index.
+func (m *Model) layers() [][]int {
+	var out [][]int
+	for k := range m.groups {
+		d := len(m.groups[k].path) - 1
+		for len(out) <= d {
+			out = append(out, nil)
+		}
+		out[d] = append(out[d], k)
+	}
+	return out
+}
+
+// roundingFloor sets the singular values that are rounding noise: below
+// roundingFloor·√(F·Σ_v|p_v|²), about what rounding the coordinates to
+// float64 adds to a displacement matrix. They are dropped whatever the
+// threshold (unless it is 0), so that a group that does not deform has
+// rank 0 rather than a basis of noise (its σ₁ would be noise too).
+const roundingFloor = 1e-12
+
+// fitGroup fits group k's frames, PCA basis and coordinates. Its parent
+// must be fitted already.
+//
+// World frames W_k(t): a group with a frame of its own is fitted to its
+// data, W_k(t) = the rigid fit of p_k onto x_k(t); its stored local frame
+// is L_k(t) = W_parent(t)⁻¹ ∘ W_k(t) (W_k itself for a root). An attached
+// group's frame is the rigid fit of its parent's patch from rest onto the
+// parent's reconstructed positions at t (from the parent's PCA
+// coordinates, not the data), so that reconstruction and transitions
+// compute it in exactly the same way and a source frame is reproduced to
+// this group's own truncation error.
+//
+// The local displacements u_k(t) = W_k(t)⁻¹ x_k(t) − p_k of all states of
+// all levels form the columns of a 3v_k × F matrix A; its thin SVD
+// A = U Σ Vᵀ (uncentred, as u = U q in Eq. 2) gives the basis: the columns
+// of U whose σ ≥ Threshold·σ₁ (and above the rounding floor; with
+// Threshold 0, every σ > 0), and q_k(t) = U_kᵀ u_k(t). The velocity is
+// the backward difference q̇(t) = (q(t) − q(t−1))·FPS within a level, the
+// forward difference at a level's first frame.
+//
+// It returns the group's world frames at every state as its
+// reconstruction poses them (for an own frame of a child,
+// W_parent ∘ L_k, equal to the fit up to rounding), when world is true.
+func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error) {
+	d := m.data
+	g := &m.groups[k]
+	F := m.states()
+	frames := make([]Rigid, F)
+	x := make([]mgl64.Vec3, g.count)
+	A := mat.NewDense(3*g.count, F, nil)
+	if g.own {
+		g.frames = make([]frameState, F)
+	}
+	for i := range F {
+		s := m.state(i)
+		copy(x, d.Levels[s.Level].Frames[s.Frame][g.first:g.first+g.count])
+		if g.own {
+			var sums rotation.RigidSums
+			for v, p := range g.rest {
+				sums.Add(1, x[v], p)
+			}
+			frames[i].R, frames[i].T, _ = sums.Fit()
+			local := frames[i]
+			if parentWorld != nil {
+				local = parentWorld[i].Inverse().Compose(frames[i])
+			}
+			g.frames[i].Rigid = local
+		} else {
+			frames[i] = m.patchFrame(g, m.reconstructPatch(g, i, parentWorld[i]))
+		}
+		inv := frames[i].Inverse()
+		for v, p := range x {
+			u := inv.Apply(p).Sub(g.rest[v])
+			A.Set(3*v, i, u[0])
+			A.Set(3*v+1, i, u[1])
+			A.Set(3*v+2, i, u[2])
+		}
+	}
+	if g.own {
+		m.frameVelocities(g)
+	}
+
+	var svd mat.SVD
+	if !svd.Factorize(A, mat.SVDThin) {
+		return nil, fmt.Errorf("ensemble: group %q: the SVD of its displacements did not converge", d.Groups[k].Name)
+	}
+	g.sigma = svd.Values(nil)
+	thr := m.opts.Threshold * g.sigma[0]
+	if m.opts.Threshold > 0 {
+		ss := 0.0
+		for _, p := range g.rest {
+			ss += p.LenSqr()
+		}
+		thr = max(thr, roundingFloor*math.Sqrt(float64(F)*ss))
+	}
+	for g.rank < len(g.sigma) && g.sigma[g.rank] >= thr && g.sigma[g.rank] > 0 {
+		g.rank++
+	}
+	var U, V mat.Dense
+	svd.UTo(&U)
+	svd.VTo(&V)
+	r := g.rank
+	g.basis = make([]float64, 3*g.count*r)
+	for v := range g.count {
+		for c := range r {
+			for dim := range 3 {
+				g.basis[(v*r+c)*3+dim] = U.At(3*v+dim, c)
+			}
+		}
+	}
+	// q(t) = Uᵀ u(t) = σ_c V[t, c].
+	g.q = make([]float64, F*r)
+	for i := range F {
+		for c := range r {
+			g.q[i*r+c] = g.sigma[c] * V.At(i, c)
+		}
+	}
+	g.qdot = make([]float64, F*r)
+	for l := range len(m.levels) - 1 {
+		lo, hi := m.levels[l], m.levels[l+1]
+		for i := lo; i < hi; i++ {
+			a, b := i-1, i
+			if i == lo {
+				a, b = lo, lo+1
+			}
+			for c := range r {
+				g.qdot[i*r+c] = (g.q[b*r+c] - g.q[a*r+c]) * d.FPS
+			}
+		}
+	}
+	if !world {
+		return nil, nil
+	}
+	if g.own && parentWorld != nil {
+		for i := range frames {
+			frames[i] = parentWorld[i].Compose(g.frames[i].Rigid)
+		}
+	}
+	return frames, nil
+}
+
+// frameVelocities fills in O, Ȯ and ω of an own frame at every state.
+func (m *Model) frameVelocities(g *groupModel) {
+	for i := range g.frames {
+		g.frames[i].O = g.frames[i].Apply(g.centroid)
+	}
+	for l := range len(m.levels) - 1 {
+		lo, hi := m.levels[l], m.levels[l+1]
+		for i := lo; i < hi; i++ {
+			a, b := i-1, i
+			if i == lo {
+				a, b = lo, lo+1
+			}
+			fa, fb := &g.frames[a], &g.frames[b]
+			g.frames[i].ODot = fb.O.Sub(fa.O).Mul(m.data.FPS)
+			g.frames[i].Omega = rotation.Log(fb.R.Mul3(fa.R.Transpose())).Mul(m.data.FPS)
+		}
+	}
+}
+
+// reconstructPatch returns the reconstructed world positions of attached
+// group g's parent patch at state i, the parent's world frame being pw.
+func (m *Model) reconstructPatch(g *groupModel, i int, pw Rigid) []mgl64.Vec3 {
+	p := &m.groups[g.parent]
+	out := make([]mgl64.Vec3, len(g.patch))
+	q := p.q[i*p.rank : (i+1)*p.rank]
+	for n, v := range g.patch {
+		out[n] = pw.Apply(p.local(v, q))
+	}
+	return out
+}
+
+// patchFrame returns the rigid fit of g's parent patch from rest onto
+// the positions x (one per patch vertex).
+func (m *Model) patchFrame(g *groupModel, x []mgl64.Vec3) Rigid {
+	var sums rotation.RigidSums
+	for n, p := range g.patchRest {
+		sums.Add(1, x[n], p)
+	}
+	var r Rigid
+	r.R, r.T, _ = sums.Fit()
+	return r
+}

@@ -1,0 +1,313 @@
+package ensemble
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/internal/parallel"
+)
+
+// Options are the parameters of a Model. The zero value of every field
+// means its default.
+type Options struct {
+	// TauMax bounds the temporal offsets: |τ_k| ≤ TauMax frames (default 30).
+	TauMax int
+	// TauBlend is the number of frames over which a group blends from
+	// source A to source B, centred on its τ_k (default 10).
+	TauBlend int
+	// Beta weighs velocities against positions in the transition cost
+	// (Eq. 3), in seconds (default 0.1 s: a harmonic oscillator of period
+	// 2πβ, 0.63 s, has position and velocity terms of equal size). A
+	// negative value means 0 (positions only).
+	Beta float64
+	// Threshold truncates each group's PCA: singular values below
+	// Threshold·σ₁ (σ₁ the group's largest) are dropped (default 1e-4,
+	// the paper's §2.1). A negative value means 0: every singular vector
+	// is kept and the model reproduces the data to rounding.
+	Threshold float64
+}
+
+func (o *Options) defaults() {
+	if o.TauMax == 0 {
+		o.TauMax = 30
+	}
+	if o.TauBlend == 0 {
+		o.TauBlend = 10
+	}
+	switch {
+	case o.Beta == 0:
+		o.Beta = 0.1
+	case o.Beta < 0:
+		o.Beta = 0
+	}
+	switch {
+	case o.Threshold == 0:
+		o.Threshold = 1e-4
+	case o.Threshold < 0:
+		o.Threshold = 0
+	}
+}
+
+// State is a source frame: frame Frame (0-based) of level Level.
+type State struct{ Level, Frame int }
+
+// Model is the reduced kinematic model of a Dataset (James et al. 2007,
+// §2.1): per group a rigid frame per source frame, a PCA basis U_k of its
+// local displacements and their coordinates q_k and velocities q̇_k; with
+// the transition costs (§2.2) and the poses of source frames and of
+// asynchronous transitions built on them, and the collision oracle of a
+// transition (Program). A Model is immutable after NewModel and safe for
+// concurrent use; the source frames' interpenetrations it computes on
+// demand are cached.
+type Model struct {
+	data   *Dataset
+	opts   Options
+	groups []groupModel
+	order  []int // groups, parents before children
+	levels []int // first state index of each level; len(levels) = #levels + 1
+	margin int   // H = τ_max + ⌈τ_blend/2⌉: transition frames s = −H … H
+
+	sources []sourceContacts // per state, on demand
+	scenes  sync.Pool        // *scene scratch for source contact detection
+}
+
+// NewModel builds the model of d: d is validated for the options (see
+// Dataset.Validate; levels need MinFrames(TauMax, TauBlend) frames), then
+// the groups are fitted in hierarchy order, parents before children, the
+// groups of one depth in parallel on every core. progress, if not nil, is
+// called after each group with the groups done and G, from the worker
+// goroutines but one call at a time. NewModel returns ctx.Err() when ctx
+// is cancelled. The model keeps d and reads it later: do not modify it.
+func NewModel(ctx context.Context, d *Dataset, opts Options, progress func(done, total int)) (*Model, error) {
+	opts.defaults()
+	if opts.TauMax < 0 || opts.TauBlend < 0 {
+		return nil, fmt.Errorf("ensemble: τ_max %d and τ_blend %d must not be negative", opts.TauMax, opts.TauBlend)
+	}
+	if err := d.validate(opts); err != nil {
+		return nil, err
+	}
+	m := &Model{data: d, opts: opts, margin: opts.TauMax + (opts.TauBlend+1)/2}
+	m.levels = make([]int, len(d.Levels)+1)
+	for l, lv := range d.Levels {
+		m.levels[l+1] = m.levels[l] + len(lv.Frames)
+	}
+	m.sources = make([]sourceContacts, m.states())
+	if err := m.buildHierarchy(); err != nil {
+		return nil, err
+	}
+
+	// Fit the groups depth by depth. world[k] holds the reconstructed
+	// world frames of a group with children until its children are fitted.
+	hasChildren := make([]bool, len(d.Groups))
+	for _, g := range d.Groups {
+		if g.Parent >= 0 {
+			hasChildren[g.Parent] = true
+		}
+	}
+	world := make([][]Rigid, len(d.Groups))
+	var mu sync.Mutex
+	done := 0
+	layers := m.layers()
+	for depth, layer := range layers {
+		errs := make([]error, len(layer))
+		parallel.For(len(layer), func(i int) {
+			if err := ctx.Err(); err != nil {
+				errs[i] = err
+				return
+			}
+			k := layer[i]
+			var pw []Rigid
+			if p := m.groups[k].parent; p >= 0 {
+				pw = world[p]
+			}
+			world[k], errs[i] = m.fitGroup(k, pw, hasChildren[k])
+			if progress != nil {
+				mu.Lock()
+				done++
+				progress(done, len(d.Groups))
+				mu.Unlock()
+			}
+		})
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+		if depth > 0 {
+			for _, k := range layers[depth-1] {
+				world[k] = nil
+			}
+		}
+	}
+	return m, nil
+}
+
+// Dataset returns the dataset the model was built from.
+func (m *Model) Dataset() *Dataset { return m.data }
+
+// Options returns the model's options, defaults filled in.
+func (m *Model) Options() Options { return m.opts }
+
+// Groups returns G, the number of groups.
+func (m *Model) Groups() int { return len(m.groups) }
+
+// Rank returns r_k, the number of PCA coordinates of group k.
+func (m *Model) Rank(k int) int { return m.groups[k].rank }
+
+// Ranks returns the rank of every group.
+func (m *Model) Ranks() []int {
+	r := make([]int, len(m.groups))
+	for k := range m.groups {
+		r[k] = m.groups[k].rank
+	}
+	return r
+}
+
+// TotalRank returns r = r_1 + … + r_G, the dimension of q.
+func (m *Model) TotalRank() int {
+	r := 0
+	for k := range m.groups {
+		r += m.groups[k].rank
+	}
+	return r
+}
+
+// SingularValues returns every singular value of group k's displacement
+// matrix, largest first (those kept and those dropped). Do not modify it.
+func (m *Model) SingularValues(k int) []float64 { return m.groups[k].sigma }
+
+// Basis returns U_k, group k's PCA basis, as Rank(k) displacement fields:
+// element [c][v] is column c of U_k at group-local vertex v (rows 3v, 3v+1,
+// 3v+2), the displacement in the group's frame per unit of q_c — a glTF
+// morph target. It is a new copy.
+func (m *Model) Basis(k int) [][]mgl64.Vec3 {
+	g := &m.groups[k]
+	out := make([][]mgl64.Vec3, g.rank)
+	for c := range out {
+		out[c] = make([]mgl64.Vec3, g.count)
+		for v := range g.count {
+			copy(out[c][v][:], g.basis[(v*g.rank+c)*3:])
+		}
+	}
+	return out
+}
+
+// Q returns q_k at source frame s (Rank(k) values). Do not modify it.
+func (m *Model) Q(k int, s State) []float64 {
+	g := &m.groups[k]
+	i := m.index(s)
+	return g.q[i*g.rank : (i+1)*g.rank]
+}
+
+// QDot returns q̇_k at source frame s, per second. Do not modify it.
+func (m *Model) QDot(k int, s State) []float64 {
+	g := &m.groups[k]
+	i := m.index(s)
+	return g.qdot[i*g.rank : (i+1)*g.rank]
+}
+
+// OwnFrame reports whether group k has a frame of its own (a root, or a
+// child without attachments), fitted to its vertices, rather than one
+// that follows its parent's attachment patch.
+func (m *Model) OwnFrame(k int) bool { return m.groups[k].own }
+
+// LocalFrame returns group k's fitted frame at source frame s, relative to
+// its parent's world frame (to the world for a root). It panics for a
+// group without a frame of its own (see OwnFrame).
+func (m *Model) LocalFrame(k int, s State) Rigid {
+	g := &m.groups[k]
+	if !g.own {
+		panic(fmt.Sprintf("ensemble: group %q has no frame of its own", m.data.Groups[k].Name))
+	}
+	return g.frames[m.index(s)].Rigid
+}
+
+// Margin returns H = τ_max + ⌈τ_blend/2⌉: a transition's frames are
+// s = −H … H, and its source frames need H frames on either side in their
+// level (see CanTransition).
+func (m *Model) Margin() int { return m.margin }
+
+// Frames returns |T| = 2H + 1, the number of frames of a transition.
+func (m *Model) Frames() int { return 2*m.margin + 1 }
+
+// CanTransition reports whether a transition may leave or enter at s:
+// frames s.Frame − H … s.Frame + H exist in its level.
+func (m *Model) CanTransition(s State) bool {
+	return s.Level >= 0 && s.Level < len(m.data.Levels) &&
+		s.Frame >= m.margin && s.Frame+m.margin < len(m.data.Levels[s.Level].Frames)
+}
+
+// Weight returns w(s; τ) = clamp((s − τ)/τ_blend + ½, 0, 1), the weight of
+// source B in a group with offset τ at transition frame s: 0 until
+// s = τ − τ_blend/2, rising linearly to 1 at s = τ + τ_blend/2.
+func (m *Model) Weight(s, tau int) float64 {
+	w := float64(s-tau)/float64(m.opts.TauBlend) + 0.5
+	return min(max(w, 0), 1)
+}
+
+// states returns the number of source frames over all levels.
+func (m *Model) states() int { return m.levels[len(m.levels)-1] }
+
+// index returns the state index of s, panicking when s is outside the
+// data.
+func (m *Model) index(s State) int {
+	if s.Level < 0 || s.Level >= len(m.data.Levels) || s.Frame < 0 || s.Frame >= m.levels[s.Level+1]-m.levels[s.Level] {
+		panic(fmt.Sprintf("ensemble: state %+v outside the data", s))
+	}
+	return m.levels[s.Level] + s.Frame
+}
+
+// state returns the State of state index i.
+func (m *Model) state(i int) State {
+	for l := range len(m.levels) - 1 {
+		if i < m.levels[l+1] {
+			return State{l, i - m.levels[l]}
+		}
+	}
+	panic(fmt.Sprintf("ensemble: state index %d outside the data", i))
+}
+
+// Pose returns the model's reconstruction of source frame s, every vertex
+// in ensemble order (a new slice; use a Poser in loops).
+func (m *Model) Pose(s State) []mgl64.Vec3 {
+	return m.NewPoser().Pose(nil, s)
+}
+
+// Clique returns the kinematic clique ℵ_kl of groups k ≠ l (Eq. 9),
+// increasing: the groups on the tree path from k up to the lowest common
+// ancestor and down to l, that ancestor included (for two flags on a
+// rope: both flags and the rope); for groups in different trees, the
+// paths from each up to its root. Offsets of groups above the common
+// ancestor move the pair's whole subtree rigidly (frames and attachment
+// fits are equivariant) and so cannot change whether k and l intersect.
+func (m *Model) Clique(k, l int) []int {
+	pk, pl := m.groups[k].path, m.groups[l].path
+	c := 0
+	for c < len(pk) && c < len(pl) && pk[c] == pl[c] {
+		c++
+	}
+	from := max(c-1, 0) // the common ancestor, or both roots
+	var out []int
+	out = append(out, pk[from:]...)
+	out = append(out, pl[from:]...)
+	return sortUnique(out)
+}
+
+// sortUnique sorts s and drops repeats, in place.
+func sortUnique(s []int) []int {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
