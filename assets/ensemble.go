@@ -10,23 +10,23 @@ import (
 	"strings"
 )
 
-// EnsembleGroup is one row of an ensemble's groups file (groups.csv): a
+// EnsembleGroupRow is one row of an ensemble's groups file (groups.csv): a
 // mesh group of First … First+Count−1 (0-based vertex indices; the file
 // holds 1-based OBJ indices) whose parent is the group named Parent, or a
 // root when Parent is empty. Line is the row's line in the file, for
 // messages.
-type EnsembleGroup struct {
+type EnsembleGroupRow struct {
 	Name         string
 	First, Count int
 	Parent       string
 	Line         int
 }
 
-// EnsembleAttachment is one row of an ensemble's attachments file
+// EnsembleAttachmentRow is one row of an ensemble's attachments file
 // (attachments.csv): vertex Vertex of group Group is sewn to vertex
 // ParentVertex of that group's parent (0-based vertex indices of the whole
 // ensemble; the file holds 1-based OBJ indices). Line is the row's line.
-type EnsembleAttachment struct {
+type EnsembleAttachmentRow struct {
 	Group                string
 	Vertex, ParentVertex int
 	Line                 int
@@ -39,7 +39,7 @@ var (
 )
 
 // LoadEnsembleGroups reads the groups file at path; see ReadEnsembleGroups.
-func LoadEnsembleGroups(path string) ([]EnsembleGroup, error) {
+func LoadEnsembleGroups(path string) ([]EnsembleGroupRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -56,10 +56,10 @@ func LoadEnsembleGroups(path string) ([]EnsembleGroup, error) {
 // file (not itself). Overlapping ranges and cycles are for the model to
 // find (gallop/solver/ensemble's Dataset.Validate names their groups).
 // Errors are *ParseError values naming the line.
-func ReadEnsembleGroups(r io.Reader, name string) ([]EnsembleGroup, error) {
-	var groups []EnsembleGroup
+func ReadEnsembleGroups(r io.Reader, name string) ([]EnsembleGroupRow, error) {
+	var groups []EnsembleGroupRow
 	err := readCSV(r, name, ensembleGroupsHeader, func(line int, row []string) error {
-		g := EnsembleGroup{Name: row[0], Parent: row[3], Line: line}
+		g := EnsembleGroupRow{Name: row[0], Parent: row[3], Line: line}
 		if g.Name == "" {
 			return errors.New("empty group name")
 		}
@@ -103,7 +103,7 @@ func ReadEnsembleGroups(r io.Reader, name string) ([]EnsembleGroup, error) {
 
 // LoadEnsembleAttachments reads the attachments file at path; see
 // ReadEnsembleAttachments.
-func LoadEnsembleAttachments(path string) ([]EnsembleAttachment, error) {
+func LoadEnsembleAttachments(path string) ([]EnsembleAttachmentRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -117,10 +117,10 @@ func LoadEnsembleAttachments(path string) ([]EnsembleAttachment, error) {
 // the group exists and the vertices lie in it and in its parent is for the
 // caller, who knows the groups. Errors are *ParseError values naming the
 // line.
-func ReadEnsembleAttachments(r io.Reader, name string) ([]EnsembleAttachment, error) {
-	var out []EnsembleAttachment
+func ReadEnsembleAttachments(r io.Reader, name string) ([]EnsembleAttachmentRow, error) {
+	var out []EnsembleAttachmentRow
 	err := readCSV(r, name, ensembleAttachmentsHeader, func(line int, row []string) error {
-		a := EnsembleAttachment{Group: row[0], Line: line}
+		a := EnsembleAttachmentRow{Group: row[0], Line: line}
 		var err error
 		if a.Vertex, err = positiveInt(row[1], "vertex"); err != nil {
 			return err

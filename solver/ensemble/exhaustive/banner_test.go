@@ -1,115 +1,41 @@
 package exhaustive
 
 import (
-	"bufio"
-	"encoding/csv"
+	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/assets"
+	"gallop/internal/shareddata"
 )
 
-const bannerDir = "../../../../shared/data/ensemble-banner"
-
-// loadBanner reads the banner's groups, attachments and the given frames
-// (level/number), skipping the test when the data are absent.
-func loadBanner(tb testing.TB, frames ...string) ([]Group, [][]mgl64.Vec3) {
+// loadBanner reads the banner through the file layer and returns its
+// groups and the given frames (level index, frame index).
+func loadBanner(tb testing.TB, frames ...[2]int) ([]Group, [][]mgl64.Vec3) {
 	tb.Helper()
-	rows := readCSV(tb, filepath.Join(bannerDir, "groups.csv"))
-	var groups []Group
-	index := map[string]int{}
-	for _, r := range rows {
-		first, _ := strconv.Atoi(r[1])
-		count, _ := strconv.Atoi(r[2])
-		index[r[0]] = len(groups)
-		groups = append(groups, Group{First: first - 1, Count: count, Parent: -1})
-		if r[3] != "" {
-			groups[len(groups)-1].Parent = index[r[3]]
-		}
+	dir := shareddata.Path(tb, "ensemble-banner")
+	levels := []string{filepath.Join(dir, "wind-1"), filepath.Join(dir, "wind-2"), filepath.Join(dir, "wind-3")}
+	e, err := assets.LoadEnsemble(context.Background(), levels, "", nil)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	for _, r := range readCSV(tb, filepath.Join(bannerDir, "attachments.csv")) {
-		g := index[r[0]]
-		vtx, _ := strconv.Atoi(r[1])
-		pv, _ := strconv.Atoi(r[2])
-		p := groups[g].Parent
-		groups[g].Attach = append(groups[g].Attach, Attachment{Vertex: vtx - 1 - groups[g].First, ParentVertex: pv - 1 - groups[p].First})
+	var groups []Group
+	for _, g := range e.Groups {
+		grp := Group{First: g.First, Count: g.Count, Triangles: g.Triangles, Parent: g.Parent}
+		for _, a := range g.Attach {
+			grp.Attach = append(grp.Attach, Attachment{Vertex: a[0], ParentVertex: a[1]})
+		}
+		groups = append(groups, grp)
 	}
 	var pos [][]mgl64.Vec3
-	for n, name := range frames {
-		vs, faces := readOBJ(tb, filepath.Join(bannerDir, name+".obj"))
-		pos = append(pos, vs)
-		if n > 0 {
-			continue
-		}
-		for _, f := range faces {
-			for g := range groups {
-				if gr := &groups[g]; f[0] >= gr.First && f[0] < gr.First+gr.Count {
-					gr.Triangles = append(gr.Triangles, [3]int{f[0] - gr.First, f[1] - gr.First, f[2] - gr.First})
-				}
-			}
-		}
+	for _, f := range frames {
+		pos = append(pos, e.Levels[f[0]].Frames[f[1]])
 	}
 	return groups, pos
-}
-
-func readCSV(tb testing.TB, path string) [][]string {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		tb.Skipf("no banner data: %v", err)
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return rows[1:]
-}
-
-// readOBJ reads v and f lines (triangles, 1-based global indices).
-func readOBJ(tb testing.TB, path string) ([]mgl64.Vec3, [][3]int) {
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var vs []mgl64.Vec3
-	var faces [][3]int
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) == 4 && fs[0] == "v" {
-			var p mgl64.Vec3
-			for k := range 3 {
-				p[k], err = strconv.ParseFloat(fs[k+1], 64)
-				if err != nil {
-					tb.Fatal(err)
-				}
-			}
-			vs = append(vs, p)
-		} else if len(fs) == 4 && fs[0] == "f" {
-			var t [3]int
-			for k := range 3 {
-				i, err := strconv.Atoi(strings.Split(fs[k+1], "/")[0])
-				if err != nil {
-					tb.Fatal(err)
-				}
-				t[k] = i - 1
-			}
-			faces = append(faces, t)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return vs, faces
 }
 
 // TestBanner: the source frames have no interpenetration (the data's
@@ -117,7 +43,7 @@ func readOBJ(tb testing.TB, path string) ([]mgl64.Vec3, [][3]int) {
 // rule every flag touches the rope.
 func TestBanner(t *testing.T) {
 	names := []string{"wind-1/1", "wind-2/105", "wind-3/210", "wind-3/57"}
-	groups, frames := loadBanner(t, names...)
+	groups, frames := loadBanner(t, [2]int{0, 0}, [2]int{1, 104}, [2]int{2, 209}, [2]int{2, 56})
 	if len(groups) != 31 || len(frames[0]) != 2152 {
 		t.Fatalf("%d groups, %d vertices", len(groups), len(frames[0]))
 	}
@@ -155,7 +81,7 @@ func TestBanner(t *testing.T) {
 // BenchmarkBannerFrame checks one banner frame (3,140 triangles, 31
 // groups) on one core.
 func BenchmarkBannerFrame(b *testing.B) {
-	groups, frames := loadBanner(b, "wind-3/100")
+	groups, frames := loadBanner(b, [2]int{2, 99})
 	c, err := New(groups, len(frames[0]))
 	if err != nil {
 		b.Fatal(err)
