@@ -35,6 +35,11 @@ type groupModel struct {
 	// nil when the group has no attachments.
 	sewnTo  []int32
 	triSewn [][3]int32
+	// The sewing correction (see Poser): sewVertex[a] and sewParent[a]
+	// are attachment a's group-local and parent-local vertices, sew its
+	// falloff.
+	sewVertex, sewParent []int
+	sew                  []sewWeight
 
 	rank    int
 	sigma   []float64 // every singular value of the displacement matrix
@@ -92,6 +97,11 @@ func (m *Model) buildHierarchy() error {
 		}
 		for _, at := range g.Attach {
 			gm.sewnTo[at.Vertex] = int32(at.ParentVertex)
+			gm.sewVertex = append(gm.sewVertex, at.Vertex)
+			gm.sewParent = append(gm.sewParent, at.ParentVertex)
+		}
+		if gm.sew, err = newSewing(g.Count, g.Triangles, g.Attach); err != nil {
+			return fmt.Errorf("ensemble: group %q: %w", g.Name, err)
 		}
 		gm.triSewn = make([][3]int32, len(g.Triangles))
 		for t, tri := range g.Triangles {
@@ -127,6 +137,38 @@ func (m *Model) layers() [][]int {
 // rank 0 rather than a basis of noise (its σ₁ would be noise too).
 const roundingFloor = 1e-12
 
+// truncation returns the rank kept of a group's PCA with singular values
+// sigma (decreasing), of F frames and rest shape rest: the smallest r
+// whose dropped singular values hold at most threshold of the matrix's
+// squared Frobenius norm, Σ_{i≥r} σᵢ² ≤ threshold·Σᵢ σᵢ² (a relative RMS
+// reconstruction error of at most √threshold), and no singular value at
+// the rounding floor. With threshold 0 every σ > 0 is kept.
+func truncation(sigma []float64, threshold float64, rest []mgl64.Vec3, F int) int {
+	if threshold == 0 {
+		r := 0
+		for r < len(sigma) && sigma[r] > 0 {
+			r++
+		}
+		return r
+	}
+	ss := 0.0
+	for _, p := range rest {
+		ss += p.LenSqr()
+	}
+	floor := roundingFloor * math.Sqrt(float64(F)*ss)
+	total := 0.0
+	for _, x := range sigma {
+		total += x * x
+	}
+	dropped := total
+	r := 0
+	for r < len(sigma) && sigma[r] > floor && dropped > threshold*total {
+		dropped -= sigma[r] * sigma[r]
+		r++
+	}
+	return r
+}
+
 // fitGroup fits group k's frames, PCA basis and coordinates. Its parent
 // must be fitted already.
 //
@@ -142,8 +184,7 @@ const roundingFloor = 1e-12
 // The local displacements u_k(t) = W_k(t)⁻¹ x_k(t) − p_k of all states of
 // all levels form the columns of a 3v_k × F matrix A; its thin SVD
 // A = U Σ Vᵀ (uncentred, as u = U q in Eq. 2) gives the basis: the columns
-// of U whose σ ≥ Threshold·σ₁ (and above the rounding floor; with
-// Threshold 0, every σ > 0), and q_k(t) = U_kᵀ u_k(t). The velocity is
+// of U that truncation keeps, and q_k(t) = U_kᵀ u_k(t). The velocity is
 // the backward difference q̇(t) = (q(t) − q(t−1))·FPS within a level, the
 // forward difference at a level's first frame.
 //
@@ -194,17 +235,7 @@ func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error
 		return nil, fmt.Errorf("ensemble: group %q: the SVD of its displacements did not converge", d.Groups[k].Name)
 	}
 	g.sigma = svd.Values(nil)
-	thr := m.opts.Threshold * g.sigma[0]
-	if m.opts.Threshold > 0 {
-		ss := 0.0
-		for _, p := range g.rest {
-			ss += p.LenSqr()
-		}
-		thr = max(thr, roundingFloor*math.Sqrt(float64(F)*ss))
-	}
-	for g.rank < len(g.sigma) && g.sigma[g.rank] >= thr && g.sigma[g.rank] > 0 {
-		g.rank++
-	}
+	g.rank = truncation(g.sigma, m.opts.Threshold, g.rest, F)
 	var U, V mat.Dense
 	svd.UTo(&U)
 	svd.VTo(&V)

@@ -23,10 +23,12 @@ type Options struct {
 	// 2πβ, 0.63 s, has position and velocity terms of equal size). A
 	// negative value means 0 (positions only).
 	Beta float64
-	// Threshold truncates each group's PCA: singular values below
-	// Threshold·σ₁ (σ₁ the group's largest) are dropped (default 1e-4,
-	// the paper's §2.1). A negative value means 0: every singular vector
-	// is kept and the model reproduces the data to rounding.
+	// Threshold truncates each group's PCA (the paper's §2.1, "SVD
+	// thresholded at 10⁻⁴"): the smallest rank whose dropped singular
+	// values hold at most Threshold of the displacements' squared norm
+	// (default 1e-4, a relative RMS error of 1%). A negative value means
+	// 0: every singular vector is kept and the model reproduces the data
+	// to rounding.
 	Threshold float64
 }
 

@@ -13,9 +13,10 @@ import (
 // allocates nothing once dst has the ensemble's size. A Poser is not safe
 // for concurrent use; make one per goroutine.
 type Poser struct {
-	m     *Model
-	world []Rigid   // each group's world frame at the last pose
-	q     []float64 // scratch: blended coordinates
+	m      *Model
+	world  []Rigid        // each group's world frame at the last pose
+	sewing [][]mgl64.Vec3 // each group's sewing corrections at the last pose
+	q      []float64      // scratch: blended coordinates
 }
 
 // NewPoser returns a Poser of m.
@@ -24,11 +25,21 @@ func (m *Model) NewPoser() *Poser {
 	for k := range m.groups {
 		maxRank = max(maxRank, m.groups[k].rank)
 	}
-	return &Poser{m: m, world: make([]Rigid, len(m.groups)), q: make([]float64, maxRank)}
+	p := &Poser{m: m, world: make([]Rigid, len(m.groups)), sewing: make([][]mgl64.Vec3, len(m.groups)), q: make([]float64, maxRank)}
+	for k := range m.groups {
+		p.sewing[k] = make([]mgl64.Vec3, len(m.groups[k].sewVertex))
+	}
+	return p
 }
 
 // World returns group k's world frame T_Wk at the last pose.
 func (p *Poser) World(k int) Rigid { return p.world[k] }
+
+// Sewing returns group k's sewing corrections at the last pose, one per
+// attachment in the group's frame: the weights of Model.SewingBasis (the
+// x, y, z of attachment a weigh fields 3a, 3a+1, 3a+2). The slice is the
+// Poser's and changes with the next pose.
+func (p *Poser) Sewing(k int) []mgl64.Vec3 { return p.sewing[k] }
 
 // Pose writes the reconstruction of source frame s into dst, every
 // vertex in ensemble order: group by group, parents first, positions
@@ -132,7 +143,15 @@ func (p *Poser) poseGroup(k, a, b int, w float64, pw *Rigid, px, x []mgl64.Vec3)
 		}
 		world.R, world.T, _ = sums.Fit()
 	}
-	g.place(x, &world, q)
+	for v := range g.rest {
+		x[v] = g.local(v, q)
+	}
+	if len(g.sew) > 0 {
+		g.sewTo(x, &world, px, p.sewing[k])
+	}
+	for v := range x {
+		x[v] = world.Apply(x[v])
+	}
 	return world
 }
 
@@ -154,13 +173,6 @@ func (p *Poser) blendQ(g *groupModel, a, b int, w float64) []float64 {
 	return q
 }
 
-// place writes T(p_k + U_k q) into x.
-func (g *groupModel) place(x []mgl64.Vec3, t *Rigid, q []float64) {
-	for v := range g.rest {
-		x[v] = t.Apply(g.local(v, q))
-	}
-}
-
 // local returns p_k + U_k q at group-local vertex v: its position in the
 // group's frame.
 func (g *groupModel) local(v int, q []float64) mgl64.Vec3 {
@@ -179,10 +191,8 @@ func (g *groupModel) local(v int, q []float64) mgl64.Vec3 {
 
 // SewnGap returns the largest distance between a sewn vertex and the
 // parent vertex it is sewn to in the ensemble positions x: 0 in the source
-// data, small in the model's reconstructions (PCA truncation) and in
-// transitions (a child's coordinates and its parent's come from different
-// sources while they blend at different times; sewn vertices are not
-// snapped together).
+// data, and rounding in every pose (the Poser sews them; see the package
+// documentation).
 func (m *Model) SewnGap(x []mgl64.Vec3) float64 {
 	gap := 0.0
 	for k, g := range m.data.Groups {
