@@ -1,6 +1,7 @@
 package ensemble
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -89,17 +90,10 @@ func TestWeight(t *testing.T) {
 		s, tau int
 		want   float64
 	}{{-10, 0, 0}, {-5, 0, 0}, {-4, 0, 0.1}, {0, 0, 0.5}, {3, 0, 0.8}, {5, 0, 1}, {30, 0, 1}, {22, 20, 0.7}, {-30, -30, 0.5}} {
-		if w := m.Weight(c.s, c.tau); w != c.want && abs(w-c.want) > 1e-15 {
+		if w := m.Weight(c.s, c.tau); w != c.want && math.Abs(w-c.want) > 1e-15 {
 			t.Errorf("Weight(%d, %d) = %g, want %g", c.s, c.tau, w, c.want)
 		}
 	}
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // TestPoserNoAllocation: posing a source frame or a transition frame
