@@ -493,3 +493,55 @@ func cmpState(a, b State) int {
 	}
 	return a.Frame - b.Frame
 }
+
+// Validate checks that g is a graph of m a Player can play forever: one
+// component flag per frame of each level, every level with a component;
+// every transition with one offset per group within ±τ_max, both ends
+// able to transition, leaving and landing in the components; and every
+// frame of a component continuing in it, by the next frame or by a
+// transition that starts there. Errors name the level, frame or
+// transition.
+func (g *Graph) Validate(m *Model) error {
+	L := len(m.data.Levels)
+	if len(g.In) != L {
+		return fmt.Errorf("ensemble graph: %d levels, the model has %d", len(g.In), L)
+	}
+	for l := range L {
+		if n := len(m.data.Levels[l].Frames); len(g.In[l]) != n {
+			return fmt.Errorf("ensemble graph: level %s: %d frames, the model has %d", levelName(m.data.Levels[l], l), len(g.In[l]), n)
+		}
+		if !slices.Contains(g.In[l], true) {
+			return fmt.Errorf("ensemble graph: level %s has no component", levelName(m.data.Levels[l], l))
+		}
+	}
+	leaves := make([]map[int]bool, L)
+	for l := range leaves {
+		leaves[l] = map[int]bool{}
+	}
+	for x := range g.Transitions {
+		t := &g.Transitions[x]
+		if !m.CanTransition(t.From) || !m.CanTransition(t.To) {
+			return fmt.Errorf("ensemble graph: transition %d (%+v → %+v): an end lacks %d frames on either side in its level", x+1, t.From, t.To, m.margin)
+		}
+		if len(t.Tau) != len(m.groups) {
+			return fmt.Errorf("ensemble graph: transition %d has %d offsets for %d groups", x+1, len(t.Tau), len(m.groups))
+		}
+		for k, tau := range t.Tau {
+			if tau < -m.opts.TauMax || tau > m.opts.TauMax {
+				return fmt.Errorf("ensemble graph: transition %d: group %d's offset %d is outside ±%d", x+1, k+1, tau, m.opts.TauMax)
+			}
+		}
+		if !g.connects(m, t) {
+			return fmt.Errorf("ensemble graph: transition %d (%+v → %+v) leaves or lands outside the components", x+1, t.From, t.To)
+		}
+		leaves[t.From.Level][t.Start(m)] = true
+	}
+	for l, in := range g.In {
+		for f, ok := range in {
+			if ok && !(f+1 < len(in) && in[f+1]) && !leaves[l][f] {
+				return fmt.Errorf("ensemble graph: level %s, frame %d: the component ends there and no transition leaves it", levelName(m.data.Levels[l], l), f+1)
+			}
+		}
+	}
+	return nil
+}

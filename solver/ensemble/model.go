@@ -3,6 +3,7 @@ package ensemble
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -72,8 +73,9 @@ type Model struct {
 	levels []int // first state index of each level; len(levels) = #levels + 1
 	margin int   // H = τ_max + ⌈τ_blend/2⌉: transition frames s = −H … H
 
-	sources []sourceContacts // per state, on demand
-	scenes  sync.Pool        // *scene scratch for source contact detection
+	sources   []sourceContacts // per state, on demand
+	scenes    sync.Pool        // *scene scratch for source contact detection
+	stepLimit []float64        // per group, the largest step of the reconstructed sources
 }
 
 // NewModel builds the model of d: d is validated for the options (see
@@ -144,8 +146,50 @@ func NewModel(ctx context.Context, d *Dataset, opts Options, progress func(done,
 			}
 		}
 	}
+	m.stepLimit = m.sourceSteps()
 	return m, nil
 }
+
+// sourceSteps returns, per group, the largest step of the model's own
+// source frames: the largest distance a vertex of the group moves between
+// consecutive reconstructed frames of a level.
+func (m *Model) sourceSteps() []float64 {
+	out := make([]float64, len(m.groups))
+	p := m.NewPoser()
+	var prev, x []mgl64.Vec3
+	for l, lv := range m.data.Levels {
+		for f := range lv.Frames {
+			x = p.Pose(x, State{l, f})
+			if f > 0 {
+				for k := range m.groups {
+					out[k] = max(out[k], groupStep(&m.groups[k], prev, x))
+				}
+			}
+			prev, x = x, prev
+		}
+	}
+	return out
+}
+
+// groupStep returns maxᵥ‖yᵥ − xᵥ‖ over g's vertices of the ensemble
+// positions x and y: how far the group moves from x to y.
+func groupStep(g *groupModel, x, y []mgl64.Vec3) float64 {
+	return vertexStep(x[g.first:g.first+g.count], y[g.first:g.first+g.count])
+}
+
+// vertexStep returns maxᵥ‖yᵥ − xᵥ‖.
+func vertexStep(x, y []mgl64.Vec3) float64 {
+	ss := 0.0
+	for v := range x {
+		ss = max(ss, y[v].Sub(x[v]).LenSqr())
+	}
+	return math.Sqrt(ss)
+}
+
+// StepLimits returns, per group, the largest step of the model's
+// reconstructed source frames (see Program): no transition moves a group
+// further from one frame to the next. Do not modify it.
+func (m *Model) StepLimits() []float64 { return m.stepLimit }
 
 // Dataset returns the dataset the model was built from.
 func (m *Model) Dataset() *Dataset { return m.data }

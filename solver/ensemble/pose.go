@@ -16,6 +16,7 @@ type Poser struct {
 	m      *Model
 	world  []Rigid        // each group's world frame at the last pose
 	sewing [][]mgl64.Vec3 // each group's sewing corrections at the last pose
+	coords [][]float64    // each group's coordinates q_k at the last pose
 	q      []float64      // scratch: blended coordinates
 }
 
@@ -26,11 +27,18 @@ func (m *Model) NewPoser() *Poser {
 		maxRank = max(maxRank, m.groups[k].rank)
 	}
 	p := &Poser{m: m, world: make([]Rigid, len(m.groups)), sewing: make([][]mgl64.Vec3, len(m.groups)), q: make([]float64, maxRank)}
+	p.coords = make([][]float64, len(m.groups))
 	for k := range m.groups {
 		p.sewing[k] = make([]mgl64.Vec3, len(m.groups[k].sewVertex))
+		p.coords[k] = make([]float64, m.groups[k].rank)
 	}
 	return p
 }
+
+// Coordinates returns group k's coordinates q_k at the last pose (blended
+// in a transition): the weights of Model.Basis. The slice is the Poser's
+// and changes with the next pose.
+func (p *Poser) Coordinates(k int) []float64 { return p.coords[k] }
 
 // World returns group k's world frame T_Wk at the last pose.
 func (p *Poser) World(k int) Rigid { return p.world[k] }
@@ -116,6 +124,7 @@ func (p *Poser) poseGroup(k, a, b int, w float64, pw *Rigid, px, x []mgl64.Vec3)
 	m := p.m
 	g := &m.groups[k]
 	q := p.blendQ(g, a, b, w)
+	copy(p.coords[k], q)
 
 	var world Rigid
 	switch {

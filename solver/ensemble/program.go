@@ -33,6 +33,16 @@ import (
 // recently used replaced; the narrow phase refits one collide.Mesh per
 // group to the cached positions it needs.
 //
+// Besides contacts, a Program has one constraint per group, the pair
+// (k, k): group k must not move further from one transition frame to the
+// next than in any step of the model's source frames (StepLimits). A child takes
+// its frame from its parent's pose, so a child playing source B under a
+// parent still playing A moves by the sum of two motions that never met
+// in the data; the paper's §3.4 offers boolean constraints for such
+// physics, and this one keeps every step of the output within the data's
+// own. A step is the largest distance a vertex of the group moves. Its
+// clique is the group's path from the root.
+//
 // Work counts the (pair, frame) tests made in transition poses: every pair
 // of set that Bad does not skip as a pure source, and every broad-phase
 // candidate that New does not skip as known or pure. It depends only on
@@ -144,7 +154,11 @@ func (p *Program) Minimum(tau []int) ([]int, float64) {
 func (p *Program) Clique(pr csp.Pair) []int {
 	c, ok := p.clique[pr]
 	if !ok {
-		c = p.m.Clique(pr.K, pr.L)
+		if pr.K == pr.L {
+			c = p.m.groups[pr.K].path // a group's step: it and its ancestors
+		} else {
+			c = p.m.Clique(pr.K, pr.L)
+		}
 		p.clique[pr] = c
 	}
 	return c
@@ -158,6 +172,12 @@ func (p *Program) Work() int64 { return p.work }
 func (p *Program) Bad(dst []csp.Pair, tau []int, f int, set []csp.Pair) []csp.Pair {
 	s := f - p.margin
 	for _, pr := range set {
+		if pr.K == pr.L {
+			if p.tooFast(pr.K, f, tau) {
+				dst = append(dst, pr)
+			}
+			continue
+		}
 		if p.pure(pr, s, tau) {
 			continue
 		}
@@ -189,19 +209,54 @@ func (p *Program) New(dst []csp.Pair, tau []int, f int, known func(csp.Pair) boo
 			dst = append(dst, pr)
 		}
 	}
+	for k := range p.m.groups {
+		pr := csp.Pair{K: k, L: k}
+		if (known == nil || !known(pr)) && p.tooFast(k, f, tau) {
+			dst = append(dst, pr)
+		}
+	}
 	return dst
 }
 
-// Interpenetrations returns the distinct pairs that newly interpenetrate
-// in some frame of the transition under tau, by K then L, and the number
-// of (pair, frame)s: New over every frame (so it adds to Work).
+// tooFast reports whether group k moves further from frame f−1 to frame f
+// under tau than any step of the model's source frames (StepLimits). The
+// first frame, and a frame where k's path plays the same pure source at
+// f−1 and f, are a source step and never too fast; they are not tested.
+func (p *Program) tooFast(k, f int, tau []int) bool {
+	if f == 0 {
+		return false
+	}
+	s := f - p.margin
+	path := p.m.groups[k].path
+	w0 := p.m.Weight(s, tau[path[0]])
+	if w0 == 0 || w0 == 1 {
+		same := true
+		for _, a := range path {
+			same = same && p.m.Weight(s, tau[a]) == w0 && p.m.Weight(s-1, tau[a]) == w0
+		}
+		if same {
+			return false
+		}
+	}
+	p.work++
+	x1 := p.get(k, f, tau).x
+	return vertexStep(p.get(k, f-1, tau).x, x1) > p.m.stepLimit[k]
+}
+
+// Interpenetrations returns the distinct pairs of groups that newly
+// interpenetrate in some frame of the transition under tau, by K then L,
+// and the number of (pair, frame)s: New over every frame (so it adds to
+// Work), steps left out.
 func (p *Program) Interpenetrations(tau []int) (pairs []csp.Pair, pairFrames int) {
 	var found []csp.Pair
 	seen := map[csp.Pair]bool{}
 	for f := range p.Frames() {
 		found = p.New(found[:0], tau, f, nil)
-		pairFrames += len(found)
 		for _, pr := range found {
+			if pr.K == pr.L {
+				continue // a step, not a contact
+			}
+			pairFrames++
 			if !seen[pr] {
 				seen[pr] = true
 				pairs = append(pairs, pr)

@@ -6,7 +6,9 @@
 // the kinematic cliques and the collision tests.
 package csp
 
-// Pair is a contact: two groups K < L.
+// Pair is a constraint: a contact between two groups K < L, or, with
+// K == L, a constraint on group K alone (such as a bound on how fast it
+// moves), whose clique holds K and the groups its motion depends on.
 type Pair struct{ K, L int }
 
 // Program is one (i, j) transition integer program (the paper's Eq. 6) as

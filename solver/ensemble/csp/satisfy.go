@@ -89,7 +89,7 @@ import (
 // Satisfy panics with a "csp:" message if p breaks its contract: a
 // negative TauMax, a Φ_k that is NaN or negative, a clique without its
 // pair's groups or with a group out of range, or a pair out of range or
-// not ordered K < L.
+// not ordered K ≤ L.
 func Satisfy(ctx context.Context, p Program, cutoff float64, opts Options, rng *rand.Rand, trace func(Event)) (Outcome, error) {
 	if err := opts.Validate(); err != nil {
 		return Outcome{}, err
@@ -537,8 +537,8 @@ func (s *solver) clique(q Pair) []int {
 }
 
 func (s *solver) checkPair(q Pair) {
-	if q.K < 0 || q.K >= q.L || q.L >= s.g {
-		panic(fmt.Sprintf("csp: Program reported pair %v: want 0 ≤ K < L < %d", q, s.g))
+	if q.K < 0 || q.K > q.L || q.L >= s.g {
+		panic(fmt.Sprintf("csp: Program reported pair %v: want 0 ≤ K ≤ L < %d", q, s.g))
 	}
 }
 

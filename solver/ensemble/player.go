@@ -1,0 +1,178 @@
+package ensemble
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// DefaultWander is the chance that a Player at a frame where a transition
+// within its level starts takes one, when the wind asks for no change.
+const DefaultWander = 0.25
+
+// Player plays a Graph forever, one output frame per Step: pure source
+// frames of its level's component, and the frames of the transitions it
+// takes (Poser.Transition). A wind level set by SetWind is reached by the
+// first transition to it that the output meets, or, where none starts, to
+// a level between (wind 1 to 3 through 2); meanwhile, and once there, the
+// player takes a transition within its level where one starts with
+// probability Wander, and must where the next frame would leave the
+// component. The choices come from the player's own random stream: the
+// same graph, seed and calls give the same frames.
+//
+// A Player is not safe for concurrent use.
+type Player struct {
+	m      *Model
+	g      *Graph
+	rng    *rand.Rand
+	poser  *Poser
+	starts []map[int][]int // per level: start frame → indices into g.Transitions
+
+	// Wander is the chance of a transition within the level where one
+	// starts (DefaultWander from NewPlayer).
+	Wander float64
+
+	level, frame int         // the pure source frame, when tr is nil
+	tr           *Transition // the transition being played
+	s            int         // its frame, −H … H
+	wind         int
+	blending     []bool
+	transitions  int
+}
+
+// NewPlayer returns a player of g that starts at the first frame of
+// level's component, with the wind at that level, drawing its choices from
+// seed.
+func NewPlayer(m *Model, g *Graph, level int, seed uint64) (*Player, error) {
+	if level < 0 || level >= len(g.In) {
+		return nil, fmt.Errorf("ensemble: level %d of %d", level+1, len(g.In))
+	}
+	p := &Player{m: m, g: g, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), poser: m.NewPoser(),
+		Wander: DefaultWander, level: level, frame: -1, wind: level, blending: make([]bool, len(m.groups))}
+	for f, in := range g.In[level] {
+		if in {
+			p.frame = f
+			break
+		}
+	}
+	if p.frame < 0 {
+		return nil, fmt.Errorf("ensemble: level %d has no component to play", level+1)
+	}
+	p.starts = make([]map[int][]int, len(g.In))
+	for l := range p.starts {
+		p.starts[l] = map[int][]int{}
+	}
+	for x := range g.Transitions {
+		t := &g.Transitions[x]
+		if g.connects(m, t) {
+			p.starts[t.From.Level][t.Start(m)] = append(p.starts[t.From.Level][t.Start(m)], x)
+		}
+	}
+	return p, nil
+}
+
+// SetWind sets the level the player heads for.
+func (p *Player) SetWind(level int) {
+	p.wind = min(max(level, 0), len(p.g.In)-1)
+}
+
+// Wind returns the level the player heads for.
+func (p *Player) Wind() int { return p.wind }
+
+// Level returns the level shown: the level of the pure frame, or in a
+// transition the level it leaves.
+func (p *Player) Level() int { return p.level }
+
+// Transitions returns how many transitions the player has taken.
+func (p *Player) Transitions() int { return p.transitions }
+
+// Blending reports, for the frame the last Step posed, which groups were
+// blending (weight strictly between 0 and 1: the paper's yellow glow).
+// The slice is the player's.
+func (p *Player) Blending() []bool { return p.blending }
+
+// Poser returns the poser of the last Step: the groups' frames,
+// coordinates and sewing at the frame it posed.
+func (p *Player) Poser() *Poser { return p.poser }
+
+// Step poses the next output frame into dst (grown if too short) and
+// returns it.
+func (p *Player) Step(dst []mgl64.Vec3) []mgl64.Vec3 {
+	m := p.m
+	if p.tr == nil {
+		if x := p.choose(); x >= 0 {
+			p.tr, p.s = &p.g.Transitions[x], -m.margin
+			p.transitions++
+		}
+	}
+	if p.tr == nil {
+		clear(p.blending)
+		dst = p.poser.Pose(dst, State{p.level, p.frame})
+		p.frame++
+		return dst
+	}
+	t := p.tr
+	dst = p.poser.Transition(dst, t.From, t.To, t.Tau, p.s)
+	for k, tau := range t.Tau {
+		w := m.Weight(p.s, tau)
+		p.blending[k] = w > 0 && w < 1
+	}
+	if p.s == m.margin {
+		land := t.Landing(m)
+		p.level, p.frame, p.tr = land.Level, land.Frame, nil
+	} else {
+		p.s++
+	}
+	return dst
+}
+
+// choose returns the transition to take at the current pure frame, or −1
+// to play on.
+func (p *Player) choose() int {
+	here := p.starts[p.level][p.frame]
+	var toWind, toward, within []int
+	for _, x := range here {
+		switch to := p.g.Transitions[x].To.Level; {
+		case to == p.wind:
+			toWind = append(toWind, x)
+		case to == p.level:
+			within = append(within, x)
+		case (to-p.level)*(p.wind-to) > 0:
+			toward = append(toward, x) // a level between here and the wind's
+		}
+	}
+	if len(toWind) == 0 {
+		toWind = toward
+	}
+	next := p.frame + 1
+	mustLeave := next >= len(p.g.In[p.level]) || !p.g.In[p.level][next]
+	switch {
+	case p.wind != p.level && len(toWind) > 0:
+		return toWind[p.rng.IntN(len(toWind))]
+	case mustLeave && len(here) > 0:
+		if len(within) > 0 {
+			return within[p.rng.IntN(len(within))]
+		}
+		return here[p.rng.IntN(len(here))]
+	case len(within) > 0 && p.rng.Float64() < p.Wander:
+		return within[p.rng.IntN(len(within))]
+	}
+	return -1
+}
+
+// MaxSteps returns, per group, the largest step of the data itself (see
+// StepLimits; here between consecutive frames of the data, not of the
+// model's reconstruction): what a played sequence's steps are measured
+// against.
+func (m *Model) MaxSteps() []float64 {
+	out := make([]float64, len(m.groups))
+	for _, lv := range m.data.Levels {
+		for f := 1; f < len(lv.Frames); f++ {
+			for k := range m.groups {
+				out[k] = max(out[k], groupStep(&m.groups[k], lv.Frames[f-1], lv.Frames[f]))
+			}
+		}
+	}
+	return out
+}
