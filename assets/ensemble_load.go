@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+
+	"gallop/internal/finite"
 )
 
 // Sidecar file names of an ensemble, looked for beside its level folders.
@@ -287,4 +290,30 @@ func ensembleAttach(groups []EnsembleGroup, path string) error {
 		g.Attach = append(g.Attach, [2]int{r.Vertex - g.First, r.ParentVertex - p.First})
 	}
 	return nil
+}
+
+// WriteEnsembleOBJ writes one frame of an ensemble as OBJ: per group, in
+// order, an o line with its name, its vertices' v lines (positions, in
+// ensemble order) and its triangles' f lines (1-based indices of the
+// whole file), as the banner's frames are laid out, so that LoadEnsemble
+// reads a folder of such frames back with the same groups.
+func WriteEnsembleOBJ(w io.Writer, groups []EnsembleGroup, positions []Vec3) error {
+	ow := &objWriter{w: w, buf: make([]byte, 0, 64<<10)}
+	for k, g := range groups {
+		if g.First < 0 || g.First+g.Count > len(positions) {
+			return fmt.Errorf("writing ensemble OBJ: group %q (vertices %d-%d) outside the %d positions", g.Name, g.First+1, g.First+g.Count, len(positions))
+		}
+		ow.printf("o %s\n", objGroupName(g.Name, k))
+		for _, p := range positions[g.First : g.First+g.Count] {
+			if !finite.Vec3(p) {
+				return fmt.Errorf("writing ensemble OBJ: group %q has a non-finite position", g.Name)
+			}
+			ow.floats("v", p[:])
+		}
+		for _, t := range g.Triangles {
+			ow.printf("f %d %d %d\n", g.First+t[0]+1, g.First+t[1]+1, g.First+t[2]+1)
+			ow.flushIfFull()
+		}
+	}
+	return ow.flush()
 }

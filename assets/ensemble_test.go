@@ -3,8 +3,10 @@ package assets
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,5 +182,33 @@ func TestLoadEnsembleBad(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// A frame written by WriteEnsembleOBJ loads back with the same groups and
+// positions.
+func TestWriteEnsembleOBJRoundTrip(t *testing.T) {
+	dirs := writeEnsemble(t, [2]string{twoTriangles, twoTriangles}, nil)
+	e, err := LoadEnsemble(context.Background(), dirs, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	moved := slices.Clone(e.Rest)
+	moved[4] = Vec3{0.25, 0.5, 1.125}
+	for f := 1; f <= 2; f++ {
+		if err := WriteFileAtomic(filepath.Join(out, fmt.Sprintf("%d.obj", f)), func(w io.Writer) error { return WriteEnsembleOBJ(w, e.Groups, moved) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	back, err := LoadEnsemble(context.Background(), []string{out}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Groups) != 2 || back.Groups[1].Name != "b" || back.Groups[1].First != 3 || !slices.Equal(back.Levels[0].Frames[1], moved) {
+		t.Errorf("read back %+v, frame %v", back.Groups, back.Levels[0].Frames[1])
 	}
 }

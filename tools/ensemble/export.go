@@ -1,0 +1,89 @@
+package ensemble
+
+import (
+	"fmt"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/assets"
+	"gallop/solver/ensemble"
+)
+
+// Recording is a played stretch in the model's compact form: per frame
+// and group, the group's world frame, its coordinates q_k and its sewing
+// corrections (ensemble.Poser's at that frame). With the model's bases it
+// gives every position exactly: T_Wk(p_k + U_k q_k + S_k c_k).
+type Recording struct {
+	FPS    float64
+	World  [][]ensemble.Rigid // [frame][group]
+	Coords [][][]float64      // [frame][group]: q_k
+	Sewing [][][]mgl64.Vec3   // [frame][group]: c_k, one per sewn vertex
+	Blend  [][]bool           // [frame][group]: blending at that frame
+	Levels []int              // [frame]: the level shown
+}
+
+// Add records the frame the player's last Step posed.
+func (r *Recording) Add(p *ensemble.Player, m *ensemble.Model) {
+	ps := p.Poser()
+	G := m.Groups()
+	world := make([]ensemble.Rigid, G)
+	coords := make([][]float64, G)
+	sewing := make([][]mgl64.Vec3, G)
+	for k := range G {
+		world[k] = ps.World(k)
+		coords[k] = append([]float64(nil), ps.Coordinates(k)...)
+		sewing[k] = append([]mgl64.Vec3(nil), ps.Sewing(k)...)
+	}
+	r.World = append(r.World, world)
+	r.Coords = append(r.Coords, coords)
+	r.Sewing = append(r.Sewing, sewing)
+	r.Blend = append(r.Blend, append([]bool(nil), p.Blending()...))
+	r.Levels = append(r.Levels, p.Level())
+}
+
+// Frames returns the number of frames recorded.
+func (r *Recording) Frames() int { return len(r.World) }
+
+// Compact returns the recording as a rigid animation with morph targets,
+// one body per group (the compact glTF form of the issue): the body's mesh
+// is the group's rest shape p_k with its triangles, its morph targets the
+// PCA basis vectors U_k followed by the sewing fields S_k (three per sewn
+// vertex), its weights per frame q_k followed by the corrections' x, y, z,
+// and its translation and rotation the group's world frame. glTF players
+// compute R·(p + Σ wᵢdᵢ) + t, which is the model's position exactly.
+func (r *Recording) Compact(m *ensemble.Model, e *assets.Ensemble, name string) (*assets.RigidAnimation, error) {
+	if r.Frames() == 0 {
+		return nil, fmt.Errorf("ensemble export: nothing recorded")
+	}
+	a := &assets.RigidAnimation{Name: name, FPS: r.FPS}
+	for k, g := range e.Groups {
+		mesh := &assets.Mesh{Name: g.Name, Positions: e.Rest[g.First : g.First+g.Count], Triangles: g.Triangles}
+		b := assets.RigidBody{Name: g.Name, Mesh: mesh, Color: groupColor(k)}
+		b.Targets = append(m.Basis(k), m.SewingBasis(k)...)
+		for f := range r.World {
+			w := r.World[f][k]
+			b.Positions = append(b.Positions, w.T)
+			b.Rotations = append(b.Rotations, mgl64.Mat4ToQuat(w.R.Mat4()).Normalize())
+			if len(b.Targets) == 0 {
+				continue
+			}
+			row := append([]float64(nil), r.Coords[f][k]...)
+			for _, c := range r.Sewing[f][k] {
+				row = append(row, c[0], c[1], c[2])
+			}
+			b.Weights = append(b.Weights, row)
+		}
+		a.Bodies = append(a.Bodies, b)
+	}
+	return a, nil
+}
+
+// groupColor is the colour of group k in exports and in the window: a
+// few well-separated hues in turn.
+func groupColor(k int) [3]float32 {
+	palette := [...][3]float32{
+		{0.80, 0.22, 0.18}, {0.20, 0.45, 0.80}, {0.93, 0.68, 0.15}, {0.25, 0.62, 0.30},
+		{0.58, 0.30, 0.70}, {0.15, 0.65, 0.68}, {0.85, 0.45, 0.60}, {0.55, 0.55, 0.55},
+	}
+	return palette[k%len(palette)]
+}
