@@ -1,5 +1,5 @@
 // Package cli holds Gallop's headless commands for pipelines and tests
-// (gallop info, convert, pose, sample, rig, dynamics, bench). It does not link the
+// (gallop info, convert, pose, sample, rig, dynamics, synth, ensemble, bench). It does not link the
 // window: the one figure that needs it, the viewport benchmark, is measured
 // by running the gallop binary itself with --bench-viewport (package app).
 // Every command has --help, exits with status 0 on success, and on failure
@@ -31,6 +31,7 @@ func commands() []command {
 		{"rig", "infer a skinning rig (bones and weights) from a mesh animation (SSDR)", runRig},
 		{"dynamics", "fit or apply secondary motion on skinned animation (dynamic skinning)", runDynamics},
 		{"synth", "turn one mesh animation into many different, arbitrarily long ones (One-to-Many)", runSynth},
+		{"ensemble", "build and play endless, interpenetration-free animation of mesh ensembles (MEMG)", runEnsemble},
 		{"bench", "measure Gallop's performance figures, as JSON lines", runBench},
 	}
 }

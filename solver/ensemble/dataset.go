@@ -68,6 +68,9 @@ func MinFrames(tauMax, tauBlend int) int { return 2*(tauMax+tauBlend) + 2 }
 //   - every frame of every level with len(Rest) vertices, at least
 //     MinFrames(τ_max, τ_blend) frames in each level;
 //   - finite coordinates in Rest and in every frame.
+//
+// Messages number levels, frames and vertices from 1, as OBJ files and
+// folders of frames do.
 func (d *Dataset) Validate() error {
 	var o Options
 	o.defaults()
@@ -86,7 +89,7 @@ func (d *Dataset) validate(o Options) error {
 	}
 	for v, p := range d.Rest {
 		if !finite.Vec3(p) {
-			return fmt.Errorf("ensemble: rest shape: vertex %d (%s) has a non-finite coordinate %v", v, d.vertexName(v), p)
+			return fmt.Errorf("ensemble: rest shape: vertex %d (%s) has a non-finite coordinate %v", v+1, d.vertexName(v), p)
 		}
 	}
 	if err := d.validateHierarchy(); err != nil {
@@ -102,7 +105,7 @@ func (d *Dataset) validate(o Options) error {
 func (d *Dataset) vertexName(v int) string {
 	for _, g := range d.Groups {
 		if v >= g.First && v < g.First+g.Count {
-			return fmt.Sprintf("group %q vertex %d", g.Name, v-g.First)
+			return fmt.Sprintf("group %q vertex %d", g.Name, v-g.First+1)
 		}
 	}
 	return "no group"
@@ -275,11 +278,11 @@ func (d *Dataset) validateLevels(o Options) error {
 		}
 		for f, fr := range lv.Frames {
 			if len(fr) != n {
-				return fmt.Errorf("ensemble: level %s frame %d has %d vertices, the rest shape %d", name, f, len(fr), n)
+				return fmt.Errorf("ensemble: level %s frame %d has %d vertices, the rest shape %d", name, f+1, len(fr), n)
 			}
 			for v, p := range fr {
 				if !finite.Vec3(p) {
-					return fmt.Errorf("ensemble: level %s frame %d vertex %d (%s) has a non-finite coordinate %v", name, f, v, d.vertexName(v), p)
+					return fmt.Errorf("ensemble: level %s frame %d vertex %d (%s) has a non-finite coordinate %v", name, f+1, v+1, d.vertexName(v), p)
 				}
 			}
 		}
@@ -287,10 +290,10 @@ func (d *Dataset) validateLevels(o Options) error {
 	return nil
 }
 
-// levelName is a level's name for messages: its index and name.
+// levelName is a level's name for messages: its number from 1 and name.
 func levelName(lv Level, l int) string {
 	if lv.Name == "" {
-		return fmt.Sprintf("%d", l)
+		return fmt.Sprintf("%d", l+1)
 	}
-	return fmt.Sprintf("%d (%q)", l, lv.Name)
+	return fmt.Sprintf("%d (%s)", l+1, lv.Name)
 }

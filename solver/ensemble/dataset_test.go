@@ -48,12 +48,12 @@ func TestValidate(t *testing.T) {
 		}, []string{`group "flag_a"`, "collinear"}},
 		{"no levels", func(d *Dataset) { d.Levels = nil }, []string{"no levels"}},
 		{"few frames", func(d *Dataset) { d.Levels[1].Frames = d.Levels[1].Frames[:81] },
-			[]string{`level 1 ("strong") has 81 frames`, "at least 82"}},
+			[]string{`level 2 (strong) has 81 frames`, "at least 82"}},
 		{"vertex count", func(d *Dataset) { d.Levels[1].Frames[7] = d.Levels[1].Frames[7][:40] },
-			[]string{`level 1 ("strong") frame 7 has 40 vertices`}},
+			[]string{`level 2 (strong) frame 8 has 40 vertices`}},
 		{"non-finite", func(d *Dataset) { d.Levels[0].Frames[12][30][1] = math.NaN() },
-			[]string{`level 0 ("calm") frame 12 vertex 30 (group "flag_a" vertex 4)`, "non-finite"}},
-		{"non-finite rest", func(d *Dataset) { d.Rest[3][2] = math.Inf(1) }, []string{"rest shape: vertex 3", "non-finite"}},
+			[]string{`level 1 (calm) frame 13 vertex 31 (group "flag_a" vertex 5)`, "non-finite"}},
+		{"non-finite rest", func(d *Dataset) { d.Rest[3][2] = math.Inf(1) }, []string{"rest shape: vertex 4 (group \"rope\" vertex 4)", "non-finite"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

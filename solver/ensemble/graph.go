@@ -124,6 +124,7 @@ type BuildStats struct {
 	CPUTasks  float64 // sum of the tasks' own times (both workers)
 	Intervals int     // intervals holding leaving frames of their level's component, over all levels
 	Served    int     // of those, the intervals with transitions to their own level and to every other
+	C         float64 // the SELECT-VARIABLE base used
 }
 
 // Task is one unit of a build: leaving level From's interval Interval
@@ -146,7 +147,7 @@ func (m *Model) intervals(l, interval int) int {
 
 // ErrNoGraph is returned by Build when a level has no strongly connected
 // component of more than one frame: no transition within it was found.
-var ErrNoGraph = errors.New("ensemble: no transition within a level was found")
+var ErrNoGraph = errors.New("no transition within a level was found")
 
 // Build computes the motion graph of §2.4 with nonpenetration constraints
 // (§4). Phase 1: for every one-second interval of the frames of each level
@@ -229,7 +230,7 @@ func Build(ctx context.Context, m *Model, opts BuildOptions, progress func(done,
 	g.Transitions = append(g.Transitions, more...)
 	g.sort()
 
-	st := BuildStats{CSP: b.stats, Tasks: b.tasks, Missing: b.missing, CPUTasks: b.cpu, Found: len(g.Transitions)}
+	st := BuildStats{CSP: b.stats, Tasks: b.tasks, Missing: b.missing, CPUTasks: b.cpu, Found: len(g.Transitions), C: opts.CSP.C}
 	for l := range L {
 		for k := range m.intervals(l, opts.Interval) {
 			if !g.intervalIn(m, l, k, opts.Interval) {

@@ -177,6 +177,10 @@ func groupStep(g *groupModel, x, y []mgl64.Vec3) float64 {
 	return vertexStep(x[g.first:g.first+g.count], y[g.first:g.first+g.count])
 }
 
+// GroupStep returns how far group k moves from ensemble positions x to y:
+// the largest distance a vertex of it moves (the measure of StepLimits).
+func (m *Model) GroupStep(k int, x, y []mgl64.Vec3) float64 { return groupStep(&m.groups[k], x, y) }
+
 // vertexStep returns maxᵥ‖yᵥ − xᵥ‖.
 func vertexStep(x, y []mgl64.Vec3) float64 {
 	ss := 0.0

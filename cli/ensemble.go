@@ -1,0 +1,420 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/assets"
+	"gallop/solver/ensemble"
+	"gallop/solver/ensemble/csp"
+	tens "gallop/tools/ensemble"
+)
+
+func runEnsemble(args []string, stdout io.Writer) error {
+	usage := func(w io.Writer) {
+		fmt.Fprintln(w, `Usage: gallop ensemble build DIR... [--groups groups.csv] [--tau-max 30] [--samples N]
+                             [--eta E] [--tries T] [--seed S] [--out GRAPH] [--check] [--json]
+       gallop ensemble play GRAPH --seconds S [--wind 1,3,2] [--change-every T]
+                            [--seed K] [--out OUT.glb|DIR/] [--json]
+
+Mesh Ensemble Motion Graphs (James et al. 2007): build the motion graph of an
+ensemble simulated at several wind levels (one folder of OBJ frames per level,
+calmest first; groups.csv, attachments.csv and reference.obj beside them), with
+asynchronous, interpenetration-free transitions; then play it for as long as
+wanted, changing the wind. gallop ensemble build --help and play --help say more.`)
+	}
+	if len(args) == 0 {
+		usage(os.Stderr)
+		return errUsage
+	}
+	switch args[0] {
+	case "build":
+		return runEnsembleBuild(args[1:], stdout)
+	case "play":
+		return runEnsemblePlay(args[1:], stdout)
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return flag.ErrHelp
+	}
+	fmt.Fprintf(os.Stderr, "gallop ensemble: unknown subcommand %q (want build or play)\n", args[0])
+	return errUsage
+}
+
+// ensembleBuildResult is what `gallop ensemble build --json` prints.
+type ensembleBuildResult struct {
+	Groups     int   `json:"groups"`
+	Vertices   int   `json:"vertices"`
+	Ranks      int   `json:"ranks"` // total rank r of the PCA bases
+	Levels     int   `json:"levels"`
+	Frames     int   `json:"frames"` // source frames over all levels
+	Components []int `json:"component_frames"`
+
+	Transitions     int       `json:"transitions"`
+	Intervals       int       `json:"intervals"`        // one-second intervals of the components
+	IntervalsServed int       `json:"intervals_served"` // with transitions to their level and every other
+	IntegerPrograms int       `json:"integer_programs"` // nIP
+	Wins            int       `json:"wins"`             // nWin
+	OKCullTimeout   []float64 `json:"ok_cull_timeout"`
+	TCDSeconds      float64   `json:"t_cd_seconds"`
+	NLocal          float64   `json:"n_local"`
+	Contacts        float64   `json:"contacts"` // |C| of the feasible programs
+	C               float64   `json:"c"`
+
+	LoadSeconds          float64 `json:"load_seconds"`
+	ModelSeconds         float64 `json:"model_seconds"`
+	BuildSeconds         float64 `json:"build_seconds"`
+	SecondsPerTransition float64 `json:"seconds_per_transition"`
+
+	MeanPhi     float64 `json:"mean_phi"`      // of the accepted (asynchronous) transitions
+	MeanPhiSync float64 `json:"mean_phi_sync"` // Φ(0) of the same pairs
+
+	Checker                        string  `json:"checker"`
+	CheckSeconds                   float64 `json:"check_seconds"`
+	InterpenetrationsUnconstrained float64 `json:"interpenetrations_unconstrained"` // mean new pairs per transition at the unconstrained minimum
+	InterpenetrationsAfter         int     `json:"interpenetrations_after"`         // new pairs over all accepted transitions
+	Out                            string  `json:"out,omitempty"`
+}
+
+func runEnsembleBuild(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("ensemble build", flag.ContinueOnError)
+	groups := fs.String("groups", "", "the groups file (default: groups.csv beside the level folders; none: each OBJ group a root group)")
+	tauMax := fs.Int("tau-max", 30, "largest transition offset τ_max, frames")
+	samples := fs.Int("samples", csp.DefaultSamples, "N_samples: constraint programs per transition")
+	eta := fs.Float64("eta", csp.DefaultEta, "time-out factor η: a program stops after η times the work of its first collision pass")
+	tries := fs.Int("tries", 4, "leaving frames tried per interval and target level")
+	seed := fs.Uint64("seed", 1, "random seed of the build")
+	out := fs.String("out", "", "write the graph to this file (JSON)")
+	check := fs.Bool("check", false, "count interpenetrations with the independent exhaustive checker (every triangle pair) instead of the solver's oracle")
+	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: gallop ensemble build DIR... [--groups groups.csv] [--tau-max 30] [--samples N]
+                             [--eta E] [--tries T] [--seed S] [--out GRAPH] [--check] [--json]
+
+Builds the Mesh Ensemble Motion Graph of the levels DIR... (one folder of OBJ
+frames per wind level, calmest first): per group a rigid frame and a PCA basis,
+transitions within and between levels from every one-second interval, their
+offsets found by the randomized nonpenetration solver. --json prints Table I's
+figures of the paper, the costs against synchronous transitions, and the new
+interpenetrations at the unconstrained minimum and after the solver.`)
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dirs := fs.Args()
+	switch {
+	case len(dirs) == 0:
+		fs.Usage()
+		return errUsage
+	case *tauMax < 1 || *tauMax > 120:
+		return fmt.Errorf("--tau-max %d: want 1 to 120 frames", *tauMax)
+	case *samples < 1 || *samples > 1000:
+		return fmt.Errorf("--samples %d: want 1 to 1000", *samples)
+	case !(*eta > 0) || *eta > 1e6:
+		return fmt.Errorf("--eta %v: want a positive factor", *eta)
+	case *tries < 1 || *tries > 1000:
+		return fmt.Errorf("--tries %d: want 1 to 1000", *tries)
+	}
+	ctx := context.Background()
+	pr := newProgress()
+	defer pr.Done()
+	res := ensembleBuildResult{}
+	start := time.Now()
+	d, e, err := tens.Load(ctx, dirs, *groups, func(done, total int) { pr.Report("loading frames %d/%d", done, total) })
+	if err != nil {
+		return err
+	}
+	res.LoadSeconds = time.Since(start).Seconds()
+	start = time.Now()
+	m, err := ensemble.NewModel(ctx, d, ensemble.Options{TauMax: *tauMax}, func(done, total int) { pr.Report("fitting groups %d/%d", done, total) })
+	if err != nil {
+		return err
+	}
+	res.ModelSeconds = time.Since(start).Seconds()
+	settings := tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries}
+	g, st, err := ensemble.Build(ctx, m, settings.Options(), func(done, total int) { pr.Report("transitions: task %d/%d", done, total) }, nil)
+	if err != nil {
+		return err
+	}
+	checker, name := tens.Oracle, "oracle"
+	if *check {
+		checker, name = tens.Exhaustive, "exhaustive"
+	}
+	pr.Report("checking %d transitions (%s)", len(g.Transitions), name)
+	start = time.Now()
+	chk, err := tens.CheckTransitions(ctx, m, e, g.Transitions, checker)
+	if err != nil {
+		return err
+	}
+	res.CheckSeconds = time.Since(start).Seconds()
+	pr.Done()
+	if *out != "" {
+		f, err := tens.NewGraphFile(dirs, *groups, m, settings, g)
+		if err != nil {
+			return err
+		}
+		if err := tens.SaveGraph(*out, f); err != nil {
+			return err
+		}
+		res.Out = *out
+	}
+
+	res.Groups, res.Vertices, res.Ranks, res.Levels = m.Groups(), len(d.Rest), m.TotalRank(), len(d.Levels)
+	for l, lv := range d.Levels {
+		res.Frames += len(lv.Frames)
+		n := 0
+		for _, in := range g.In[l] {
+			if in {
+				n++
+			}
+		}
+		res.Components = append(res.Components, n)
+	}
+	ok, cull, timeOut := st.CSP.Fractions()
+	_, res.TCDSeconds = st.CSP.TCD()
+	res.Transitions, res.Intervals, res.IntervalsServed = st.Found, st.Intervals, st.Served
+	res.IntegerPrograms, res.Wins = st.CSP.Programs, st.CSP.Wins
+	res.OKCullTimeout = []float64{ok, cull, timeOut}
+	res.NLocal, res.Contacts, res.C = st.CSP.NLocal(), st.CSP.MeanContacts(), st.C
+	res.BuildSeconds, res.MeanPhi, res.MeanPhiSync = st.Seconds, st.MeanPhi, st.MeanPhi0
+	if st.Found > 0 {
+		res.SecondsPerTransition = st.Seconds / float64(st.Found)
+	}
+	res.Checker = name
+	for x := range g.Transitions {
+		res.InterpenetrationsAfter += chk.After[x]
+		res.InterpenetrationsUnconstrained += float64(chk.Unconstrained[x])
+	}
+	if n := len(g.Transitions); n > 0 {
+		res.InterpenetrationsUnconstrained /= float64(n)
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	fmt.Fprintf(stdout, "%d groups (%d vertices, total rank %d), %d levels, %d frames\n", res.Groups, res.Vertices, res.Ranks, res.Levels, res.Frames)
+	fmt.Fprintf(stdout, "%d transitions in %.1f s (%.2f s each); %d of %d one-second intervals served; components %v frames\n",
+		res.Transitions, res.BuildSeconds, res.SecondsPerTransition, res.IntervalsServed, res.Intervals, res.Components)
+	fmt.Fprintf(stdout, "Table I: t_CD %.3f s, nLocal %.1f, |C| %.1f, nWin/nIP %d/%d, OK/Cull/TOut %.2f/%.2f/%.2f, C = %g\n",
+		res.TCDSeconds, res.NLocal, res.Contacts, res.Wins, res.IntegerPrograms, ok, cull, timeOut, res.C)
+	fmt.Fprintf(stdout, "mean Φ %.4g (synchronous Φ(0) of the same pairs %.4g)\n", res.MeanPhi, res.MeanPhiSync)
+	fmt.Fprintf(stdout, "new interpenetrations (%s): %.1f per transition at the unconstrained minimum, %d after the solver\n", name, res.InterpenetrationsUnconstrained, res.InterpenetrationsAfter)
+	if res.Out != "" {
+		fmt.Fprintf(stdout, "wrote %s\n", res.Out)
+	}
+	return nil
+}
+
+// ensemblePlayResult is what `gallop ensemble play --json` prints.
+type ensemblePlayResult struct {
+	Frames        int     `json:"frames"`
+	Seconds       float64 `json:"seconds"`
+	FPS           float64 `json:"fps"`
+	Transitions   int     `json:"transitions"`
+	WindChanges   int     `json:"wind_changes"`
+	LevelsShown   []int   `json:"levels_shown"`        // 1-based
+	MaxStepRatio  float64 `json:"max_step_ratio"`      // largest step of a group over the model's source frames' largest
+	MaxStepData   float64 `json:"max_step_ratio_data"` // the same over the data's own
+	MaxSewnGap    float64 `json:"max_sewn_gap"`
+	MsPerFrame    float64 `json:"ms_per_frame"` // the player alone, one core
+	Out           string  `json:"out,omitempty"`
+	Bytes         int64   `json:"bytes,omitempty"`       // the compact glTF
+	PlainBytes    int64   `json:"plain_bytes,omitempty"` // the same frames as a plain per-frame morph glTF
+	ModelSeconds  float64 `json:"model_seconds"`
+	PlaySeconds   float64 `json:"play_seconds"`
+	ExportSeconds float64 `json:"export_seconds,omitempty"`
+}
+
+// plainLimit is the most frames whose plain per-frame export play writes
+// to compare sizes: beyond it the file (12 bytes a vertex a frame) would
+// not be worth writing.
+const plainLimit = 5400
+
+func runEnsemblePlay(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("ensemble play", flag.ContinueOnError)
+	seconds := fs.Float64("seconds", 60, "length of the output, seconds")
+	windList := fs.String("wind", "", "wind levels in turn, 1-based, as 1,3,2 (default: the first level throughout)")
+	every := fs.Float64("change-every", 20, "seconds between wind changes")
+	seed := fs.Uint64("seed", 1, "random seed of the player's choices")
+	out := fs.String("out", "", "write the output: OUT.glb or .gltf (compact: a node per group, PCA basis as morph targets) or a folder DIR/ of OBJ frames")
+	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: gallop ensemble play GRAPH --seconds S [--wind 1,3,2] [--change-every T]
+                            [--seed K] [--out OUT.glb|DIR/] [--json]
+
+Plays the motion graph GRAPH (written by gallop ensemble build --out) for S
+seconds, the wind moving through the listed levels every T seconds, and writes
+the result as a compact glTF (one node per group, its PCA basis as morph
+targets) or as OBJ frames with one o block per group.`)
+		fs.PrintDefaults()
+	}
+	in, err := parseInput(fs, args)
+	if err != nil {
+		return err
+	}
+	if !(*seconds > 0) || *seconds > 24*3600 {
+		return fmt.Errorf("--seconds %v: want a positive length up to a day", *seconds)
+	}
+	if !(*every > 0) {
+		return fmt.Errorf("--change-every %v: want a positive number of seconds", *every)
+	}
+	gf, err := tens.LoadGraph(in)
+	if err != nil {
+		return err
+	}
+	winds := []int{0}
+	if *windList != "" {
+		winds = winds[:0]
+		for _, w := range strings.Split(*windList, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(w))
+			if err != nil || n < 1 || n > len(gf.Levels) {
+				return fmt.Errorf("--wind %q: want levels from 1 to %d, separated by commas", *windList, len(gf.Levels))
+			}
+			winds = append(winds, n-1)
+		}
+	}
+	ctx := context.Background()
+	pr := newProgress()
+	defer pr.Done()
+	start := time.Now()
+	m, g, e, err := gf.Open(ctx, func(done, total int) { pr.Report("loading frames %d/%d", done, total) })
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	res := ensemblePlayResult{ModelSeconds: time.Since(start).Seconds(), FPS: m.Dataset().FPS}
+	p, err := ensemble.NewPlayer(m, g, winds[0], *seed)
+	if err != nil {
+		return err
+	}
+	n := int(math.Round(*seconds * res.FPS))
+	changeFrames := max(1, int(math.Round(*every*res.FPS)))
+	var rec *tens.Recording
+	var plain [][]mgl64.Vec3
+	glb := strings.HasSuffix(strings.ToLower(*out), ".glb") || strings.HasSuffix(strings.ToLower(*out), ".gltf")
+	objDir := *out != "" && !glb
+	if glb {
+		rec = &tens.Recording{FPS: res.FPS}
+	}
+	if objDir {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+	}
+	limits, data := m.StepLimits(), m.MaxSteps()
+	shown := map[int]bool{}
+	var prev, x []mgl64.Vec3
+	var stepTime time.Duration
+	start = time.Now()
+	for f := range n {
+		if f > 0 && f%changeFrames == 0 && len(winds) > 1 {
+			p.SetWind(winds[(f/changeFrames)%len(winds)])
+			res.WindChanges++
+		}
+		t0 := time.Now()
+		x = p.Step(x)
+		stepTime += time.Since(t0)
+		shown[p.Level()] = true
+		res.MaxSewnGap = max(res.MaxSewnGap, m.SewnGap(x))
+		if prev != nil {
+			for k := range m.Groups() {
+				s := m.GroupStep(k, prev, x)
+				res.MaxStepRatio = max(res.MaxStepRatio, s/limits[k])
+				res.MaxStepData = max(res.MaxStepData, s/data[k])
+			}
+		}
+		prev = append(prev[:0], x...)
+		if rec != nil {
+			rec.Add(p, m)
+			if n <= plainLimit {
+				plain = append(plain, append([]mgl64.Vec3(nil), x...))
+			}
+		}
+		if objDir {
+			path := filepath.Join(*out, fmt.Sprintf("%d.obj", f+1))
+			if err := assets.WriteFileAtomic(path, func(w io.Writer) error { return assets.WriteEnsembleOBJ(w, e.Groups, x) }); err != nil {
+				return err
+			}
+		}
+		pr.Report("frame %d/%d", f+1, n)
+	}
+	res.PlaySeconds = time.Since(start).Seconds()
+	res.Frames, res.Seconds, res.Transitions = n, float64(n)/res.FPS, p.Transitions()
+	res.MsPerFrame = stepTime.Seconds() * 1000 / float64(n)
+	for l := range gf.Levels {
+		if shown[l] {
+			res.LevelsShown = append(res.LevelsShown, l+1)
+		}
+	}
+	if *out != "" {
+		res.Out = *out
+	}
+	if glb {
+		start = time.Now()
+		a, err := rec.Compact(m, e, strings.TrimSuffix(filepath.Base(*out), filepath.Ext(*out)))
+		if err != nil {
+			return err
+		}
+		if err := assets.SaveRigidGLTF(*out, a); err != nil {
+			return err
+		}
+		res.ExportSeconds = time.Since(start).Seconds()
+		if st, err := os.Stat(*out); err == nil {
+			res.Bytes = st.Size()
+		}
+		if plain != nil {
+			if res.PlainBytes, err = plainSize(*out, e, plain, res.FPS); err != nil {
+				return err
+			}
+		}
+	}
+	pr.Done()
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	fmt.Fprintf(stdout, "%d frames (%.1f s) at %g fps, %d transitions, %d wind changes, levels shown %v\n", res.Frames, res.Seconds, res.FPS, res.Transitions, res.WindChanges, res.LevelsShown)
+	fmt.Fprintf(stdout, "largest step %.3f of the sources' largest (%.3f of the data's); sewn vertices within %.2g; %.3f ms a frame\n", res.MaxStepRatio, res.MaxStepData, res.MaxSewnGap, res.MsPerFrame)
+	if res.Out != "" {
+		fmt.Fprintf(stdout, "wrote %s", res.Out)
+		if res.Bytes > 0 {
+			fmt.Fprintf(stdout, " (%d bytes", res.Bytes)
+			if res.PlainBytes > 0 {
+				fmt.Fprintf(stdout, "; the plain per-frame morph export: %d bytes, %.1f×", res.PlainBytes, float64(res.PlainBytes)/float64(res.Bytes))
+			}
+			fmt.Fprint(stdout, ")")
+		}
+		fmt.Fprintln(stdout)
+	}
+	return nil
+}
+
+// plainSize writes frames as the plain per-frame morph export (one mesh,
+// one morph target per frame) beside out, returns its size and removes it.
+func plainSize(out string, e *assets.Ensemble, frames [][]mgl64.Vec3, fps float64) (int64, error) {
+	mesh := &assets.Mesh{Name: "ensemble", Positions: e.Rest}
+	for _, g := range e.Groups {
+		for _, t := range g.Triangles {
+			mesh.Triangles = append(mesh.Triangles, [3]int{g.First + t[0], g.First + t[1], g.First + t[2]})
+		}
+	}
+	path := strings.TrimSuffix(out, filepath.Ext(out)) + ".plain" + filepath.Ext(out)
+	obj := &assets.Object{Name: "ensemble", Mesh: mesh, Clip: &assets.Clip{Name: "played", FPS: fps, Frames: frames}}
+	if err := assets.SaveGLTF(path, obj, assets.ExportOptions{Mode: assets.ExportMorph}); err != nil {
+		return 0, err
+	}
+	defer os.Remove(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}

@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gallop/assets"
+	"gallop/assets/gltftest"
+)
+
+// bannerLevels returns the banner's three level folders.
+func bannerLevels(t *testing.T) []string {
+	dir := sharedSet(t, "ensemble-banner")
+	return []string{filepath.Join(dir, "wind-1"), filepath.Join(dir, "wind-2"), filepath.Join(dir, "wind-3")}
+}
+
+// TestEnsembleBuildPlay runs `gallop ensemble build` on the banner with a
+// small search (one leaving frame per interval and target, two programs
+// per transition) and `gallop ensemble play` on its graph: transitions
+// found, none with a new interpenetration, cheaper than the synchronous
+// ones; ten seconds played across the three wind levels within the
+// sources' steps, flags sewn to the rope, the compact glTF valid and
+// smaller than the plain one; two seconds written as OBJ frames that read
+// back as the banner's 31 groups.
+func TestEnsembleBuildPlay(t *testing.T) {
+	levels := bannerLevels(t)
+	tmp := t.TempDir()
+	graph := filepath.Join(tmp, "banner.graph.json")
+	var stdout bytes.Buffer
+	if err := runEnsemble(append(append([]string{"build"}, levels...), "--tries", "1", "--samples", "2", "--out", graph, "--json"), &stdout); err != nil {
+		t.Fatal(err)
+	}
+	var b ensembleBuildResult
+	if err := json.Unmarshal(stdout.Bytes(), &b); err != nil {
+		t.Fatalf("%v: %s", err, stdout.Bytes())
+	}
+	t.Logf("build: %+v", b)
+	if b.Groups != 31 || b.Levels != 3 || b.Frames != 630 || b.Transitions == 0 || b.IntervalsServed == 0 {
+		t.Errorf("figures %+v", b)
+	}
+	if b.InterpenetrationsAfter != 0 || !(b.MeanPhi < b.MeanPhiSync) {
+		t.Errorf("%d new interpenetrations; mean Φ %.3g against synchronous %.3g", b.InterpenetrationsAfter, b.MeanPhi, b.MeanPhiSync)
+	}
+
+	glb := filepath.Join(tmp, "played.glb")
+	stdout.Reset()
+	if err := runEnsemble([]string{"play", graph, "--seconds", "10", "--wind", "1,3,2", "--change-every", "3", "--out", glb, "--json"}, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	var p ensemblePlayResult
+	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
+		t.Fatalf("%v: %s", err, stdout.Bytes())
+	}
+	t.Logf("play: %+v", p)
+	if p.Frames != 300 || p.WindChanges != 3 || p.MaxStepRatio > 1+1e-9 || p.MaxSewnGap > 1e-12 || !(p.Bytes > 0 && p.Bytes < p.PlainBytes) {
+		t.Errorf("figures %+v", p)
+	}
+	gltftest.Validate(t, glb)
+
+	frames := filepath.Join(tmp, "frames")
+	if err := runEnsemble([]string{"play", graph, "--seconds", "2", "--out", frames + "/"}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := assets.LoadEnsemble(context.Background(), []string{frames}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Levels[0].NumFrames() != 60 || len(e.Groups) != 31 || e.Groups[30].Name != "flag_30" {
+		t.Errorf("OBJ frames read back: %d frames, %d groups", e.Levels[0].NumFrames(), len(e.Groups))
+	}
+}
+
+// TestEnsembleBadInput (acceptance 7 of issue 13): groups that overlap, a
+// hierarchy naming a missing group or with a cycle, levels whose groups
+// differ, and a time-out so small that nothing is feasible, each a clear
+// message naming what is wrong.
+func TestEnsembleBadInput(t *testing.T) {
+	const obj = "o a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\no b\nv 0 0 1\nv 1 0 1\nv 0 1 1\nf 4 5 6\n"
+	const swapped = "o b\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\no a\nv 0 0 1\nv 1 0 1\nv 0 1 1\nf 4 5 6\n"
+	const h = "name,first_vertex,vertex_count,parent\n"
+	tiny := func(objs [2]string, groups string) []string {
+		dir := t.TempDir()
+		var dirs []string
+		for l, o := range objs {
+			d := filepath.Join(dir, fmt.Sprintf("wind-%d", l+1))
+			if err := os.Mkdir(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for f := 1; f <= 3; f++ {
+				if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("%d.obj", f)), []byte(o), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dirs = append(dirs, d)
+		}
+		if groups != "" {
+			if err := os.WriteFile(filepath.Join(dir, "groups.csv"), []byte(groups), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dirs
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"overlap", tiny([2]string{obj, obj}, h+"a,1,4,\nb,4,3,\n"), `groups.csv:3: group "b" overlaps group "a" (line 2) at vertex 4`},
+		{"missing group", tiny([2]string{obj, obj}, h+"a,1,3,\nb,4,3,rope\n"), `groups.csv:3: group "b" names parent "rope", which is not a group of the file`},
+		{"cycle", tiny([2]string{obj, obj}, h+"a,1,3,b\nb,4,3,a\n"), `cycle`},
+		{"levels differ", tiny([2]string{obj, swapped}, ""), `wind-2 differs from level`},
+		{"time-out", append(bannerLevels(t), "--eta", "1e-9", "--tries", "1", "--samples", "1"), "no transition within a level was found: level 1 (wind-1) (15 programs: 0% feasible, 0% culled, 100% timed out; a larger η or N_samples may find some)"},
+	} {
+		err := runEnsemble(append([]string{"build"}, tc.args...), &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		} else {
+			t.Logf("%s: %v", tc.name, err)
+		}
+	}
+}
