@@ -40,6 +40,7 @@ func runBench(args []string, stdout io.Writer) error {
 	rigging := fs.Bool("rig", true, "also measure rigging from animation (SSDR on horse-gallop and pcow)")
 	dyn := fs.Bool("dynamics", true, "also measure dynamic skinning (steps on the tube and the horse, fits on dynskin-tube)")
 	syn := fs.Bool("synth", true, "also measure One-to-Many synthesis (pcow, horse-gallop)")
+	ens := fs.Bool("ensemble", true, "also measure mesh ensemble motion graphs (ensemble-banner)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop bench [options]
 
@@ -111,6 +112,26 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
   synth_horse_gallop_clip_ms, synth_horse_gallop_subdivided_clip_ms,
   synth_resolution_ratio        one clip on horse-gallop and on it subdivided
                                 once (the same bones, weights carried over)
+  ensemble_banner_load_seconds, ensemble_banner_model_seconds,
+  ensemble_banner_total_rank    ensemble-banner's three levels read, and its
+                                model (frames and PCA bases) fitted
+  ensemble_banner_build_seconds, _transitions, _seconds_per_transition,
+  _intervals_served, _t_cd_seconds, _n_local, _contacts, _ok, _cull,
+  _timeout, _phi_over_sync      the motion graph (seed 1, the defaults): its
+                                build on both cores and Table I's figures
+  ensemble_banner_interpenetrations_unconstrained, _after
+                                new interpenetrating pairs per transition at
+                                the unconstrained minimum of Φ, and over all
+                                accepted transitions (the solver's oracle)
+  ensemble_banner_player_ms_per_frame
+                                the player on one core (median of a minute's
+                                mean)
+  ensemble_banner_10min_max_step_ratio, _data
+                                ten minutes, the wind changing every 20 s: the
+                                largest step against the sources' and the data's
+  ensemble_banner_minute_compact_mb, _plain_mb
+                                a minute as the compact glTF and as the plain
+                                per-frame morph export
   viewport_fps_idle, viewport_fps_busy, viewport_longest_frame_idle,
   viewport_longest_frame_busy   the window showing horse-gallop at 1280x800
                                 (playing, camera turning), alone and while a
@@ -186,6 +207,12 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
 
 	if *syn {
 		if err := benchSynth(stdout, *data, *runs); err != nil {
+			return err
+		}
+	}
+
+	if *ens {
+		if err := benchEnsemble(stdout, *data, *runs); err != nil {
 			return err
 		}
 	}

@@ -292,75 +292,40 @@ targets) or as OBJ frames with one o block per group.`)
 		return fmt.Errorf("%s: %w", in, err)
 	}
 	res := ensemblePlayResult{ModelSeconds: time.Since(start).Seconds(), FPS: m.Dataset().FPS}
-	p, err := ensemble.NewPlayer(m, g, winds[0], *seed)
-	if err != nil {
-		return err
-	}
 	n := int(math.Round(*seconds * res.FPS))
-	changeFrames := max(1, int(math.Round(*every*res.FPS)))
-	var rec *tens.Recording
-	var plain [][]mgl64.Vec3
 	glb := strings.HasSuffix(strings.ToLower(*out), ".glb") || strings.HasSuffix(strings.ToLower(*out), ".gltf")
 	objDir := *out != "" && !glb
-	if glb {
-		rec = &tens.Recording{FPS: res.FPS}
-	}
 	if objDir {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return err
 		}
 	}
-	limits, data := m.StepLimits(), m.MaxSteps()
-	shown := map[int]bool{}
-	var prev, x []mgl64.Vec3
-	var stepTime time.Duration
 	start = time.Now()
-	for f := range n {
-		if f > 0 && f%changeFrames == 0 && len(winds) > 1 {
-			p.SetWind(winds[(f/changeFrames)%len(winds)])
-			res.WindChanges++
-		}
-		t0 := time.Now()
-		x = p.Step(x)
-		stepTime += time.Since(t0)
-		shown[p.Level()] = true
-		res.MaxSewnGap = max(res.MaxSewnGap, m.SewnGap(x))
-		if prev != nil {
-			for k := range m.Groups() {
-				s := m.GroupStep(k, prev, x)
-				res.MaxStepRatio = max(res.MaxStepRatio, s/limits[k])
-				res.MaxStepData = max(res.MaxStepData, s/data[k])
-			}
-		}
-		prev = append(prev[:0], x...)
-		if rec != nil {
-			rec.Add(p, m)
-			if n <= plainLimit {
-				plain = append(plain, append([]mgl64.Vec3(nil), x...))
-			}
-		}
-		if objDir {
-			path := filepath.Join(*out, fmt.Sprintf("%d.obj", f+1))
-			if err := assets.WriteFileAtomic(path, func(w io.Writer) error { return assets.WriteEnsembleOBJ(w, e.Groups, x) }); err != nil {
-				return err
-			}
-		}
+	opts := tens.PlayOptions{Frames: n, Winds: winds, ChangeEvery: max(1, int(math.Round(*every*res.FPS))), Seed: *seed, Record: glb, Keep: glb && n <= plainLimit}
+	played, err := tens.Play(m, g, opts, func(f int, x []mgl64.Vec3) error {
 		pr.Report("frame %d/%d", f+1, n)
+		if !objDir {
+			return nil
+		}
+		path := filepath.Join(*out, fmt.Sprintf("%d.obj", f+1))
+		return assets.WriteFileAtomic(path, func(w io.Writer) error { return assets.WriteEnsembleOBJ(w, e.Groups, x) })
+	})
+	if err != nil {
+		return err
 	}
 	res.PlaySeconds = time.Since(start).Seconds()
-	res.Frames, res.Seconds, res.Transitions = n, float64(n)/res.FPS, p.Transitions()
-	res.MsPerFrame = stepTime.Seconds() * 1000 / float64(n)
-	for l := range gf.Levels {
-		if shown[l] {
-			res.LevelsShown = append(res.LevelsShown, l+1)
-		}
+	res.Frames, res.Seconds, res.Transitions, res.WindChanges = n, float64(n)/res.FPS, played.Transitions, played.WindChanges
+	res.MaxStepRatio, res.MaxStepData, res.MaxSewnGap = played.MaxStepRatio, played.MaxStepData, played.MaxSewnGap
+	res.MsPerFrame = played.StepSeconds * 1000 / float64(n)
+	for _, l := range played.LevelsShown {
+		res.LevelsShown = append(res.LevelsShown, l+1)
 	}
 	if *out != "" {
 		res.Out = *out
 	}
 	if glb {
 		start = time.Now()
-		a, err := rec.Compact(m, e, strings.TrimSuffix(filepath.Base(*out), filepath.Ext(*out)))
+		a, err := played.Recording.Compact(m, e, strings.TrimSuffix(filepath.Base(*out), filepath.Ext(*out)))
 		if err != nil {
 			return err
 		}
@@ -371,8 +336,8 @@ targets) or as OBJ frames with one o block per group.`)
 		if st, err := os.Stat(*out); err == nil {
 			res.Bytes = st.Size()
 		}
-		if plain != nil {
-			if res.PlainBytes, err = plainSize(*out, e, plain, res.FPS); err != nil {
+		if played.Positions != nil {
+			if res.PlainBytes, err = plainSize(*out, e, played.Positions, res.FPS); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,91 @@
+package ensemble
+
+import (
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/solver/ensemble"
+)
+
+// PlayOptions configures Play.
+type PlayOptions struct {
+	Frames      int    // output frames
+	Winds       []int  // wind levels (0-based) in turn, the first from frame 0; empty: level 0
+	ChangeEvery int    // frames between wind changes
+	Seed        uint64 // the player's random stream
+	Record      bool   // keep a Recording for the compact export
+	Keep        bool   // keep every frame's positions (the plain export)
+}
+
+// PlayResult is what Play measured, and kept.
+type PlayResult struct {
+	Transitions, WindChanges int
+	LevelsShown              []int   // 0-based, increasing
+	MaxStepRatio             float64 // largest group step over the sources' largest (StepLimits)
+	MaxStepData              float64 // the same over the data's (MaxSteps)
+	MaxSewnGap               float64
+	StepSeconds              float64 // the player's Step calls alone
+	Recording                *Recording
+	Positions                [][]mgl64.Vec3
+}
+
+// Play plays graph g of model m for o.Frames frames, the wind moving
+// through o.Winds every o.ChangeEvery frames, measuring every frame's
+// steps and sewing; each, if set, sees every frame's positions (valid
+// during the call) and may stop the play with an error.
+func Play(m *ensemble.Model, g *ensemble.Graph, o PlayOptions, each func(f int, x []mgl64.Vec3) error) (*PlayResult, error) {
+	winds := o.Winds
+	if len(winds) == 0 {
+		winds = []int{0}
+	}
+	p, err := ensemble.NewPlayer(m, g, winds[0], o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	res := &PlayResult{}
+	if o.Record {
+		res.Recording = &Recording{FPS: m.Dataset().FPS}
+	}
+	limits, data := m.StepLimits(), m.MaxSteps()
+	shown := make([]bool, len(g.In))
+	var prev, x []mgl64.Vec3
+	every := max(1, o.ChangeEvery)
+	for f := range o.Frames {
+		if f > 0 && f%every == 0 && len(winds) > 1 {
+			p.SetWind(winds[(f/every)%len(winds)])
+			res.WindChanges++
+		}
+		t0 := time.Now()
+		x = p.Step(x)
+		res.StepSeconds += time.Since(t0).Seconds()
+		shown[p.Level()] = true
+		res.MaxSewnGap = max(res.MaxSewnGap, m.SewnGap(x))
+		if prev != nil {
+			for k := range m.Groups() {
+				s := m.GroupStep(k, prev, x)
+				res.MaxStepRatio = max(res.MaxStepRatio, s/limits[k])
+				res.MaxStepData = max(res.MaxStepData, s/data[k])
+			}
+		}
+		prev = append(prev[:0], x...)
+		if o.Record {
+			res.Recording.Add(p, m)
+		}
+		if o.Keep {
+			res.Positions = append(res.Positions, append([]mgl64.Vec3(nil), x...))
+		}
+		if each != nil {
+			if err := each(f, x); err != nil {
+				return nil, err
+			}
+		}
+	}
+	res.Transitions = p.Transitions()
+	for l, s := range shown {
+		if s {
+			res.LevelsShown = append(res.LevelsShown, l)
+		}
+	}
+	return res, nil
+}
