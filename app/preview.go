@@ -132,6 +132,21 @@ func (a *App) ShownClip() *assets.Object {
 	return a.preview.clip
 }
 
+// ShownFrame implements tools.Host.
+func (a *App) ShownFrame() (int, bool) {
+	if a.preview == nil {
+		return 0, false
+	}
+	return a.preview.doc.Frame, true
+}
+
+// SetShownFrame implements tools.Host.
+func (a *App) SetShownFrame(frame int) {
+	if a.preview != nil {
+		a.setFrame(frame)
+	}
+}
+
 // endPreview goes back to the document's scene and camera.
 func (a *App) endPreview() {
 	if a.preview == nil {

@@ -121,7 +121,13 @@ func (a *App) shownPositions(o *assets.Object) []assets.Vec3 {
 // bodies at its frame, or the document's objects.
 func (a *App) drawItems() []viewport.Item {
 	if p := a.preview; p != nil {
-		return p.items()
+		items := p.items()
+		if c, ok := a.tools[a.tool].(panels.ClipColors); ok && p.clip != nil {
+			if cols := c.ClipColors(a); len(cols) == p.clip.Mesh.NumVertices() {
+				items[0].Colors = cols
+			}
+		}
+		return items
 	}
 	items := make([]viewport.Item, 0, len(a.doc.Scene.Objects))
 	for i, o := range a.doc.Scene.Objects {

@@ -66,6 +66,14 @@ type Extras interface {
 	ExtraItems(h Host) []viewport.Item
 }
 
+// ClipColors is implemented by a tool that colours the clip it shows in
+// place of the scene (Host.ShowClip), such as an ensemble's groups.
+type ClipColors interface {
+	// ClipColors returns per-vertex colours of the shown clip at its
+	// current frame (nil: none).
+	ClipColors(h Host) [][3]float32
+}
+
 // KeyHelp is implemented by a tool with keys of its own: its rows of the
 // F1 list (keys, what they do), named as they are pressed.
 type KeyHelp interface {

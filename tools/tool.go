@@ -67,6 +67,12 @@ type Host interface {
 	ShowClip(o *assets.Object, marks []int, play bool) error
 	// ShownClip returns what ShowClip shows, or nil.
 	ShownClip() *assets.Object
+	// ShownFrame returns the frame of what ShowAnimation or ShowClip
+	// shows (the timeline's frame while it shows it), ok false when
+	// nothing is shown. SetShownFrame moves it there (clamped to its
+	// frames; playback goes on from there if it plays).
+	ShownFrame() (frame int, ok bool)
+	SetShownFrame(frame int)
 	// Objects returns the document's objects.
 	Objects() []*assets.Object
 	// AddObject adds o to the document's scene as one undoable step; the

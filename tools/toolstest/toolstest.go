@@ -30,6 +30,7 @@ type Host struct {
 	Playing      bool             // whether ShowAnimation or ShowClip was asked to play
 	Clip         *assets.Object   // what ShowClip shows
 	Marks        []int            // the frames ShowClip marks
+	ShownAt      int              // the frame of what is shown (ShownFrame)
 	Others       []*assets.Object // the document's objects besides Obj, AddObject's among them
 	ViewState    *viewport.View
 }
@@ -137,8 +138,22 @@ func (h *Host) ShowClip(o *assets.Object, marks []int, play bool) error {
 			return err
 		}
 	}
-	h.Clip, h.Marks, h.Playing = o, marks, play
+	h.Clip, h.Marks, h.Playing, h.ShownAt = o, marks, play, 0
 	return nil
+}
+
+// ShownFrame implements tools.Host: ShownAt while a clip or an animation
+// is shown.
+func (h *Host) ShownFrame() (int, bool) { return h.ShownAt, h.Clip != nil || h.Shown != nil }
+
+// SetShownFrame implements tools.Host: ShownAt becomes frame, clamped to
+// the shown clip's frames.
+func (h *Host) SetShownFrame(frame int) {
+	n := 1
+	if h.Clip != nil {
+		n = h.Clip.NumFrames()
+	}
+	h.ShownAt = max(0, min(frame, n-1))
 }
 
 // ShownClip implements tools.Host.
