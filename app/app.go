@@ -23,6 +23,7 @@ import (
 	"gallop/internal/undo"
 	"gallop/panels"
 	"gallop/panels/dynamicspanel"
+	"gallop/panels/ensemblepanel"
 	"gallop/panels/gallerypanel"
 	"gallop/panels/posepanel"
 	"gallop/panels/rigpanel"
@@ -143,7 +144,7 @@ func Run(opts Options) error {
 
 // newTools returns the tools, in the order the tool panel lists them.
 func newTools() []panels.Tool {
-	return []panels.Tool{&panels.Select{}, &posepanel.Panel{}, &gallerypanel.Panel{}, &rigpanel.Panel{}, &dynamicspanel.Panel{}, &synthpanel.Panel{}}
+	return []panels.Tool{&panels.Select{}, &posepanel.Panel{}, &gallerypanel.Panel{}, &rigpanel.Panel{}, &dynamicspanel.Panel{}, &synthpanel.Panel{}, &ensemblepanel.Panel{}}
 }
 
 // openDemo replaces the document with the demo scene, ready to pose: the

@@ -1,0 +1,124 @@
+package guitest
+
+import (
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"gallop/assets/gltftest"
+)
+
+// TestEnsembleBannerSession (acceptance 6 of issue 13): the real binary
+// opens the banner through the Ensemble tool's Open dialog (its groups
+// file), builds a small motion graph (one leaving frame per task, two
+// samples per transition, typed into the panel) with its progress bar and
+// the solver's plots, plays it with the wind slider moved to level 3 (the
+// banner moves; groups blend, highlighted, on the way), and exports the
+// played stretch through the native Save dialog; the file passes the glTF
+// validator.
+func TestEnsembleBannerSession(t *testing.T) {
+	s := newSession(t)
+	groups := filepath.Join(s.root, "..", "shared", "data", "ensemble-banner", "groups.csv")
+	_, err := os.Stat(groups)
+	need(t, "../shared/data/ensemble-banner", err == nil)
+	cmd := s.startEnv([]string{"GALLOP_TRACE=1"})
+	s.clickUntil("tool Ensemble", "ensemble: open")
+	defer func() {
+		if t.Failed() {
+			s.screenshot("ensemble-failed")
+			t.Log(lastLines(cmd.output(), 20))
+		}
+	}()
+
+	view := centre(s.widget("viewport"))
+	s.moveTo(view)
+	before := s.screenshot("ensemble-0-demo")
+	s.clickAt(s.widgetInView("ensemble: open"))
+	s.chooseInDialog(groups)
+	s.waitFor("the banner to open", 60*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "ensemble: ensemble-banner: 31 groups, 2152 vertices, 3 levels, 630 frames")
+	})
+	s.moveTo(view)
+	s.waitScreen("ensemble-1-opened", 10*time.Second, "the banner in place of the demo scene", func(img *image.RGBA) bool {
+		return changedPixels(before, img) > 2000
+	})
+
+	// A small build: one try per task, two samples per transition.
+	for _, f := range []struct{ name, value string }{{"ensemble: tries", "1"}, {"ensemble: samples", "2"}} {
+		r := s.widget(f.name)
+		s.clickAt(image.Pt(r.Min.X+20, (r.Min.Y+r.Max.Y)/2))
+		time.Sleep(300 * time.Millisecond)
+		s.xdo("key", "ctrl+a")
+		s.xdo("type", "--delay", "30", f.value)
+		s.xdo("key", "Return")
+		time.Sleep(300 * time.Millisecond)
+	}
+	s.clickAt(s.widgetInView("ensemble: build"))
+	sawBar := false
+	s.waitFor("the build's progress", 30*time.Second, func() bool {
+		_, sawBar = s.rects()["ensemble: build progress"]
+		return sawBar || strings.Contains(cmd.output(), "; building, transitions: task")
+	})
+	s.screenshot("ensemble-2-building")
+	s.waitFor("the motion graph", 120*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "; motion graph of ")
+	})
+	built := regexp.MustCompile(`motion graph of (\d+) transitions`).FindStringSubmatch(cmd.output())
+	if built == nil || built[1] == "0" {
+		t.Fatalf("no transitions:\n%s", lastLines(cmd.output(), 10))
+	}
+	if !strings.Contains(cmd.output(), "; building, transitions: task") {
+		t.Error("the build's progress never showed")
+	}
+	t.Logf("built %s transitions (progress bar seen: %v)", built[1], sawBar)
+	s.widget("ensemble: table")
+	s.widget("ensemble: phi plot")
+	s.noOverflow("Ensemble with a graph")
+
+	// Play, then move the wind to level 3 (the slider's right end).
+	s.clickAt(s.widgetInView("ensemble: play"))
+	s.waitFor("playing", 20*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "; playing level 1, wind 1")
+	})
+	s.moveTo(view)
+	a := s.screenshot("ensemble-3-playing")
+	// Ctrl+click makes the slider a text field.
+	s.widgetInView("ensemble: wind")
+	wind := s.widget("ensemble: wind")
+	s.xdo("mousemove", fmt.Sprint(wind.Min.X+20), fmt.Sprint((wind.Min.Y+wind.Max.Y)/2), "sleep", "0.2", "keydown", "ctrl", "click", "1", "keyup", "ctrl")
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "ctrl+a")
+	s.xdo("type", "--delay", "30", "3")
+	s.xdo("key", "Return")
+	s.waitFor("wind level 3", 20*time.Second, func() bool {
+		return strings.Contains(cmd.output(), ", wind 3, ")
+	})
+	s.moveTo(view)
+	time.Sleep(700 * time.Millisecond)
+	b := s.screenshot("ensemble-4-windy")
+	if n := changedPixels(a, b); n < 500 {
+		t.Errorf("the banner moved only %d pixels", n)
+	}
+	blends := regexp.MustCompile(`groups blending, at most [1-9]\d* so far`)
+	s.waitFor("groups blending", 60*time.Second, func() bool { return blends.MatchString(cmd.output()) })
+	s.waitFor("level 3", 60*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "; playing level 3, wind 3")
+	})
+	s.screenshot("ensemble-5-level-3")
+	s.noOverflow("Ensemble, playing")
+
+	glb := filepath.Join(t.TempDir(), "banner-played.glb")
+	s.clickAt(s.widgetInView("ensemble: export"))
+	s.enterInDialog("^(Save|Export)", glb)
+	s.waitFor("the exported file", 60*time.Second, func() bool {
+		st, err := os.Stat(glb)
+		return err == nil && st.Size() > 0 && strings.Contains(cmd.output(), "wrote "+glb)
+	})
+	s.quit(cmd)
+	gltftest.Validate(t, glb)
+}

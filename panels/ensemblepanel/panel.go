@@ -1,0 +1,233 @@
+package ensemblepanel
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+
+	"github.com/AllenDang/giu"
+
+	"gallop/internal/words"
+	"gallop/panels"
+	"gallop/tools"
+	"gallop/tools/ensemble"
+)
+
+// Panel implements panels.Tool: the dataset (open, progress, what it
+// holds, the groups' colours); the build (settings, Build / Stop,
+// progress, the solver's trace, Table I); play (the wind slider, Play,
+// what is shown); export and the graph file.
+func (p *Panel) Panel(h tools.Host) giu.Layout {
+	return giu.Layout{
+		p.dataPanel(h),
+		giu.Separator(),
+		p.buildPanel(h),
+		giu.Separator(),
+		p.playPanel(h),
+		giu.Separator(),
+		p.exportPanel(h),
+	}
+}
+
+func (p *Panel) dataPanel(h tools.Host) giu.Widget {
+	l := giu.Layout{
+		giu.Row(
+			panels.Marked("ensemble: open", giu.Button("Open ensemble...").Disabled(p.m.Opening()).OnClick(func() { p.m.Open(h, false) })),
+			giu.Tooltip("Pick its groups.csv or a frame of one level: every folder of OBJ frames beside that level is a wind level, sorted by name (the calmest first)"),
+			giu.Button("Open graph...").Disabled(p.m.Opening()).OnClick(func() { p.m.OpenGraph(h) }),
+			giu.Tooltip("A motion graph saved by Gallop or gallop ensemble build --out, with the data it was built from"),
+		),
+		giu.Button("Open level folder...").Disabled(p.m.Opening()).OnClick(func() { p.m.Open(h, true) }),
+	}
+	if pr := p.m.OpenProgress(); pr != nil && p.m.Opening() {
+		l = append(l, panels.Marked("ensemble: open progress", giu.ProgressBar(float32(pr.Fraction)).Size(-1, 0).Overlay(pr.Text)))
+	}
+	l = append(l, panels.Marked("ensemble: summary", panels.Text(p.m.Summary())))
+	d := p.m.Data()
+	if d == nil {
+		return l
+	}
+	l = append(l, panels.Text(fmt.Sprintf("levels: %s", levelNames(d))))
+	if p.m.Playing(h) {
+		return l
+	}
+	return append(l, panels.Text("The viewport shows the wind level's source frames, each group in its colour."))
+}
+
+// levelNames lists the level folders' names.
+func levelNames(d *ensemble.Data) string {
+	s := ""
+	for i, l := range d.Levels {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%d %s", i+1, filepath.Base(l))
+	}
+	return s
+}
+
+func (p *Panel) buildPanel(h tools.Host) giu.Widget {
+	s := &p.m.Settings
+	eta := float32(s.Eta)
+	l := giu.Layout{
+		giu.Label("Motion graph"),
+		giu.Row(
+			giu.InputInt(&s.TauMax).Label("τ_max").Size(60),
+			giu.Tooltip("Largest offset of a group's transition, frames"),
+			panels.Marked("ensemble: samples", giu.InputInt(&s.Samples).Label("samples").Size(60)),
+			giu.Tooltip("N_samples: constraint programs per transition"),
+		),
+		giu.Row(
+			panels.Marked("ensemble: tries", giu.InputInt(&s.Tries).Label("tries").Size(60)),
+			giu.Tooltip("Leaving frames tried per one-second interval and target level"),
+			giu.InputFloat(&eta).Label("η").Size(60).Format("%.3g").OnChange(func() { s.Eta = float64(eta) }),
+			giu.Tooltip("Time-out factor: a program stops after η times the work of its first collision pass"),
+		),
+		giu.InputInt(&s.Seed).Label("seed").Size(80),
+	}
+	if err := s.Check(); err != nil {
+		l = append(l, panels.ErrorLabel(err.Error()))
+	}
+	if p.m.Building() {
+		l = append(l, panels.Marked("ensemble: build", giu.Button("Stop##build").OnClick(p.m.StopBuild)))
+	} else {
+		l = append(l, panels.Marked("ensemble: build", giu.Button("Build").Disabled(p.m.Data() == nil || p.m.Opening()).OnClick(func() { p.m.Build(h) })))
+	}
+	pr := p.m.BuildProgress()
+	if pr != nil && p.m.Building() {
+		l = append(l, panels.Marked("ensemble: build progress", giu.ProgressBar(float32(pr.Fraction)).Size(-1, 0).Overlay(pr.Text)))
+	}
+	if pr != nil && pr.Trace != nil {
+		l = append(l, traceplots(pr))
+	}
+	if b := p.m.Built(); b != nil {
+		l = append(l, panels.Marked("ensemble: table", tableI(b)))
+	}
+	return l
+}
+
+// traceplots are the paper's Fig. 10 for the last COMPUTE-MEMG-TRANSITION
+// call: φ and φ_min (top), |B| and |C| (bottom) against time.
+func traceplots(pr *ensemble.Progress) giu.Widget {
+	tr := pr.Trace
+	end := 1e-6
+	if n := len(tr.Seconds); n > 0 {
+		end = max(end, tr.Seconds[n-1])
+	}
+	hiPhi, hiSet := 1e-12, 1.0
+	for i := range tr.Seconds {
+		for _, v := range []float64{tr.Phi[i], tr.PhiMin[i]} {
+			if !math.IsNaN(v) {
+				hiPhi = max(hiPhi, v)
+			}
+		}
+		hiSet = max(hiSet, tr.Bad[i], tr.Contacts[i])
+	}
+	found := "found a transition"
+	if !tr.Transition {
+		found = "found none"
+	}
+	return giu.Layout{
+		panels.Text(fmt.Sprintf("The solver (Fig. 10): transition call %d, %s, %.2f s", pr.Calls, found, end)),
+		panels.Marked("ensemble: phi plot", giu.Plot("φ, φ_min##phi").Size(-1, 130).Flags(giu.PlotFlagsNoMenus).
+			AxisLimits(0, end, 0, hiPhi*1.05, giu.ConditionAlways).
+			Plots(giu.LineXY("φ", tr.Seconds, tr.Phi), giu.LineXY("φ_min", tr.Seconds, tr.PhiMin))),
+		giu.Plot("|B|, |C|##sets").Size(-1, 130).Flags(giu.PlotFlagsNoMenus).
+			AxisLimits(0, end, 0, hiSet*1.05, giu.ConditionAlways).
+			Plots(giu.LineXY("|B|", tr.Seconds, tr.Bad), giu.LineXY("|C|", tr.Seconds, tr.Contacts)),
+	}
+}
+
+// tableI is the built graph's figures: the paper's Table I and what the
+// build found.
+func tableI(b *ensemble.Built) giu.Widget {
+	g := b.Graph
+	if b.FromFile {
+		return panels.Text(fmt.Sprintf("%s from %s (built with %d tries, %d samples, η %g, seed %d)",
+			words.Count(len(g.Transitions), "transition", "transitions"), filepath.Base(b.Path), b.Settings.Tries, b.Settings.Samples, b.Settings.Eta, b.Settings.Seed))
+	}
+	st := b.Stats
+	c := st.CSP
+	ok, cull, timeOut := c.Fractions()
+	_, tcd := c.TCD()
+	per := 0.0
+	if st.Found > 0 {
+		per = st.Seconds / float64(st.Found)
+	}
+	return giu.Layout{
+		panels.Text(fmt.Sprintf("%s in %.1f s (%.2f s each); %d of %d one-second intervals served",
+			words.Count(st.Found, "transition", "transitions"), st.Seconds, per, st.Served, st.Intervals)),
+		panels.Text(fmt.Sprintf("Table I: t_CD %.3f s, nLocal %.1f, |C| %.1f, nWin/nIP %d/%d, OK/Cull/TOut %.2f/%.2f/%.2f, C = %g",
+			tcd, c.NLocal(), c.MeanContacts(), c.Wins, c.Programs, ok, cull, timeOut, st.C)),
+		panels.Text(fmt.Sprintf("mean Φ %.4g; the synchronous Φ(0) of the same pairs %.4g", st.MeanPhi, st.MeanPhi0)),
+	}
+}
+
+// blendText is the colour of the blending note, the highlight's yellow.
+var blendText = color.RGBA{R: 255, G: 230, B: 40, A: 255}
+
+func (p *Panel) playPanel(h tools.Host) giu.Widget {
+	d := p.m.Data()
+	levels := 1
+	if d != nil {
+		levels = len(d.Levels)
+	}
+	wind := p.m.Settings.Wind
+	record := float32(p.m.Settings.Record)
+	l := giu.Layout{
+		giu.Label("Play"),
+		panels.Marked("ensemble: wind", giu.SliderInt(&wind, 1, int32(levels)).Label("wind level").Size(panels.Room("wind level")).
+			OnChange(func() { p.m.SetWind(h, int(wind)) })),
+		giu.Tooltip("The level the player heads for, through the graph's transitions"),
+		giu.Row(
+			panels.Marked("ensemble: play", giu.Button("Play").Disabled(p.m.Built() == nil).OnClick(func() { p.m.Play(h) })),
+			giu.Tooltip("Play the motion graph forever from the wind level's first frame, in place of the scene; the timeline pauses and scrubs the last seconds played"),
+			giu.Button("Back to scene").Disabled(h.ShownClip() == nil).OnClick(func() {
+				if err := h.ShowClip(nil, nil, false); err != nil {
+					h.Error(err)
+				}
+			}),
+		),
+		giu.Row(
+			giu.InputFloat(&record).Label("seconds kept").Size(80).Format("%.3g").OnChange(func() {
+				if record >= 1 && record <= 3600 {
+					p.m.Settings.Record = float64(record)
+				}
+			}),
+			giu.Tooltip("The most seconds of the played stretch kept on the timeline, to scrub and export"),
+		),
+	}
+	ps, ok := p.m.PlayState(h)
+	if !ok {
+		return l
+	}
+	fps := h.FPS()
+	if c := h.ShownClip(); c != nil && c.Clip != nil {
+		fps = c.Clip.FPS
+	}
+	l = append(l, panels.Marked("ensemble: playing", panels.Text(fmt.Sprintf("%.1f s played; level %d shown, heading for %d; %s taken",
+		float64(ps.Output+1)/fps, ps.Level, ps.Wind, words.Count(ps.Transitions, "transition", "transitions")))))
+	// The line stays when no group blends, so the layout does not jump.
+	if n := count(ps.Blending); n > 0 {
+		l = append(l, giu.Style().SetColor(giu.StyleColorText, blendText).To(giu.Label(fmt.Sprintf("%s blending (yellow)", words.Count(n, "group", "groups")))))
+	} else {
+		l = append(l, giu.Label("no group blending"))
+	}
+	return l
+}
+
+func (p *Panel) exportPanel(h tools.Host) giu.Widget {
+	l := giu.Layout{
+		giu.Row(
+			panels.Marked("ensemble: export", giu.Button("Export glTF...").Disabled(!p.m.Playing(h)).OnClick(func() { p.m.Export(h) })),
+			giu.Tooltip("The played stretch kept on the timeline, compact: a node per group, its PCA basis and sewing as morph targets"),
+			panels.Marked("ensemble: save graph", giu.Button("Save graph...").Disabled(p.m.Built() == nil).OnClick(func() { p.m.SaveGraph(h) })),
+			giu.Tooltip("The motion graph (transitions with their offsets) as a small JSON file Gallop reopens with its data"),
+		),
+	}
+	if r := p.m.Report(); r != "" {
+		l = append(l, panels.Text(r))
+	}
+	return l
+}
