@@ -9,6 +9,7 @@ require (
 	github.com/go-gl/mathgl v1.2.0
 	github.com/qmuntal/gltf v0.28.0
 	github.com/sqweek/dialog v0.0.0-20240226140203-065105509627
+	golang.org/x/sys v0.36.0
 	gonum.org/v1/gonum v0.17.0
 )
 
@@ -24,6 +25,5 @@ require (
 	golang.design/x/hotkey v0.4.1 // indirect
 	golang.design/x/mainthread v0.3.0 // indirect
 	golang.org/x/image v0.41.0 // indirect
-	golang.org/x/sys v0.36.0 // indirect
 	gopkg.in/eapache/queue.v1 v1.1.0 // indirect
 )

@@ -49,7 +49,7 @@ func forcesByStep(t *testing.T, s *Sim, i int, g0, g1 []mgl64.Vec3, segs []Segme
 	for b, seg := range segs {
 		s.segs[b] = seg.prepare()
 	}
-	x, v := s.cur.X[i], s.cur.V[i]
+	x, v := mgl64.Vec3(s.cur.n[i].x), mgl64.Vec3(s.cur.n[i].v)
 	p := make([]Material, s.m.n)
 	for k := range nParams {
 		var unit Material
@@ -61,7 +61,7 @@ func forcesByStep(t *testing.T, s *Sim, i int, g0, g1 []mgl64.Vec3, segs []Segme
 			t.Fatal(err)
 		}
 		s.stepVertex(i, false)
-		f[k] = s.nxt.X[i].Sub(x.Add(v.Mul(s.h))).Mul(1 / (upper[k] * s.h * s.h))
+		f[k] = mgl64.Vec3(s.nxt.n[i].x).Sub(x.Add(v.Mul(s.h))).Mul(1 / (upper[k] * s.h * s.h))
 	}
 	return f
 }

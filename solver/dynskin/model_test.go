@@ -143,13 +143,13 @@ func TestRingRotationTracksPolar(t *testing.T) {
 		return 2 * math.Asin(min(1, a.Mul(b.Inverse()).V.Len()))
 	}
 	want := make([]mgl64.Quat, m.n)
-	copy(want, s.cur.Q)
+	copy(want, s.cur.q)
 	worst, delta := 0.0, 0.0
 	for f := 0; f+1 < g.NumFrames(); f++ {
 		// The polar rotations of the state the step starts from.
 		for i := range want {
 			var r ringSums
-			m.ringSums(&r, i, &s.cur)
+			m.ringSums(&r, i, s.cur.n)
 			rot, _ := rotation.Polar(r.a)
 			q := mgl64.Mat4ToQuat(rot.Mat4()).Normalize()
 			delta = max(delta, angle(q, want[i]))
@@ -158,7 +158,7 @@ func TestRingRotationTracksPolar(t *testing.T) {
 		if err := s.Advance(g.Positions[f], g.Positions[f+1], g.Bones[f], g.Bones[f+1]); err != nil {
 			t.Fatal(err)
 		}
-		for i, q := range s.cur.Q {
+		for i, q := range s.cur.q {
 			worst = max(worst, angle(q, want[i]))
 		}
 	}

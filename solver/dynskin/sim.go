@@ -77,6 +77,18 @@ func (s State) Clone() State {
 	return State{X: append([]mgl64.Vec3(nil), s.X...), V: append([]mgl64.Vec3(nil), s.V...), Q: append([]mgl64.Quat(nil), s.Q...)}
 }
 
+// node is one vertex's position x and velocity v side by side, the
+// layout the step keeps its state in: a ring's sums read both of every
+// neighbour, which then share a cache line (or two adjacent ones) instead
+// of coming from two arrays.
+type node struct{ x, v [3]float64 }
+
+// simState is the state in the step's layout: nodes and ring rotations.
+type simState struct {
+	n []node
+	q []mgl64.Quat
+}
+
 // BlowUpFactor: a vertex farther than this many rest diagonals from its
 // goal stops the simulation.
 const BlowUpFactor = 100
@@ -104,8 +116,10 @@ type Sim struct {
 	opts   Options
 	fps, h float64
 
-	cur, nxt State
-	frame    int // the goal frame cur is at
+	cur, nxt simState
+	frame    int          // the goal frame cur is at
+	pos      []mgl64.Vec3 // cur's positions for Positions, when posOK
+	posOK    bool
 
 	// Per step: the goal interpolated between two frames.
 	g0, g1 []mgl64.Vec3
@@ -140,8 +154,10 @@ func NewSim(m *Model, p []Material, fps float64, opts Options) (*Sim, error) {
 	if err := s.SetParams(p); err != nil {
 		return nil, err
 	}
-	s.cur = State{X: make([]mgl64.Vec3, m.n), V: make([]mgl64.Vec3, m.n), Q: make([]mgl64.Quat, m.n)}
-	s.nxt = s.cur.Clone()
+	for _, st := range []*simState{&s.cur, &s.nxt} {
+		*st = simState{n: make([]node, m.n), q: make([]mgl64.Quat, m.n)}
+	}
+	s.pos = make([]mgl64.Vec3, m.n)
 	s.segs = make([]preparedSegment, m.bones)
 	s.bad = make([]int32, (m.n+chunk-1)/chunk)
 	return s, nil
@@ -163,30 +179,36 @@ func (s *Sim) SetParams(p []Material) error {
 // frame's g1 for the goal velocity (g1 − g0)·FPS; g1 = g0 for a goal at
 // rest), with each 1-ring's rotation from the polar decomposition.
 func (s *Sim) Start(frame int, g0, g1 []mgl64.Vec3) {
-	copy(s.cur.X, g0)
-	for i := range s.cur.V {
-		s.cur.V[i] = g1[i].Sub(g0[i]).Mul(s.fps)
+	for i := range s.cur.n {
+		s.cur.n[i] = node{x: g0[i], v: g1[i].Sub(g0[i]).Mul(s.fps)}
 	}
 	parallel.For((s.m.n+chunk-1)/chunk, func(c int) {
 		var r ringSums
 		for i := c * chunk; i < min(s.m.n, (c+1)*chunk); i++ {
-			s.m.ringSums(&r, i, &s.cur)
+			s.m.ringSums(&r, i, s.cur.n)
 			rot, _ := rotation.Polar(r.a)
-			s.cur.Q[i] = mgl64.Mat4ToQuat(rot.Mat4()).Normalize()
+			s.cur.q[i] = mgl64.Mat4ToQuat(rot.Mat4()).Normalize()
 		}
 	})
-	s.frame = frame
+	s.frame, s.posOK = frame, false
 }
 
 // State returns a copy of the state, for restarting from it.
-func (s *Sim) State() State { return s.cur.Clone() }
+func (s *Sim) State() State {
+	st := State{X: make([]mgl64.Vec3, s.m.n), V: make([]mgl64.Vec3, s.m.n), Q: append([]mgl64.Quat(nil), s.cur.q...)}
+	for i, nd := range s.cur.n {
+		st.X[i], st.V[i] = nd.x, nd.v
+	}
+	return st
+}
 
 // SetState restores a state State returned at goal frame `frame`.
 func (s *Sim) SetState(frame int, st State) {
-	copy(s.cur.X, st.X)
-	copy(s.cur.V, st.V)
-	copy(s.cur.Q, st.Q)
-	s.frame = frame
+	for i := range s.cur.n {
+		s.cur.n[i] = node{x: st.X[i], v: st.V[i]}
+	}
+	copy(s.cur.q, st.Q)
+	s.frame, s.posOK = frame, false
 }
 
 // Frame returns the goal frame the state is at.
@@ -194,7 +216,15 @@ func (s *Sim) Frame() int { return s.frame }
 
 // Positions returns the current positions (shared; valid until the next
 // step).
-func (s *Sim) Positions() []mgl64.Vec3 { return s.cur.X }
+func (s *Sim) Positions() []mgl64.Vec3 {
+	if !s.posOK {
+		for i := range s.pos {
+			s.pos[i] = s.cur.n[i].x
+		}
+		s.posOK = true
+	}
+	return s.pos
+}
 
 // SetPoke pulls vertex v towards target with the full goal-force strength
 // ((target − x)/h², the paper's Figure 6c drag) until ClearPoke; the rest
@@ -231,10 +261,11 @@ func (s *Sim) Advance(g0, g1 []mgl64.Vec3, b0, b1 []Segment) error {
 		})
 		for _, v := range s.bad {
 			if v >= 0 {
-				return &BlowUpError{Frame: s.frame + 1, Vertex: int(v), Position: s.nxt.X[v]}
+				return &BlowUpError{Frame: s.frame + 1, Vertex: int(v), Position: s.nxt.n[v].x}
 			}
 		}
 		s.cur, s.nxt = s.nxt, s.cur
+		s.posOK = false
 	}
 	s.frame++
 	return nil
@@ -245,27 +276,46 @@ func lerp(a, b mgl64.Vec3, u float64) mgl64.Vec3 {
 }
 
 // ringSums holds the sums over a vertex's 1-ring in one state: A =
-// Σⱼ (xⱼ − xᵢ)(xⱼ⁰ − xᵢ⁰)ᵀ (Eq. 5), Σⱼ (xⱼ − xᵢ) and Σⱼ vⱼ.
+// Σⱼ (xⱼ − xᵢ)(xⱼ⁰ − xᵢ⁰)ᵀ (Eq. 5), Σⱼ (xⱼ − xᵢ) and Σⱼ vⱼ. Its layout
+// is ringSumsAVX's: 16 float64, the 13th the vector kernel's spare lane.
 type ringSums struct {
-	a      mgl64.Mat3
-	dx, sv [3]float64
+	a  mgl64.Mat3
+	dx [3]float64
+	_  float64
+	sv [3]float64
 }
 
-// ringSums stores vertex i's ring sums in state st in r, in two passes
-// over the ring so that each pass's running sums fit in the registers:
-// A as Σⱼ xⱼe⁰ⱼᵀ − xᵢ(Σⱼ e⁰ⱼ)ᵀ, which loses about log₂(|xᵢ|/|e⁰|) bits
-// to cancellation (about 7 on the horse, whose edges are about a
-// hundredth of their distance from the origin), then the positions' and
-// velocities' sums.
-func (m *Model) ringSums(r *ringSums, i int, st *State) {
-	x := st.X
+// ringSums stores vertex i's ring sums in state x in r: ringSumsRaw
+// sums Σⱼ xⱼe⁰ⱼᵀ (in a), Σⱼ (xⱼ − xᵢ) and Σⱼ vⱼ in increasing ring
+// order, then A = Σⱼ xⱼe⁰ⱼᵀ − xᵢ(Σⱼ e⁰ⱼ)ᵀ with Σⱼ e⁰ⱼ = |nbr|·mean e⁰,
+// which loses about log₂(|xᵢ|/|e⁰|) bits to cancellation (about 7 on the
+// horse, whose edges are about a hundredth of their distance from the
+// origin).
+func (m *Model) ringSums(r *ringSums, i int, x []node) {
 	lo, hi := m.start[i], m.start[i+1]
 	ring := m.ring[lo:hi]
 	edge := m.edge0[lo:hi]
+	ringSumsRaw(r, x, i, ring, edge[:len(ring)])
+	xi := &x[i].x
+	x0, x1, x2 := xi[0], xi[1], xi[2]
+	n := float64(len(ring))
+	s0 := &m.mean0[i]
+	s00, s01, s02 := s0[0]*n, s0[1]*n, s0[2]*n
+	a := &r.a
+	a[0], a[1], a[2] = a[0]-x0*s00, a[1]-x1*s00, a[2]-x2*s00
+	a[3], a[4], a[5] = a[3]-x0*s01, a[4]-x1*s01, a[5]-x2*s01
+	a[6], a[7], a[8] = a[6]-x0*s02, a[7]-x1*s02, a[8]-x2*s02
+}
+
+// ringSumsGo is ringSumsRaw in Go, in two passes over the ring so that
+// each pass's running sums fit in the registers: r.a gets Σⱼ xⱼeⱼᵀ
+// (column k is Σⱼ eⱼ[k]·xⱼ), r.dx Σⱼ (xⱼ − xᵢ) and r.sv Σⱼ vⱼ, every sum
+// from 0 in ring order. Edge has ring's length.
+func ringSumsGo(r *ringSums, x []node, i int, ring []int32, edge []mgl64.Vec3) {
 	edge = edge[:len(ring)]
 	var a0, a1, a2, a3, a4, a5, a6, a7, a8 float64
 	for k, j := range ring {
-		xj, e := &x[j], &edge[k]
+		xj, e := &x[j].x, &edge[k]
 		a0 += xj[0] * e[0]
 		a1 += xj[1] * e[0]
 		a2 += xj[2] * e[0]
@@ -276,16 +326,12 @@ func (m *Model) ringSums(r *ringSums, i int, st *State) {
 		a7 += xj[1] * e[2]
 		a8 += xj[2] * e[2]
 	}
-	xi := &x[i]
+	r.a = mgl64.Mat3{a0, a1, a2, a3, a4, a5, a6, a7, a8}
+	xi := &x[i].x
 	x0, x1, x2 := xi[0], xi[1], xi[2]
-	n := float64(len(ring))
-	s0 := &m.mean0[i]
-	s00, s01, s02 := s0[0]*n, s0[1]*n, s0[2]*n
-	r.a = mgl64.Mat3{a0 - x0*s00, a1 - x1*s00, a2 - x2*s00, a3 - x0*s01, a4 - x1*s01, a5 - x2*s01, a6 - x0*s02, a7 - x1*s02, a8 - x2*s02}
-	v := st.V
 	var d0, d1, d2, v0, v1, v2 float64
 	for _, j := range ring {
-		xj, vj := &x[j], &v[j]
+		xj, vj := &x[j].x, &x[j].v
 		d0 += xj[0] - x0
 		d1 += xj[1] - x1
 		d2 += xj[2] - x2
@@ -315,16 +361,16 @@ type columns [nParams][3]float64
 // dependent operations completes.
 func (s *Sim) stepVertex(i int, fit bool) bool {
 	m, h, st := s.m, s.h, &s.cur
-	q := st.Q[i]
+	q := st.q[i]
 	inv := m.inv[i]
 	var r ringSums
 	if inv > 0 {
-		m.ringSums(&r, i, st)
+		m.ringSums(&r, i, st.n)
 		q, _ = rotation.Refine(q, &r.a, 0, 1)
 	}
-	s.nxt.Q[i] = q
+	s.nxt.q[i] = q
 	var c columns
-	xi, vi := &st.X[i], &st.V[i]
+	xi, vi := &st.n[i].x, &st.n[i].v
 	x0, x1, x2 := xi[0], xi[1], xi[2]
 	v0, v1, v2 := vi[0], vi[1], vi[2]
 	// h²·B = Σ w (|d⁰|/|d| − 1)·d over the spokes.
@@ -369,7 +415,7 @@ func (s *Sim) stepVertex(i int, fit bool) bool {
 	if s.pokeOn && i == s.pokeVertex {
 		ext = ext.Add(s.pokeTarget.Sub(*xi).Mul(1 / (h * h)))
 	}
-	xn, vn := &s.nxt.X[i], &s.nxt.V[i]
+	xn, vn := &s.nxt.n[i].x, &s.nxt.n[i].v
 	h2, ih := h*h, s.fps*float64(s.opts.substeps()) // 1/h
 	dd := 0.0
 	for k := range 3 {

@@ -1,0 +1,43 @@
+//go:build !purego
+
+package dynskin
+
+import (
+	"unsafe"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"golang.org/x/sys/cpu"
+)
+
+// useAVX reports whether ringSumsAVX runs on this machine (the CPU has
+// AVX and the operating system saves its registers).
+var useAVX = cpu.X86.HasAVX
+
+// ringSumsAVX is ringSumsGo for a ring of n ≥ 1 entries (ring, edge: the
+// first of each) around xi in the nodes from x on (ringsums_amd64.s),
+// with 4-wide vectors: per entry j, the node's (x, v[0]) times each
+// component of e (three columns of A), minus xᵢ's (Σ (xⱼ − xᵢ)), and its
+// last four doubles (x[2], v) added (Σ vⱼ); lanes add and multiply
+// exactly as ringSumsGo does, without fused multiply-adds, so the sums
+// are bitwise the same. The indices are not checked: every ring entry
+// must index a node (Model's rings do).
+//
+//go:noescape
+func ringSumsAVX(r *ringSums, x, xi *node, ring *int32, edge *mgl64.Vec3, n int)
+
+// ringSumsRaw sums vertex i's ring in x into r as ringSumsGo describes.
+func ringSumsRaw(r *ringSums, x []node, i int, ring []int32, edge []mgl64.Vec3) {
+	if !useAVX || len(ring) == 0 {
+		ringSumsGo(r, x, i, ring, edge)
+		return
+	}
+	_ = edge[len(ring)-1]
+	ringSumsAVX(r, &x[0], &x[i], &ring[0], &edge[0], len(ring))
+}
+
+// The kernel's layout: a node is six float64 (x then v), ringSums 16.
+var (
+	_ [1]struct{} = [unsafe.Sizeof(node{}) / 48]struct{}{}
+	_ [1]struct{} = [unsafe.Sizeof(ringSums{}) / 128]struct{}{}
+	_ [1]struct{} = [unsafe.Offsetof(ringSums{}.sv) / 104]struct{}{}
+)
