@@ -18,9 +18,10 @@ import (
 // file), builds a small motion graph (one leaving frame per task, two
 // samples per transition, typed into the panel) with its progress bar and
 // the solver's plots, plays it with the wind slider moved to level 3 (the
-// banner moves; groups blend, highlighted, on the way), and exports the
-// played stretch through the native Save dialog; the file passes the glTF
-// validator.
+// banner moves; groups blend, highlighted, on the way), compares the player's last transition (the solver's τ without new
+// interpenetrating pairs; the unconstrained minimum's pairs red on screen
+// when it has any), goes back to playing, and exports the played stretch
+// through the native Save dialog; the file passes the glTF validator.
 func TestEnsembleBannerSession(t *testing.T) {
 	s := newSession(t)
 	groups := filepath.Join(s.root, "..", "shared", "data", "ensemble-banner", "groups.csv")
@@ -111,6 +112,43 @@ func TestEnsembleBannerSession(t *testing.T) {
 	})
 	s.screenshot("ensemble-5-level-3")
 	s.noOverflow("Ensemble, playing")
+
+	// Compare the player's last transition: the solver's τ first, then
+	// the unconstrained minimum, whose new interpenetrating pairs are red.
+	s.clickAt(s.widgetInView("ensemble: variant 3"))
+	s.clickAt(s.widgetInView("ensemble: compare"))
+	s.waitFor("the solver's variant", 60*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "showing solver's τ at frame")
+	})
+	s.moveTo(view)
+	time.Sleep(500 * time.Millisecond)
+	solved := s.screenshot("ensemble-6-solver")
+	s.clickAt(s.widgetInView("ensemble: variant 2"))
+	shown := regexp.MustCompile(`comparing transition (\d+), showing unconstrained minimum at frame \d+, (\d+) groups red; new pairs (\d+) \(τ = 0\), (\d+) \(unconstrained\), (\d+) \(solver\)`)
+	var cmpd []string
+	s.waitFor("the unconstrained variant", 20*time.Second, func() bool {
+		cmpd = shown.FindStringSubmatch(cmd.output())
+		return cmpd != nil
+	})
+	t.Logf("transition %s compared: new pairs %s (τ = 0), %s (unconstrained, %s groups red at the frame shown), %s (solver)", cmpd[1], cmpd[3], cmpd[4], cmpd[2], cmpd[5])
+	if cmpd[5] != "0" {
+		t.Errorf("the solver's τ has %s new pairs", cmpd[5])
+	}
+	s.moveTo(view)
+	base := redPixels(solved, viewportArea)
+	if cmpd[4] != "0" {
+		s.waitScreen("ensemble-7-unconstrained", 10*time.Second, "red groups", func(img *image.RGBA) bool {
+			return redPixels(img, viewportArea) > base+100
+		})
+	} else {
+		s.screenshot("ensemble-7-unconstrained")
+	}
+	s.noOverflow("Ensemble, comparing")
+	s.clickAt(s.widgetInView("ensemble: back to playing"))
+	s.waitFor("playing again", 20*time.Second, func() bool {
+		out := cmd.output()
+		return strings.Contains(out[strings.LastIndex(out, "comparing transition"):], "; playing level")
+	})
 
 	glb := filepath.Join(t.TempDir(), "banner-played.glb")
 	s.clickAt(s.widgetInView("ensemble: export"))

@@ -2,7 +2,9 @@
 // model of package tools/ensemble (opening a dataset, the motion graph's
 // build with its progress, the solver's trace as in the paper's Fig. 10
 // and Table I's figures; playing with the wind slider, the groups blending
-// highlighted; the export of the played stretch and the graph file).
+// highlighted; Compare, a transition under τ = 0, the unconstrained
+// minimum and the solver's τ with the groups of new interpenetrating pairs
+// red; the export of the played stretch and the graph file).
 package ensemblepanel
 
 import (
@@ -68,6 +70,19 @@ func (p *Panel) Update(h tools.Host) {
 	if playing {
 		s += fmt.Sprintf("; playing level %d, wind %d, %d transitions, %d groups blending, at most %d so far", ps.Level, ps.Wind, ps.Transitions, blending, p.mostBlending)
 	}
+	if pr := p.m.CompareProgress(); pr != nil && p.m.Comparing() {
+		s += fmt.Sprintf("; comparing, %s (%.0f%%)", pr.Text, 100*pr.Fraction)
+	}
+	if v, ok := p.m.CompareShown(h); ok {
+		c := p.m.Comparison()
+		f, _ := h.ShownFrame()
+		red := 0
+		if r := &c.Variants[v]; f >= 0 && f < len(r.Red) {
+			red = count(r.Red[f])
+		}
+		s += fmt.Sprintf("; comparing transition %d, showing %s at frame %d, %d groups red; new pairs %d (τ = 0), %d (unconstrained), %d (solver)",
+			c.Index+1, v, f+1, red, len(c.Variants[ensemble.Synchronous].Pairs), len(c.Variants[ensemble.Unconstrained].Pairs), len(c.Variants[ensemble.Solved].Pairs))
+	}
 	if r := p.m.Report(); r != "" {
 		s += "; " + r
 	}
@@ -78,7 +93,8 @@ func (p *Panel) Update(h tools.Host) {
 }
 
 // ClipColors implements panels.ClipColors: the groups in their colours,
-// those blending in yellow.
+// those blending in yellow, in a comparison those in a new
+// interpenetrating pair in red.
 func (p *Panel) ClipColors(h tools.Host) [][3]float32 { return p.m.ClipColors(h) }
 
 // Display implements panels.Tool: the document's object as it is.

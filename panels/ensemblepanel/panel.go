@@ -17,7 +17,8 @@ import (
 // Panel implements panels.Tool: the dataset (open, progress, what it
 // holds, the groups' colours); the build (settings, Build / Stop,
 // progress, the solver's trace, Table I); play (the wind slider, Play,
-// what is shown); export and the graph file.
+// what is shown); Compare (a transition under τ = 0, the unconstrained
+// minimum and the solver's τ); export and the graph file.
 func (p *Panel) Panel(h tools.Host) giu.Layout {
 	return giu.Layout{
 		p.dataPanel(h),
@@ -25,6 +26,8 @@ func (p *Panel) Panel(h tools.Host) giu.Layout {
 		p.buildPanel(h),
 		giu.Separator(),
 		p.playPanel(h),
+		giu.Separator(),
+		p.comparePanel(h),
 		giu.Separator(),
 		p.exportPanel(h),
 	}
@@ -213,6 +216,73 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 		l = append(l, giu.Style().SetColor(giu.StyleColorText, blendText).To(giu.Label(fmt.Sprintf("%s blending (yellow)", words.Count(n, "group", "groups")))))
 	} else {
 		l = append(l, giu.Label("no group blending"))
+	}
+	return l
+}
+
+// variantLabels are the variants' radio buttons: τ = 0, the unconstrained
+// minimum of Φ, the solver's τ.
+var variantLabels = [ensemble.Variants]string{"τ = 0", "minimum", "solver"}
+
+// redText is the colour of the interpenetration note, the marking's red.
+var redText = color.RGBA{R: 255, G: 80, B: 80, A: 255}
+
+func (p *Panel) comparePanel(h tools.Host) giu.Widget {
+	l := giu.Layout{giu.Label("Compare")}
+	b := p.m.Built()
+	if b == nil || len(b.Graph.Transitions) == 0 {
+		return append(l, panels.Text("Build or open a motion graph to compare one of its transitions under τ = 0, the unconstrained minimum of Φ and the solver's τ."))
+	}
+	n := len(b.Graph.Transitions)
+	x := p.m.CompareIndex()
+	pick := int32(x + 1)
+	tr := b.Graph.Transitions[x]
+	what := "within level"
+	if tr.From.Level != tr.To.Level {
+		what = "between levels"
+	}
+	l = append(l,
+		panels.Marked("ensemble: compare transition", giu.SliderInt(&pick, 1, int32(n)).Label("transition").Size(panels.Room("transition")).
+			OnChange(func() { p.m.SetCompareIndex(int(pick) - 1) })),
+		giu.Tooltip("The transition of the graph to compare; by default the one the player took last, else the first between levels"),
+		panels.Text(fmt.Sprintf("level %d frame %d → level %d frame %d (%s)", tr.From.Level+1, tr.From.Frame+1, tr.To.Level+1, tr.To.Frame+1, what)),
+	)
+	if p.m.Comparing() {
+		l = append(l, panels.Marked("ensemble: compare", giu.Button("Stop##compare").OnClick(p.m.StopCompare)))
+		if pr := p.m.CompareProgress(); pr != nil {
+			l = append(l, panels.Marked("ensemble: compare progress", giu.ProgressBar(float32(pr.Fraction)).Size(-1, 0).Overlay(pr.Text)))
+		}
+	} else {
+		l = append(l, giu.Row(
+			panels.Marked("ensemble: compare", giu.Button("Compare").OnClick(func() { p.m.Compare(h) })),
+			giu.Tooltip("Show the transition's frames in place of the scene under the variant chosen below, the groups of new interpenetrating pairs red, the blending ones yellow"),
+			panels.Marked("ensemble: back to playing", giu.Button("Back to playing").OnClick(func() { p.m.BackToPlaying(h) })),
+			giu.Tooltip("The played stretch where it was left (before playing, the wind level's source frames)"),
+		))
+	}
+	c := p.m.Comparison()
+	var radios []giu.Widget
+	for v := range ensemble.Variants {
+		radios = append(radios, panels.Marked(fmt.Sprintf("ensemble: variant %d", int(v)+1),
+			giu.RadioButton(variantLabels[v], p.m.Variant() == v).OnChange(func() { p.m.SetVariant(h, v) })),
+			giu.Tooltip(v.String()))
+	}
+	l = append(l, giu.Row(radios...))
+	if c == nil || c.Index != x {
+		return append(l, panels.Text("Compare computes the new interpenetrating pairs and Φ of all three."))
+	}
+	vs := &c.Variants
+	l = append(l, panels.Marked("ensemble: compared", panels.Text(fmt.Sprintf("new pairs %d | %d | %d; Φ %.4g | %.4g | %.4g",
+		len(vs[0].Pairs), len(vs[1].Pairs), len(vs[2].Pairs), vs[0].Phi, vs[1].Phi, vs[2].Phi))))
+	if v, ok := p.m.CompareShown(h); ok {
+		f, _ := h.ShownFrame()
+		r := &c.Variants[v]
+		f = max(0, min(f, len(r.Red)-1))
+		if red := count(r.Red[f]); red > 0 {
+			l = append(l, giu.Style().SetColor(giu.StyleColorText, redText).To(panels.Text(fmt.Sprintf("%s in new pairs (red) here", words.Count(red, "group", "groups")))))
+		} else {
+			l = append(l, panels.Text("no new pair here"))
+		}
 	}
 	return l
 }

@@ -39,6 +39,7 @@ type Player struct {
 	wind         int
 	blending     []bool
 	transitions  int
+	last         int // index of the last transition taken, −1 before the first
 }
 
 // NewPlayer returns a player of g that starts at the first frame of
@@ -49,7 +50,7 @@ func NewPlayer(m *Model, g *Graph, level int, seed uint64) (*Player, error) {
 		return nil, fmt.Errorf("ensemble: level %d of %d", level+1, len(g.In))
 	}
 	p := &Player{m: m, g: g, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), poser: m.NewPoser(),
-		Wander: DefaultWander, level: level, frame: -1, wind: level, blending: make([]bool, len(m.groups))}
+		Wander: DefaultWander, level: level, frame: -1, wind: level, last: -1, blending: make([]bool, len(m.groups))}
 	for f, in := range g.In[level] {
 		if in {
 			p.frame = f
@@ -87,6 +88,10 @@ func (p *Player) Level() int { return p.level }
 // Transitions returns how many transitions the player has taken.
 func (p *Player) Transitions() int { return p.transitions }
 
+// Last returns the index in the graph's Transitions of the transition the
+// player took last (the one being played, if any), −1 before the first.
+func (p *Player) Last() int { return p.last }
+
 // Blending reports, for the frame the last Step posed, which groups were
 // blending (weight strictly between 0 and 1: the paper's yellow glow).
 // The slice is the player's.
@@ -104,6 +109,7 @@ func (p *Player) Step(dst []mgl64.Vec3) []mgl64.Vec3 {
 		if x := p.choose(); x >= 0 {
 			p.tr, p.s = &p.g.Transitions[x], -m.margin
 			p.transitions++
+			p.last = x
 		}
 	}
 	if p.tr == nil {

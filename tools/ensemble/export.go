@@ -79,10 +79,11 @@ func (r *Recording) Compact(m *ensemble.Model, e *assets.Ensemble, name string) 
 }
 
 // groupColor is the colour of group k in exports and in the window: a
-// few well-separated hues in turn.
+// few well-separated hues in turn, none of them red (Compare marks the
+// groups of new interpenetrating pairs red).
 func groupColor(k int) [3]float32 {
 	palette := [...][3]float32{
-		{0.80, 0.22, 0.18}, {0.20, 0.45, 0.80}, {0.93, 0.68, 0.15}, {0.25, 0.62, 0.30},
+		{0.62, 0.78, 0.24}, {0.20, 0.45, 0.80}, {0.93, 0.68, 0.15}, {0.25, 0.62, 0.30},
 		{0.58, 0.30, 0.70}, {0.15, 0.65, 0.68}, {0.85, 0.45, 0.60}, {0.55, 0.55, 0.55},
 	}
 	return palette[k%len(palette)]

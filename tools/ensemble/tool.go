@@ -84,6 +84,13 @@ type Tool struct {
 	play    *playback // the stretch being played
 	report  string    // the last save's or export's report
 
+	compare *compareRun // the running or last comparison
+	cmp     *Comparison // the last transition compared
+	variant Variant     // the variant Compare shows
+	pick    int         // the transition picked for Compare, if picked
+	picked  bool
+	resume  int // the played stretch's frame when Compare took its place
+
 	// restored are the dataset's folders and the graph file of a restored
 	// project, until they open.
 	restored *state
@@ -118,6 +125,7 @@ func (t *Tool) Close() {
 	if t.build != nil {
 		t.build.task.Cancel()
 	}
+	t.StopCompare()
 }
 
 // Data returns the opened dataset, or nil.
@@ -188,6 +196,7 @@ func (t *Tool) opened(h tools.Host, r *openRun) {
 		h.Info("Ensemble: opening stopped")
 		return
 	}
+	t.endCompare(h)
 	t.data, t.built, t.build, t.report = r.data, r.built, nil, ""
 	t.endPlay(h)
 	t.Settings.Wind = min(t.Settings.Wind, int32(len(r.data.Levels)))
@@ -268,6 +277,7 @@ func (t *Tool) builtDone(h tools.Host, r *buildRun) {
 		h.Info("Ensemble: build stopped")
 		return
 	}
+	t.endCompare(h)
 	t.endPlay(h)
 	t.built, t.report = r.res, ""
 	st := r.res.Stats
@@ -302,6 +312,9 @@ func (t *Tool) Update(h tools.Host) {
 	}
 	if t.build != nil {
 		t.build.task.Take()
+	}
+	if t.compare != nil {
+		t.compare.task.Take()
 	}
 	p := t.play
 	if p == nil || h.ShownClip() != p.obj {
@@ -427,11 +440,17 @@ func GroupColour(k int) [3]float32 { return groupColor(k) }
 
 // ClipColors returns the colours of the shown clip (the level's source
 // clip or the played stretch): each group in its colour, the groups
-// blending at the timeline's frame in yellow. Nil when neither is shown.
+// blending at the timeline's frame in yellow; in a comparison, the groups
+// of a new interpenetrating pair at that frame in red. Nil when none is
+// shown.
 func (t *Tool) ClipColors(h tools.Host) [][3]float32 {
 	d := t.data
 	if d == nil || h.ShownClip() == nil || h.ShownClip().Mesh != d.Mesh {
 		return nil
+	}
+	if v, ok := t.CompareShown(h); ok {
+		f, _ := h.ShownFrame()
+		return t.compareColors(v, f)
 	}
 	var blend []bool
 	if st, ok := t.PlayState(h); ok {

@@ -2,6 +2,7 @@ package ensemble
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,4 +193,155 @@ func TestTool(t *testing.T) {
 		t.Error("τ_max 0 restored")
 	}
 	gltftest.Validate(t, glb)
+}
+
+// openBuilt opens the banner in a new tool through the dialog and builds
+// a small graph (one try, two samples).
+func openBuilt(t *testing.T) (*Tool, *toolstest.Host) {
+	t.Helper()
+	dir := shareddata.Path(t, "ensemble-banner")
+	h := toolstest.New(nil)
+	tool := &Tool{}
+	tool.Update(h)
+	h.OpenPath = filepath.Join(dir, "groups.csv")
+	tool.Open(h, false)
+	finish(tool, h)
+	if tool.Data() == nil || len(h.Errs) > 0 {
+		t.Fatalf("not opened: %v", h.Errs)
+	}
+	tool.Settings.Tries, tool.Settings.Samples, tool.Settings.Seed = 1, 2, 5
+	tool.Build(h)
+	finish(tool, h)
+	if tool.Built() == nil || len(h.Errs) > 0 || len(tool.Built().Graph.Transitions) == 0 {
+		t.Fatalf("not built: %v", h.Errs)
+	}
+	return tool, h
+}
+
+// TestCompare compares a transition between levels as the panel does:
+// computed as a job, its three variants shown in place of the scene; the
+// solver's has no new interpenetrating pair, Φ is the graph's Φ(τ) and
+// Φ(0) and at most the unconstrained minimum's, the red groups are those
+// of the pairs the model's oracle finds frame by frame, and Back to
+// playing brings the played stretch back where it was left.
+func TestCompare(t *testing.T) {
+	tool, h := openBuilt(t)
+	b := tool.Built()
+	d := tool.Data()
+	x := tool.CompareDefault()
+	if x < 0 || b.Graph.Transitions[x].From.Level == b.Graph.Transitions[x].To.Level {
+		t.Fatalf("default transition %d is not between levels", x)
+	}
+	tool.Play(h)
+	h.ShownAt = 40
+	tool.Update(h)
+	// The player may have taken a transition by now, the default then:
+	// pick the one between levels.
+	tool.SetCompareIndex(x)
+
+	tool.Compare(h)
+	if !tool.Comparing() {
+		t.Fatalf("no comparison started: %v", h.Errs)
+	}
+	finish(tool, h)
+	c := tool.Comparison()
+	if c == nil || len(h.Errs) > 0 || c.Index != x {
+		t.Fatalf("not compared: %v %v", h.Errs, h.Infos)
+	}
+	if pr := tool.CompareProgress(); pr == nil || pr.Fraction != 1 {
+		t.Errorf("progress %+v", pr)
+	}
+	tr := b.Graph.Transitions[x]
+	frames := b.Model.Frames()
+	for v := range Variants {
+		r := &c.Variants[v]
+		t.Logf("transition %d (level %d frame %d → level %d frame %d), %s: %d new pairs over %d (pair, frame)s, Φ %.4g",
+			x+1, tr.From.Level+1, tr.From.Frame+1, tr.To.Level+1, tr.To.Frame+1, v, len(r.Pairs), r.PairFrames, r.Phi)
+		if len(r.Red) != frames || r.Object().NumFrames() != frames {
+			t.Fatalf("%s: %d frames, want %d", v, len(r.Red), frames)
+		}
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
+	sync, unc, sol := &c.Variants[Synchronous], &c.Variants[Unconstrained], &c.Variants[Solved]
+	if len(sol.Pairs) != 0 || sol.PairFrames != 0 {
+		t.Errorf("the solver's τ has new pairs %v", sol.Pairs)
+	}
+	if !near(sol.Phi, tr.Phi) || !near(sync.Phi, tr.Phi0) || unc.Phi > sol.Phi+1e-12 {
+		t.Errorf("Φ: τ = 0 %g (graph %g), unconstrained %g, solver %g (graph %g)", sync.Phi, tr.Phi0, unc.Phi, sol.Phi, tr.Phi)
+	}
+
+	// The variant shown is the chosen one, at its frame with most red.
+	tool.SetVariant(h, Unconstrained)
+	if v, ok := tool.CompareShown(h); !ok || v != Unconstrained || h.ShownClip() != unc.Object() || tool.Playing(h) {
+		t.Fatalf("shown %v %v", v, ok)
+	}
+	if len(unc.Pairs) > 0 && count(unc.Red[h.ShownAt]) == 0 {
+		t.Errorf("frame %d shown has no red group", h.ShownAt)
+	}
+	// The red groups are those of the pairs the oracle finds, frame by
+	// frame; the others blending yellow or in their colours.
+	p := b.Model.Program(tr.From, tr.To)
+	pairs := map[[2]int]bool{}
+	for f := range frames {
+		h.ShownAt = f
+		cols := tool.ClipColors(h)
+		red := make([]bool, len(d.Ensemble.Groups))
+		for _, pr := range p.New(nil, unc.Tau, f, nil) {
+			if pr.K != pr.L {
+				red[pr.K], red[pr.L] = true, true
+				pairs[[2]int{pr.K, pr.L}] = true
+			}
+		}
+		for k, g := range d.Ensemble.Groups {
+			want := GroupColour(k)
+			switch {
+			case red[k]:
+				want = redColour
+			case unc.Blend[f][k]:
+				want = blendColour
+			}
+			if cols[g.First] != want || cols[g.First+g.Count-1] != want {
+				t.Fatalf("frame %d: group %d in %v, want %v", f, k+1, cols[g.First], want)
+			}
+		}
+	}
+	if len(pairs) != len(unc.Pairs) {
+		t.Errorf("%d pairs counted, the oracle finds %d", len(unc.Pairs), len(pairs))
+	}
+	// Another variant keeps the frame when it has no red; Compare again
+	// shows the computed comparison without a new job.
+	h.ShownAt = 7
+	tool.SetVariant(h, Solved)
+	if v, _ := tool.CompareShown(h); v != Solved || h.ShownAt != 7 {
+		t.Errorf("solver's variant: shown %v at %d", v, h.ShownAt)
+	}
+	tool.Compare(h)
+	if tool.Comparing() || tool.Comparison() != c {
+		t.Error("the comparison was computed again")
+	}
+
+	tool.BackToPlaying(h)
+	if !tool.Playing(h) || h.ShownAt != 40 || !h.Playing {
+		t.Errorf("back to playing at %d, playing %v", h.ShownAt, tool.Playing(h))
+	}
+	// Once the player took a transition, it is the default.
+	tool.SetCompareIndex(-1)
+	for f := 40; f < 400 && tool.play.player.Last() < 0; f++ {
+		h.ShownAt = f
+		tool.Update(h)
+	}
+	if last := tool.play.player.Last(); last < 0 || tool.CompareDefault() != last || tool.CompareIndex() != last {
+		t.Errorf("default %d, the player took %d last", tool.CompareDefault(), last)
+	}
+	tool.SetCompareIndex(len(b.Graph.Transitions) - 1)
+	if tool.CompareIndex() != len(b.Graph.Transitions)-1 {
+		t.Errorf("picked %d", tool.CompareIndex())
+	}
+	// Cancelled: nothing changes.
+	tool.Compare(h)
+	tool.StopCompare()
+	finish(tool, h)
+	if len(h.Errs) > 0 {
+		t.Errorf("errors: %v", h.Errs)
+	}
 }
