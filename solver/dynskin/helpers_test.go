@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"gallop/solver/rotation"
 	"gallop/solver/ssdr"
 )
 
@@ -50,6 +51,12 @@ func forcesByStep(t *testing.T, s *Sim, i int, g0, g1 []mgl64.Vec3, segs []Segme
 		s.segs[b] = seg.prepare()
 	}
 	x, v := mgl64.Vec3(s.cur.n[i].x), mgl64.Vec3(s.cur.n[i].v)
+	var r ringSums
+	q := s.cur.q[i]
+	if s.m.inv[i] > 0 {
+		s.m.ringSums(&r, i, s.cur.n)
+		q, _ = rotation.Refine(q, &r.a, 0, 1)
+	}
 	p := make([]Material, s.m.n)
 	for k := range nParams {
 		var unit Material
@@ -60,7 +67,7 @@ func forcesByStep(t *testing.T, s *Sim, i int, g0, g1 []mgl64.Vec3, segs []Segme
 		if err := s.SetParams(p); err != nil {
 			t.Fatal(err)
 		}
-		s.stepVertex(i, false)
+		s.stepVertex(i, &r, q, false)
 		f[k] = mgl64.Vec3(s.nxt.n[i].x).Sub(x.Add(v.Mul(s.h))).Mul(1 / (upper[k] * s.h * s.h))
 	}
 	return f

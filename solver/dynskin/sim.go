@@ -251,14 +251,7 @@ func (s *Sim) Advance(g0, g1 []mgl64.Vec3, b0, b1 []Segment) error {
 			s.segs[b] = Segment{A: lerp(b0[b].A, b1[b].A, s.u), B: lerp(b0[b].B, b1[b].B, s.u)}.prepare()
 		}
 		last := k == n-1 && s.fit != nil
-		parallel.For(len(s.bad), func(c int) {
-			s.bad[c] = -1
-			for i := c * chunk; i < min(s.m.n, (c+1)*chunk); i++ {
-				if !s.stepVertex(i, last) && s.bad[c] < 0 {
-					s.bad[c] = int32(i)
-				}
-			}
-		})
+		parallel.For(len(s.bad), func(c int) { s.stepChunk(c, last) })
 		for _, v := range s.bad {
 			if v >= 0 {
 				return &BlowUpError{Frame: s.frame + 1, Vertex: int(v), Position: s.nxt.n[v].x}
@@ -349,26 +342,47 @@ func ringSumsGo(r *ringSums, x []node, i int, ring []int32, edge []mgl64.Vec3) {
 // vertex.
 type columns [nParams][3]float64
 
-// stepVertex advances vertex i by one step from s.cur into s.nxt and
-// reports whether it stayed in range. With the columns cₖ of its forces
-// and the external acceleration a, h·v' = h·v + h²·a + Σₖ πₖcₖ and
-// x' = x + h·v'; with fit, the columns go to s.fit[i]. The ring's
-// rotation for the surface force is one step of rotation.Refine from
-// s.cur.Q[i] (see the package comment), stored in s.nxt.Q[i]. One
-// function for the whole step, as every call costs the spills of the
-// values live across it; the spokes come between the rotation's step and
-// its use, so that the core works on them while the step's chain of
-// dependent operations completes.
-func (s *Sim) stepVertex(i int, fit bool) bool {
-	m, h, st := s.m, s.h, &s.cur
-	q := st.q[i]
-	inv := m.inv[i]
-	var r ringSums
-	if inv > 0 {
-		m.ringSums(&r, i, st.n)
-		q, _ = rotation.Refine(q, &r.a, 0, 1)
+// stepChunk advances chunk c's vertices by one step from s.cur into
+// s.nxt (stepVertex), four at a time: their rings' sums, then their
+// rotations' steps together (refineRings), then the rest of each one's
+// step. s.bad[c] becomes the first vertex that left the range, or -1.
+func (s *Sim) stepChunk(c int, fit bool) {
+	m, st := s.m, &s.cur
+	s.bad[c] = -1
+	var r [4]ringSums
+	var q [4]mgl64.Quat
+	for lo, hi := c*chunk, min(m.n, (c+1)*chunk); lo < hi; lo += 4 {
+		nb := min(4, hi-lo)
+		lanes := uint(0)
+		for k := range nb {
+			i := lo + k
+			q[k] = st.q[i]
+			if m.inv[i] > 0 {
+				m.ringSums(&r[k], i, st.n)
+				lanes |= 1 << k
+			}
+		}
+		refineRings(&q, &r, lanes)
+		for k := range nb {
+			i := lo + k
+			s.nxt.q[i] = q[k]
+			if !s.stepVertex(i, &r[k], q[k], fit) && s.bad[c] < 0 {
+				s.bad[c] = int32(i)
+			}
+		}
 	}
-	s.nxt.q[i] = q
+}
+
+// stepVertex advances vertex i by one step from s.cur into s.nxt and
+// reports whether it stayed in range, given its ring's sums r in s.cur
+// and its ring's rotation q (one step of rotation.Refine from s.cur.q[i];
+// see the package comment), both unused for a vertex without a ring.
+// With the columns cₖ of its forces and the external acceleration a,
+// h·v' = h·v + h²·a + Σₖ πₖcₖ and x' = x + h·v'; with fit, the columns
+// go to s.fit[i].
+func (s *Sim) stepVertex(i int, r *ringSums, q mgl64.Quat, fit bool) bool {
+	m, h, st := s.m, s.h, &s.cur
+	inv := m.inv[i]
 	var c columns
 	xi, vi := &st.n[i].x, &st.n[i].v
 	x0, x1, x2 := xi[0], xi[1], xi[2]
