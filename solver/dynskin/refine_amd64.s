@@ -17,19 +17,56 @@ GLOBL sixteen<>(SB), RODATA|NOPTR, $8
 // as Go's >.
 #define GT $0x1e
 
-// func refineNewton4(l *refineLanes) int
-//
-// Refine's Newton branch (rotation.Refine with tol 0, one step) in the
-// four lanes of each register, operation for operation in Refine's order.
-// The comments name Refine's variables.
-TEXT ·refineNewton4(SB), NOSPLIT, $0-16
-	MOVQ l+0(FP), DI
+// LANES loads the float64 at o0(R), o1(R), o2(R), o3(R) into lanes 0-3
+// of dst by 8-byte loads, which the stores of ringSums's corrections
+// forward to (a 32-byte load of four 8-byte stores would wait for them).
+#define LANES(R, o0, o1, o2, o3, dst) \
+	VMOVSD       o0(R), X14; \
+	VMOVHPD      o1(R), X14, X14; \
+	VMOVSD       o2(R), X15; \
+	VMOVHPD      o3(R), X15, X15; \
+	VINSERTF128  $1, X15, Y14, dst
 
-	// R(q) from q = (w, x, y, z).
-	VMOVUPD 288(DI), Y0 // w
-	VMOVUPD 320(DI), Y1 // x
-	VMOVUPD 352(DI), Y2 // y
-	VMOVUPD 384(DI), Y3 // z
+// Frame: a[i] (four lanes) at 32i, q's w, x, y, z at 288, 320, 352, 384.
+
+// func refineNewton4(q *[4]mgl64.Quat, r *[4]ringSums, out *[4]mgl64.Quat) int
+//
+// Refine's Newton branch (rotation.Refine with tol 0, one step) on lane k
+// = q[k], r[k].a of each register, operation for operation in Refine's
+// order. The comments name Refine's variables.
+TEXT ·refineNewton4(SB), NOSPLIT, $416-32
+	MOVQ q+0(FP), SI
+	MOVQ r+8(FP), R8
+	MOVQ out+16(FP), R10
+
+	LANES(R8, 0, 128, 256, 384, Y0)
+	VMOVUPD Y0, 0(SP)
+	LANES(R8, 8, 136, 264, 392, Y0)
+	VMOVUPD Y0, 32(SP)
+	LANES(R8, 16, 144, 272, 400, Y0)
+	VMOVUPD Y0, 64(SP)
+	LANES(R8, 24, 152, 280, 408, Y0)
+	VMOVUPD Y0, 96(SP)
+	LANES(R8, 32, 160, 288, 416, Y0)
+	VMOVUPD Y0, 128(SP)
+	LANES(R8, 40, 168, 296, 424, Y0)
+	VMOVUPD Y0, 160(SP)
+	LANES(R8, 48, 176, 304, 432, Y0)
+	VMOVUPD Y0, 192(SP)
+	LANES(R8, 56, 184, 312, 440, Y0)
+	VMOVUPD Y0, 224(SP)
+	LANES(R8, 64, 192, 320, 448, Y0)
+	VMOVUPD Y0, 256(SP)
+	LANES(SI, 0, 32, 64, 96, Y0)   // w
+	LANES(SI, 8, 40, 72, 104, Y1)  // x
+	LANES(SI, 16, 48, 80, 112, Y2) // y
+	LANES(SI, 24, 56, 88, 120, Y3) // z
+	VMOVUPD Y0, 288(SP)
+	VMOVUPD Y1, 320(SP)
+	VMOVUPD Y2, 352(SP)
+	VMOVUPD Y3, 384(SP)
+
+	// R(q).
 	VADDPD  Y1, Y1, Y4  // x2
 	VADDPD  Y2, Y2, Y5  // y2
 	VADDPD  Y3, Y3, Y6  // z2
@@ -58,12 +95,12 @@ TEXT ·refineNewton4(SB), NOSPLIT, $0-16
 	VSUBPD       Y13, Y12, Y7 // r7 = yz − wx
 
 	// M = a·Rᵀ, column by column: m(i, j) = (a[i]·r[j] + a[i+3]·r[j+3])
-	// + a[i+6]·r[j+6], a[i] at 32i(DI).
+	// + a[i+6]·r[j+6], a[i] at 32i(SP).
 #define MIJ(ai, ai3, ai6, rj, rj3, rj6, dst) \
-	VMULPD ai(DI), rj, Y9; \
-	VMULPD ai3(DI), rj3, Y10; \
+	VMULPD ai(SP), rj, Y9; \
+	VMULPD ai3(SP), rj3, Y10; \
 	VADDPD Y10, Y9, Y9; \
-	VMULPD ai6(DI), rj6, Y10; \
+	VMULPD ai6(SP), rj6, Y10; \
 	VADDPD Y10, Y9, dst
 
 	MIJ(0, 96, 192, Y0, Y3, Y6, Y11)   // m00
@@ -213,11 +250,20 @@ TEXT ·refineNewton4(SB), NOSPLIT, $0-16
 #define QY Y10
 #define QZ Y12
 
+// STORE stores lane k of v (x its low half) at o + 32k(R10): out[k]'s
+// component at offset o.
+#define STORE(v, x, o) \
+	VMOVSD       x, o(R10); \
+	VMOVHPD      x, o+32(R10); \
+	VEXTRACTF128 $1, v, X15; \
+	VMOVSD       X15, o+64(R10); \
+	VMOVHPD      X15, o+96(R10)
+
 	// q ← dq·q into out.
-	VMOVUPD 288(DI), QW
-	VMOVUPD 320(DI), QX
-	VMOVUPD 352(DI), QY
-	VMOVUPD 384(DI), QZ
+	VMOVUPD 288(SP), QW
+	VMOVUPD 320(SP), QX
+	VMOVUPD 352(SP), QY
+	VMOVUPD 384(SP), QZ
 	VMULPD  QW, DW, Y14
 	VMULPD  QX, DX, Y15
 	VSUBPD  Y15, Y14, Y14
@@ -225,7 +271,7 @@ TEXT ·refineNewton4(SB), NOSPLIT, $0-16
 	VSUBPD  Y15, Y14, Y14
 	VMULPD  QZ, DZ, Y15
 	VSUBPD  Y15, Y14, Y14 // nw = ((dw·w − dx·x) − dy·y) − dz·z
-	VMOVUPD Y14, 416(DI)
+	STORE(Y14, X14, 0)
 	VMULPD  QX, DW, Y14
 	VMULPD  DX, QW, Y15
 	VADDPD  Y15, Y14, Y14
@@ -233,7 +279,7 @@ TEXT ·refineNewton4(SB), NOSPLIT, $0-16
 	VADDPD  Y15, Y14, Y14
 	VMULPD  QY, DZ, Y15
 	VSUBPD  Y15, Y14, Y14 // nx = ((dw·x + w·dx) + dy·z) − dz·y
-	VMOVUPD Y14, 448(DI)
+	STORE(Y14, X14, 8)
 	VMULPD  QY, DW, Y14
 	VMULPD  DY, QW, Y15
 	VADDPD  Y15, Y14, Y14
@@ -241,7 +287,7 @@ TEXT ·refineNewton4(SB), NOSPLIT, $0-16
 	VADDPD  Y15, Y14, Y14
 	VMULPD  QZ, DX, Y15
 	VSUBPD  Y15, Y14, Y14 // ny = ((dw·y + w·dy) + dz·x) − dx·z
-	VMOVUPD Y14, 480(DI)
+	STORE(Y14, X14, 16)
 	VMULPD  QZ, DW, Y14
 	VMULPD  DZ, QW, Y15
 	VADDPD  Y15, Y14, Y14
@@ -249,9 +295,9 @@ TEXT ·refineNewton4(SB), NOSPLIT, $0-16
 	VADDPD  Y15, Y14, Y14
 	VMULPD  QX, DY, Y15
 	VSUBPD  Y15, Y14, Y14 // nz = ((dw·z + w·dz) + dx·y) − dy·x
-	VMOVUPD Y14, 512(DI)
+	STORE(Y14, X14, 24)
 
 	VMOVMSKPD OK, AX
-	MOVQ      AX, ret+8(FP)
+	MOVQ      AX, ret+24(FP)
 	VZEROUPPER
 	RET

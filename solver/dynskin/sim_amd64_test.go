@@ -5,6 +5,8 @@ package dynskin
 import (
 	"math"
 	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
 )
 
 // TestSimulateVectorMatchesGo checks that the simulation with the AVX
@@ -56,23 +58,17 @@ func TestRefineNewton4Lanes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for lo := 0; lo+4 <= m.n; lo += 4 {
-		var l refineLanes
-		var r ringSums
+		var r [4]ringSums
+		var out [4]mgl64.Quat
+		q := (*[4]mgl64.Quat)(s.cur.q[lo : lo+4])
 		for k := range 4 {
-			m.ringSums(&r, lo+k, s.cur.n)
-			for j := range 9 {
-				l.a[j][k] = r.a[j]
-			}
-			q := s.cur.q[lo+k]
-			l.q[0][k], l.q[1][k], l.q[2][k], l.q[3][k] = q.W, q.V[0], q.V[1], q.V[2]
+			m.ringSums(&r[k], lo+k, s.cur.n)
 		}
-		if got := refineNewton4(&l); got != 0b1111 {
+		if got := refineNewton4(q, &r, &out); got != 0b1111 {
 			t.Fatalf("vertices %d-%d: lanes %04b taken, want 1111", lo, lo+3, got)
 		}
-		for j := range 9 {
-			l.a[j][2] = 0
-		}
-		if got := refineNewton4(&l); got != 0b1011 {
+		r[2].a = mgl64.Mat3{}
+		if got := refineNewton4(q, &r, &out); got != 0b1011 {
 			t.Fatalf("vertices %d-%d, lane 2 zero: lanes %04b taken, want 1011", lo, lo+3, got)
 		}
 	}
