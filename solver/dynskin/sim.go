@@ -336,6 +336,26 @@ func ringSumsGo(r *ringSums, x []node, i int, ring []int32, edge []mgl64.Vec3) {
 	r.sv = [3]float64{v0, v1, v2}
 }
 
+// spokesGo sets b to Σ (w·|d⁰|/|d| − w)·d, h² times the spoke force at x
+// (Eq. 8 with the rest lengths |d⁰| of the influences infl), d the offset
+// of x from the bone segment segs[bone] of each influence with |d| > 0,
+// summed from 0 in the influences' order.
+func spokesGo(b, x *[3]float64, infl []influence, segs []preparedSegment) {
+	x0, x1, x2 := x[0], x[1], x[2]
+	var b0, b1, b2 float64
+	for k := range infl {
+		in := &infl[k]
+		d0, d1, d2 := segs[in.bone].offset(x0, x1, x2)
+		if l := math.Sqrt(d0*d0 + d1*d1 + d2*d2); l > 0 {
+			f := in.wl0/l - in.w
+			b0 += f * d0
+			b1 += f * d1
+			b2 += f * d2
+		}
+	}
+	*b = [3]float64{b0, b1, b2}
+}
+
 // columns holds one vertex's five forces G, L, B, D, K (in that order) as
 // the displacements they cause in one step at full strength, h² times the
 // acceleration: Eq. 15's columns, in whose span the step moves the
@@ -388,20 +408,7 @@ func (s *Sim) stepVertex(i int, r *ringSums, q mgl64.Quat, fit bool) bool {
 	x0, x1, x2 := xi[0], xi[1], xi[2]
 	v0, v1, v2 := vi[0], vi[1], vi[2]
 	// h²·B = Σ w (|d⁰|/|d| − 1)·d over the spokes.
-	var b0, b1, b2 float64
-	infl := m.infl[m.istart[i]:m.istart[i+1]]
-	segs := s.segs
-	for k := range infl {
-		in := &infl[k]
-		d0, d1, d2 := segs[in.bone].offset(x0, x1, x2)
-		if l := math.Sqrt(d0*d0 + d1*d1 + d2*d2); l > 0 {
-			f := in.wl0/l - in.w
-			b0 += f * d0
-			b1 += f * d1
-			b2 += f * d2
-		}
-	}
-	c[2] = [3]float64{b0, b1, b2}
+	spokes(&c[2], xi, m.infl[m.istart[i]:m.istart[i+1]], s.segs)
 	// h²·G = x̂ − x and h²·K = h·(v̂ − v), the goal interpolated at s.u.
 	g0, g1 := &s.g0[i], &s.g1[i]
 	u, fps := s.u, s.fps
