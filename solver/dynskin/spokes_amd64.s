@@ -14,6 +14,15 @@ GLOBL spokeone<>(SB), RODATA|NOPTR, $8
 #define W 128
 #define WL0 160
 
+// LANE4 loads slot s into dst by 8-byte loads, which the 8-byte stores
+// that filled it forward to (a 32-byte load would wait for them).
+#define LANE4(s, dst) \
+	VMOVSD      s(SP), X14; \
+	VMOVHPD     s+8(SP), X14, X14; \
+	VMOVSD      s+16(SP), X15; \
+	VMOVHPD     s+24(SP), X15, X15; \
+	VINSERTF128 $1, X15, Y14, dst
+
 // func spokesAVX(b, x *[3]float64, infl *influence, n int, segs *preparedSegment)
 //
 // X0-X2: x; X3-X5: the sums b; X6: 1; X7: 0. Per group of four spokes
@@ -38,7 +47,12 @@ TEXT ·spokesAVX(SB), NOSPLIT, $192-40
 	VXORPD Y7, Y7, Y7
 
 group:
+	VMOVUPD Y7, D0(SP) // the lanes of a short group stay 0 (not denormal garbage)
+	VMOVUPD Y7, D1(SP)
+	VMOVUPD Y7, D2(SP)
 	VMOVUPD Y7, L2(SP)
+	VMOVUPD Y7, W(SP)
+	VMOVUPD Y7, WL0(SP)
 	XORQ    DX, DX
 
 spoke:
@@ -83,16 +97,21 @@ spoke:
 	JNE     spoke
 
 sums:
-	VSQRTPD L2(SP), Y8         // l
+	LANE4(L2, Y8)
+	VSQRTPD Y8, Y8             // l
 	VCMPPD  $0x1e, Y7, Y8, Y9  // l > 0
-	VMOVUPD WL0(SP), Y10
+	LANE4(WL0, Y10)
 	VDIVPD  Y8, Y10, Y10
-	VSUBPD  W(SP), Y10, Y10    // f = w·|d⁰|/l − w
-	VMULPD  D0(SP), Y10, Y11
+	LANE4(W, Y11)
+	VSUBPD  Y11, Y10, Y10      // f = w·|d⁰|/l − w
+	LANE4(D0, Y11)
+	VMULPD  Y11, Y10, Y11
 	VANDPD  Y9, Y11, Y11       // f·d0 or +0
-	VMULPD  D1(SP), Y10, Y12
+	LANE4(D1, Y12)
+	VMULPD  Y12, Y10, Y12
 	VANDPD  Y9, Y12, Y12
-	VMULPD  D2(SP), Y10, Y13
+	LANE4(D2, Y13)
+	VMULPD  Y13, Y10, Y13
 	VANDPD  Y9, Y13, Y13
 
 #define ADD4(p, yp, b) \
