@@ -11,25 +11,27 @@ import (
 	"gallop/solver/rotation"
 )
 
-// refineNewton4 takes, in each lane k, the step rotation.Refine(q[k],
-// &r[k].a, 0, 1) takes when it is a Newton step short of the cap
-// (refine_amd64.s): H positive definite, 0 < |ω| ≤ 2. It stores the
-// turned quaternions in out and returns the lanes (bit k for lane k)
-// where that is Refine's step; the others' out is not Refine's answer.
-// Every lane's operations are Refine's in its order, without fused
-// multiply-adds, so the answers are bitwise the same. It needs AVX.
+// refineStep4 takes, in each lane k, the step rotation.Refine(q[k],
+// &r[k].a, 0, 1) takes (refine_amd64.s): the Newton step, |ω| capped at
+// 2, where H is positive definite, else the line search along
+// (H + μI)⁻¹m. It stores the turned quaternions in out and returns the
+// lanes (bit k for lane k) where that is Refine's answer; the others
+// (ω = 0, a non-finite matrix, a critical point where Refine starts again
+// from Polar) are left to Refine, their out not its answer. Every lane's
+// operations are Refine's in its order, without fused multiply-adds, so
+// the answers are bitwise the same. It needs AVX.
 //
 //go:noescape
-func refineNewton4(q *[4]mgl64.Quat, r *[4]ringSums, out *[4]mgl64.Quat) int
+func refineStep4(q *[4]mgl64.Quat, r *[4]ringSums, out *[4]mgl64.Quat) int
 
 // refineRings sets q[k] to rotation.Refine(q[k], &r[k].a, 0, 1), one step
 // refining ring k's rotation from its last one, for the lanes k set in
-// lanes (bit k): with AVX, the Newton steps four at a time
-// (refineNewton4), the others one by one.
+// lanes (bit k): with AVX, four at a time (refineStep4), the few it
+// leaves one by one.
 func refineRings(q *[4]mgl64.Quat, r *[4]ringSums, lanes uint) {
 	if useAVX && lanes != 0 {
 		var out [4]mgl64.Quat
-		done := uint(refineNewton4(q, r, &out)) & lanes
+		done := uint(refineStep4(q, r, &out)) & lanes
 		for k := range 4 {
 			if done>>k&1 != 0 {
 				q[k] = out[k]

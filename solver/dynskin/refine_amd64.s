@@ -8,10 +8,18 @@ DATA minushalf<>+0(SB)/8, $-0.5
 GLOBL minushalf<>(SB), RODATA|NOPTR, $8
 DATA four<>+0(SB)/8, $4.0
 GLOBL four<>(SB), RODATA|NOPTR, $8
+DATA two<>+0(SB)/8, $2.0
+GLOBL two<>(SB), RODATA|NOPTR, $8
 DATA eight<>+0(SB)/8, $8.0
 GLOBL eight<>(SB), RODATA|NOPTR, $8
 DATA sixteen<>+0(SB)/8, $16.0
 GLOBL sixteen<>(SB), RODATA|NOPTR, $8
+DATA absmask<>+0(SB)/8, $0x7fffffffffffffff
+GLOBL absmask<>(SB), RODATA|NOPTR, $8
+DATA signbit<>+0(SB)/8, $0x8000000000000000
+GLOBL signbit<>(SB), RODATA|NOPTR, $8
+DATA inf<>+0(SB)/8, $0x7ff0000000000000
+GLOBL inf<>(SB), RODATA|NOPTR, $8
 
 // GT is VCMPPD's predicate "greater than, ordered, quiet": false for NaN,
 // as Go's >.
@@ -27,14 +35,28 @@ GLOBL sixteen<>(SB), RODATA|NOPTR, $8
 	VMOVHPD      o3(R), X15, X15; \
 	VINSERTF128  $1, X15, Y14, dst
 
-// Frame: a[i] (four lanes) at 32i, q's w, x, y, z at 288, 320, 352, 384.
+// Frame, four lanes a slot: a[i] at 32i, then M's m(i, j) at 32(3i + j);
+// q's w, x, y, z at 288, 320, 352, 384; TR, S, MUOK, NEWTON, DETS, and
+// the line search's turn DWS, DXS, DYS, DZS; CAP, FOURD2.
+#define TR 416
+#define S 448
+#define MUOK 480
+#define NEWTON 512
+#define DETS 544
+#define DWS 576
+#define DXS 608
+#define DYS 640
+#define DZS 672
+#define CAP 704
+#define FOURD2 736
 
-// func refineNewton4(q *[4]mgl64.Quat, r *[4]ringSums, out *[4]mgl64.Quat) int
+// func refineStep4(q *[4]mgl64.Quat, r *[4]ringSums, out *[4]mgl64.Quat) int
 //
-// Refine's Newton branch (rotation.Refine with tol 0, one step) on lane k
-// = q[k], r[k].a of each register, operation for operation in Refine's
-// order. The comments name Refine's variables.
-TEXT ·refineNewton4(SB), NOSPLIT, $416-32
+// Refine's step (rotation.Refine with tol 0, one step) on lane k = q[k],
+// r[k].a of each register, operation for operation in Refine's order: both
+// the Newton step and the line search along (H + μI)⁻¹m, each lane taking
+// the one Refine takes. The comments name Refine's variables.
+TEXT ·refineStep4(SB), NOSPLIT, $768-32
 	MOVQ q+0(FP), SI
 	MOVQ r+8(FP), R8
 	MOVQ out+16(FP), R10
@@ -113,6 +135,15 @@ TEXT ·refineNewton4(SB), NOSPLIT, $416-32
 	MIJ(32, 128, 224, Y2, Y5, Y8, Y4)  // m12
 	MIJ(64, 160, 256, Y2, Y5, Y8, Y7)  // m22
 #undef MIJ
+	VMOVUPD Y11, 0(SP)
+	VMOVUPD Y0, 32(SP)
+	VMOVUPD Y1, 64(SP)
+	VMOVUPD Y12, 96(SP)
+	VMOVUPD Y3, 128(SP)
+	VMOVUPD Y4, 160(SP)
+	VMOVUPD Y13, 192(SP)
+	VMOVUPD Y6, 224(SP)
+	VMOVUPD Y7, 256(SP)
 
 	// m = (gx, gy, gz), tr, H.
 	VSUBPD       Y4, Y6, Y2   // gx = m21 − m12
@@ -120,6 +151,7 @@ TEXT ·refineNewton4(SB), NOSPLIT, $416-32
 	VSUBPD       Y0, Y12, Y8  // gz = m10 − m01
 	VADDPD       Y3, Y11, Y9
 	VADDPD       Y7, Y9, Y9   // tr = (m00 + m11) + m22
+	VMOVUPD      Y9, TR(SP)
 	VSUBPD       Y11, Y9, Y11 // h00 = tr − m00
 	VSUBPD       Y3, Y9, Y3   // h11 = tr − m11
 	VSUBPD       Y7, Y9, Y7   // h22 = tr − m22
@@ -148,30 +180,88 @@ TEXT ·refineNewton4(SB), NOSPLIT, $416-32
 #define C12 Y15
 #define C22 Y7
 
-	// The cofactors and det H; Y9 is the scratch register.
-	VMULPD H22, H11, C00
-	VMULPD H12, H12, Y9
-	VSUBPD Y9, C00, C00  // c00 = h11·h22 − h12·h12
-	VMULPD H12, H02, C01
-	VMULPD H22, H01, Y9
-	VSUBPD Y9, C01, C01  // c01 = h02·h12 − h01·h22
-	VMULPD H12, H01, C02
-	VMULPD H11, H02, Y9
-	VSUBPD Y9, C02, C02  // c02 = h01·h12 − h02·h11
-	VMULPD C00, H00, DET
-	VMULPD C01, H01, Y9
-	VADDPD Y9, DET, DET
-	VMULPD C02, H02, Y9
-	VADDPD Y9, DET, DET  // det = (h00·c00 + h01·c01) + h02·c02
-	VMULPD H22, H00, C11
-	VMULPD H02, H02, Y9
-	VSUBPD Y9, C11, C11  // c11 = h00·h22 − h02·h02
-	VMULPD H02, H01, C12
-	VMULPD H12, H00, Y9
-	VSUBPD Y9, C12, C12  // c12 = h01·h02 − h00·h12
-	VMULPD H11, H00, C22 // (h22 is dead)
-	VMULPD H01, H01, Y9
-	VSUBPD Y9, C22, C22  // c22 = h00·h11 − h01·h01
+	// newton = h00 > 0 && h00·h11 − h01·h01 > 0 && det > 0, with det =
+	// (h00·c00 + h01·c01) + h02·c02; Y9 is the scratch register.
+	VMULPD  H22, H11, C00
+	VMULPD  H12, H12, Y9
+	VSUBPD  Y9, C00, C00  // c00 = h11·h22 − h12·h12
+	VMULPD  H12, H02, C01
+	VMULPD  H22, H01, Y9
+	VSUBPD  Y9, C01, C01  // c01 = h02·h12 − h01·h22
+	VMULPD  H12, H01, C02
+	VMULPD  H11, H02, Y9
+	VSUBPD  Y9, C02, C02  // c02 = h01·h12 − h02·h11
+	VMULPD  C00, H00, DET
+	VMULPD  C01, H01, Y9
+	VADDPD  Y9, DET, DET
+	VMULPD  C02, H02, Y9
+	VADDPD  Y9, DET, DET  // det
+	VMOVUPD DET, DETS(SP)
+	VMULPD  H11, H00, Y14
+	VMULPD  H01, H01, Y9
+	VSUBPD  Y9, Y14, Y14  // h00·h11 − h01·h01
+	VXORPD  Y15, Y15, Y15
+	VCMPPD  GT, Y15, H00, Y6
+	VCMPPD  GT, Y15, Y14, Y10
+	VANDPD  Y10, Y6, Y6
+	VCMPPD  GT, Y15, DET, Y10
+	VANDPD  Y10, Y6, Y6   // newton
+	VMOVUPD Y6, NEWTON(SP)
+
+	// μ = −min((h00 − |h01|) − |h02|, (h11 − |h01|) − |h12|, (h22 − |h02|)
+	// − |h12|), each min of two as Go's (−0 below +0) by or-ing both
+	// operand orders of VMINPD; MUOK: μ finite.
+	VBROADCASTSD absmask<>(SB), Y15
+	VANDPD       Y15, H01, Y10     // |h01|
+	VANDPD       Y15, H02, Y12     // |h02|
+	VANDPD       Y15, H12, Y13     // |h12|
+	VSUBPD       Y10, H00, Y14
+	VSUBPD       Y12, Y14, Y14
+	VSUBPD       Y10, H11, Y10
+	VSUBPD       Y13, Y10, Y10
+	VSUBPD       Y12, H22, Y12
+	VSUBPD       Y13, Y12, Y12
+	VMINPD       Y10, Y14, Y13
+	VMINPD       Y14, Y10, Y14
+	VORPD        Y13, Y14, Y14
+	VMINPD       Y12, Y14, Y13
+	VMINPD       Y14, Y12, Y12
+	VORPD        Y13, Y12, Y12
+	VBROADCASTSD signbit<>(SB), Y13
+	VXORPD       Y13, Y12, Y12     // μ
+	VANDPD       Y15, Y12, Y13
+	VBROADCASTSD inf<>(SB), Y14
+	VCMPPD       $0x11, Y14, Y13, Y13 // |μ| < ∞
+	VMOVUPD      Y13, MUOK(SP)
+
+	// Off the Newton region the diagonal is H + μI's from here on.
+	VADDPD    Y12, H00, Y13
+	VBLENDVPD Y6, H00, Y13, H00
+	VADDPD    Y12, H11, Y13
+	VBLENDVPD Y6, H11, Y13, H11
+	VADDPD    Y12, H22, Y13
+	VBLENDVPD Y6, H22, Y13, H22
+
+	// The cofactors of H (+ μI).
+	VMULPD  H22, H11, C00
+	VMULPD  H12, H12, Y9
+	VSUBPD  Y9, C00, C00  // c00 = h11·h22 − h12·h12
+	VMULPD  H12, H02, C01
+	VMULPD  H22, H01, Y9
+	VSUBPD  Y9, C01, C01  // c01 = h02·h12 − h01·h22
+	VMULPD  H12, H01, C02
+	VMULPD  H11, H02, Y9
+	VSUBPD  Y9, C02, C02  // c02 = h01·h12 − h02·h11
+	VMOVUPD DETS(SP), DET
+	VMULPD  H22, H00, C11
+	VMULPD  H02, H02, Y9
+	VSUBPD  Y9, C11, C11  // c11 = h00·h22 − h02·h02
+	VMULPD  H02, H01, C12
+	VMULPD  H12, H00, Y9
+	VSUBPD  Y9, C12, C12  // c12 = h01·h02 − h00·h12
+	VMULPD  H11, H00, C22 // (h22 is dead)
+	VMULPD  H01, H01, Y9
+	VSUBPD  Y9, C22, C22  // c22 = h00·h11 − h01·h01
 
 #define ZERO Y0
 #define OK Y1
@@ -179,13 +269,8 @@ TEXT ·refineNewton4(SB), NOSPLIT, $416-32
 #define UY Y4
 #define UZ Y11
 
-	// newton = h00 > 0 && c22 > 0 && det > 0.
-	VXORPD ZERO, ZERO, ZERO
-	VCMPPD GT, ZERO, H00, OK
-	VCMPPD GT, ZERO, C22, Y9
-	VANDPD Y9, OK, OK
-	VCMPPD GT, ZERO, DET, Y9
-	VANDPD Y9, OK, OK
+	VXORPD  ZERO, ZERO, ZERO
+	VMOVUPD NEWTON(SP), OK
 
 	// u = adj(H)·m.
 	VMULPD GX, C00, UX
@@ -203,6 +288,12 @@ TEXT ·refineNewton4(SB), NOSPLIT, $416-32
 	VADDPD Y9, UZ, UZ
 	VMULPD GZ, C22, Y9
 	VADDPD Y9, UZ, UZ // uz = (c02·gx + c12·gy) + c22·gz
+	VMULPD  GX, UX, Y6
+	VMULPD  GY, UY, Y9
+	VADDPD  Y9, Y6, Y6
+	VMULPD  GZ, UZ, Y9
+	VADDPD  Y9, Y6, Y6 // s = (ux·gx + uy·gy) + uz·gz
+	VMOVUPD Y6, S(SP)
 
 #define UU Y2
 #define D2 Y5
@@ -216,15 +307,78 @@ TEXT ·refineNewton4(SB), NOSPLIT, $416-32
 	VADDPD Y9, UU, UU // uu = (ux·ux + uy·uy) + uz·uz
 	VMULPD DET, DET, D2
 
-	// ok = newton && uu > 0·d2 && !(uu > 4·d2): Refine with tol 0 takes
-	// the step below (not returning q, not capping |ω|).
+	// ok = newton && uu > 0·d2 (Refine with tol 0 takes the Newton step
+	// below, not returning q) or !newton && μ finite (so is tr) && s > 0
+	// (the line search below, not Polar); CAP: uu > 4·d2.
 	VMULPD       ZERO, D2, Y9
 	VCMPPD       GT, Y9, UU, Y9
 	VANDPD       Y9, OK, OK
 	VBROADCASTSD four<>(SB), Y9
 	VMULPD       D2, Y9, Y9
+	VMOVUPD      Y9, FOURD2(SP)
 	VCMPPD       GT, Y9, UU, Y9
-	VANDNPD      OK, Y9, OK
+	VMOVUPD      Y9, CAP(SP)
+	VMOVUPD      S(SP), Y9
+	VCMPPD       GT, ZERO, Y9, Y9
+	VANDPD       MUOK(SP), Y9, Y9
+	VMOVUPD      NEWTON(SP), Y10
+	VANDNPD      Y9, Y10, Y9
+	VORPD        Y9, OK, OK
+
+	// The line search's turn: with c = tr·uu − ((ux·((m00·ux + m01·uy) +
+	// m02·uz) + uy·(…)) + uz·(…)), dw = √(c·c + (s·s)·uu) + c and k =
+	// 1/√(dw·dw + (s·s)·uu), (dw·k, ux·k·s, uy·k·s, uz·k·s).
+#define ROW(o0, o1, o2, ui, dst) \
+	VMULPD o0(SP), UX, Y9; \
+	VMULPD o1(SP), UY, Y10; \
+	VADDPD Y10, Y9, Y9; \
+	VMULPD o2(SP), UZ, Y10; \
+	VADDPD Y10, Y9, Y9; \
+	VMULPD Y9, ui, dst
+
+	ROW(0, 32, 64, UX, Y12)
+	ROW(96, 128, 160, UY, Y14)
+	ROW(192, 224, 256, UZ, Y15)
+#undef ROW
+	VADDPD       Y14, Y12, Y12
+	VADDPD       Y15, Y12, Y12
+	VMULPD       TR(SP), UU, Y9
+	VSUBPD       Y12, Y9, Y12  // c
+	VMOVUPD      S(SP), Y9
+	VMULPD       Y9, Y9, Y14
+	VMULPD       UU, Y14, Y14  // (s·s)·uu
+	VMULPD       Y12, Y12, Y15
+	VADDPD       Y14, Y15, Y15
+	VSQRTPD      Y15, Y15
+	VADDPD       Y12, Y15, Y15 // dw
+	VMULPD       Y15, Y15, Y12
+	VADDPD       Y14, Y12, Y12
+	VSQRTPD      Y12, Y12
+	VBROADCASTSD one<>(SB), Y14
+	VDIVPD       Y12, Y14, Y12 // k
+	VMULPD       Y12, Y15, Y15 // dw ·= k
+	VMULPD       Y9, Y12, Y12  // k ·= s
+	VMOVUPD      Y15, DWS(SP)
+	VMULPD       Y12, UX, Y15
+	VMOVUPD      Y15, DXS(SP)
+	VMULPD       Y12, UY, Y15
+	VMOVUPD      Y15, DYS(SP)
+	VMULPD       Y12, UZ, Y15
+	VMOVUPD      Y15, DZS(SP)
+
+	// Where uu > 4·d2 (|ω| > 2), u ·= 2det/√uu and uu = 4·d2.
+	VMOVUPD      CAP(SP), Y14
+	VSQRTPD      UU, Y15
+	VBROADCASTSD two<>(SB), Y12
+	VMULPD       DET, Y12, Y12
+	VDIVPD       Y15, Y12, Y12 // k = 2·det / √uu
+	VMULPD       Y12, UX, Y15
+	VBLENDVPD    Y14, Y15, UX, UX
+	VMULPD       Y12, UY, Y15
+	VBLENDVPD    Y14, Y15, UY, UY
+	VMULPD       Y12, UZ, Y15
+	VBLENDVPD    Y14, Y15, UZ, UZ
+	VBLENDVPD    Y14, FOURD2(SP), UU, UU
 
 	// The turn dq = (dw, d).
 	VBROADCASTSD sixteen<>(SB), E
@@ -249,6 +403,17 @@ TEXT ·refineNewton4(SB), NOSPLIT, $416-32
 #define QX Y9
 #define QY Y10
 #define QZ Y12
+
+	// Off the Newton region, the line search's turn.
+	VMOVUPD   NEWTON(SP), Y9
+	VMOVUPD   DWS(SP), Y14
+	VBLENDVPD Y9, DW, Y14, DW
+	VMOVUPD   DXS(SP), Y14
+	VBLENDVPD Y9, DX, Y14, DX
+	VMOVUPD   DYS(SP), Y14
+	VBLENDVPD Y9, DY, Y14, DY
+	VMOVUPD   DZS(SP), Y14
+	VBLENDVPD Y9, DZ, Y14, DZ
 
 // STORE stores lane k of v (x its low half) at o + 32k(R10): out[k]'s
 // component at offset o.

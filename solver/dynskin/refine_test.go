@@ -11,10 +11,10 @@ import (
 )
 
 // TestRefineRingsMatchesRefine checks that refineRings's answers (four
-// Newton steps at a time on amd64) are bitwise rotation.Refine(q, &a, 0,
-// 1)'s, for every subset of lanes, on matrices near a rotation of the
-// warm start (the simulation's case, where the vector steps apply) and
-// far from one: turned by up to π, reflected, singular, zero and
+// steps at a time on amd64) are bitwise rotation.Refine(q, &a, 0, 1)'s,
+// for every subset of lanes, on matrices near a rotation of the warm
+// start (the simulation's case: Newton steps) and far from one: turned by
+// up to π (line searches, capped steps), reflected, singular, zero and
 // non-finite.
 func TestRefineRingsMatchesRefine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))

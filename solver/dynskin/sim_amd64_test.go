@@ -4,6 +4,7 @@ package dynskin
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -42,11 +43,28 @@ func TestSimulateVectorMatchesGo(t *testing.T) {
 	}
 }
 
-// TestRefineNewton4Lanes checks that refineNewton4 takes the simulation's
-// steps, those from a warm start near the answer, in every lane (so
-// TestRefineRingsMatchesRefine compares its answers), and declines a
-// zero matrix, whose step Refine does not take.
-func TestRefineNewton4Lanes(t *testing.T) {
+// TestRefineStep4Lanes checks that refineStep4 takes every lane's step
+// (so TestRefineRingsMatchesRefine compares its answers) for the
+// simulation's steps, from a warm start near the answer, and for
+// stretched rotations up to π from the warm start, outside the Newton
+// region or beyond the cap of many, and declines a zero matrix, where
+// Refine starts again from Polar.
+func TestRefineStep4Lanes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 500 {
+		var q, out [4]mgl64.Quat
+		var r [4]ringSums
+		for k := range 4 {
+			q[k] = mgl64.Quat{W: rng.NormFloat64(), V: mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}}.Normalize()
+			axis := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
+			rot := mgl64.QuatRotate(math.Pi*rng.Float64(), axis).Mul(q[k]).Mat4().Mat3()
+			r[k].a = rot.Mul3(mgl64.Diag3(mgl64.Vec3{1 + rng.Float64(), 1 + rng.Float64(), 1 + rng.Float64()}))
+		}
+		if got := refineStep4(&q, &r, &out); got != 0b1111 {
+			t.Fatalf("trial %d: lanes %04b taken, want 1111", trial, got)
+		}
+	}
+
 	m, rest := tubeModel(t, 12, 10)
 	g := swayGoal(m, rest, 10)
 	s, err := NewSim(m, Uniform(m.n, Material{Alpha: 0.3, Beta: 0.4, Gamma: 0.3, Lambda: 0.2, Kappa: 0.2}), g.FPS, Options{})
@@ -64,11 +82,11 @@ func TestRefineNewton4Lanes(t *testing.T) {
 		for k := range 4 {
 			m.ringSums(&r[k], lo+k, s.cur.n)
 		}
-		if got := refineNewton4(q, &r, &out); got != 0b1111 {
+		if got := refineStep4(q, &r, &out); got != 0b1111 {
 			t.Fatalf("vertices %d-%d: lanes %04b taken, want 1111", lo, lo+3, got)
 		}
 		r[2].a = mgl64.Mat3{}
-		if got := refineNewton4(q, &r, &out); got != 0b1011 {
+		if got := refineStep4(q, &r, &out); got != 0b1011 {
 			t.Fatalf("vertices %d-%d, lane 2 zero: lanes %04b taken, want 1011", lo, lo+3, got)
 		}
 	}
