@@ -55,7 +55,7 @@ func (p *Panel) Close() { p.m.Close() }
 func (p *Panel) Update(h tools.Host) {
 	p.m.Update(h)
 	ps, playing := p.m.PlayState(h)
-	blending := count(ps.Blending)
+	blending := ensemble.Marked(ps.Blending)
 	p.mostBlending = max(p.mostBlending, blending)
 	if !panels.Trace {
 		return
@@ -78,7 +78,7 @@ func (p *Panel) Update(h tools.Host) {
 		f, _ := h.ShownFrame()
 		red := 0
 		if r := &c.Variants[v]; f >= 0 && f < len(r.Red) {
-			red = count(r.Red[f])
+			red = ensemble.Marked(r.Red[f])
 		}
 		s += fmt.Sprintf("; comparing transition %d, showing %s at frame %d, %d groups red; new pairs %d (τ = 0), %d (unconstrained), %d (solver)",
 			c.Index+1, v, f+1, red, len(c.Variants[ensemble.Synchronous].Pairs), len(c.Variants[ensemble.Unconstrained].Pairs), len(c.Variants[ensemble.Solved].Pairs))
@@ -116,15 +116,4 @@ func (p *Panel) State() (json.RawMessage, error) { return p.m.State() }
 func (p *Panel) Restore(h tools.Host, state json.RawMessage) error {
 	p.mostBlending = 0
 	return p.m.Restore(h, state)
-}
-
-// count returns how many of bs are true.
-func count(bs []bool) int {
-	n := 0
-	for _, b := range bs {
-		if b {
-			n++
-		}
-	}
-	return n
 }

@@ -212,7 +212,7 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 	l = append(l, panels.Marked("ensemble: playing", panels.Text(fmt.Sprintf("%.1f s played; level %d shown, heading for %d; %s taken",
 		float64(ps.Output+1)/fps, ps.Level, ps.Wind, words.Count(ps.Transitions, "transition", "transitions")))))
 	// The line stays when no group blends, so the layout does not jump.
-	if n := count(ps.Blending); n > 0 {
+	if n := ensemble.Marked(ps.Blending); n > 0 {
 		l = append(l, giu.Style().SetColor(giu.StyleColorText, blendText).To(giu.Label(fmt.Sprintf("%s blending (yellow)", words.Count(n, "group", "groups")))))
 	} else {
 		l = append(l, giu.Label("no group blending"))
@@ -278,7 +278,7 @@ func (p *Panel) comparePanel(h tools.Host) giu.Widget {
 		f, _ := h.ShownFrame()
 		r := &c.Variants[v]
 		f = max(0, min(f, len(r.Red)-1))
-		if red := count(r.Red[f]); red > 0 {
+		if red := ensemble.Marked(r.Red[f]); red > 0 {
 			l = append(l, giu.Style().SetColor(giu.StyleColorText, redText).To(panels.Text(fmt.Sprintf("%s in new pairs (red) here", words.Count(red, "group", "groups")))))
 		} else {
 			l = append(l, panels.Text("no new pair here"))

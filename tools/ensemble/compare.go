@@ -304,7 +304,7 @@ func (t *Tool) showVariant(h tools.Host) {
 	res := &c.Variants[t.variant]
 	most := 0
 	for i, red := range res.Red {
-		if n := count(red); n > most {
+		if n := Marked(red); n > most {
 			f, most = i, n
 		}
 	}
@@ -366,8 +366,9 @@ func (t *Tool) compareColors(v Variant, f int) [][3]float32 {
 	return cols
 }
 
-// count returns how many of bs are true.
-func count(bs []bool) int {
+// Marked returns how many groups bs marks (blending, or red in a
+// comparison): how many of bs are true.
+func Marked(bs []bool) int {
 	n := 0
 	for _, b := range bs {
 		if b {

@@ -275,7 +275,7 @@ func TestCompare(t *testing.T) {
 	if v, ok := tool.CompareShown(h); !ok || v != Unconstrained || h.ShownClip() != unc.Object() || tool.Playing(h) {
 		t.Fatalf("shown %v %v", v, ok)
 	}
-	if len(unc.Pairs) > 0 && count(unc.Red[h.ShownAt]) == 0 {
+	if len(unc.Pairs) > 0 && Marked(unc.Red[h.ShownAt]) == 0 {
 		t.Errorf("frame %d shown has no red group", h.ShownAt)
 	}
 	// The red groups are those of the pairs the oracle finds, frame by
