@@ -32,6 +32,18 @@ type Ensemble struct {
 	Levels []*Clip // one per level, in the order given
 }
 
+// Mesh returns the whole ensemble as one mesh: the rest shape and every
+// group's triangles with the ensemble's vertex indices, in group order.
+func (e *Ensemble) Mesh() *Mesh {
+	m := &Mesh{Name: "ensemble", Positions: e.Rest}
+	for _, g := range e.Groups {
+		for _, t := range g.Triangles {
+			m.Triangles = append(m.Triangles, [3]int{g.First + t[0], g.First + t[1], g.First + t[2]})
+		}
+	}
+	return m
+}
+
 // EnsembleGroup is one group of an Ensemble: vertices First …
 // First+Count−1 of the mesh, its parent group (an index, −1 for a root),
 // its triangles with group-local indices (0 … Count−1), and its sewn

@@ -365,12 +365,7 @@ targets) or as OBJ frames with one o block per group.`)
 // plainSize writes frames as the plain per-frame morph export (one mesh,
 // one morph target per frame) beside out, returns its size and removes it.
 func plainSize(out string, e *assets.Ensemble, frames [][]mgl64.Vec3, fps float64) (int64, error) {
-	mesh := &assets.Mesh{Name: "ensemble", Positions: e.Rest}
-	for _, g := range e.Groups {
-		for _, t := range g.Triangles {
-			mesh.Triangles = append(mesh.Triangles, [3]int{g.First + t[0], g.First + t[1], g.First + t[2]})
-		}
-	}
+	mesh := e.Mesh()
 	path := strings.TrimSuffix(out, filepath.Ext(out)) + ".plain" + filepath.Ext(out)
 	obj := &assets.Object{Name: "ensemble", Mesh: mesh, Clip: &assets.Clip{Name: "played", FPS: fps, Frames: frames}}
 	if err := assets.SaveGLTF(path, obj, assets.ExportOptions{Mode: assets.ExportMorph}); err != nil {

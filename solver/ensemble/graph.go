@@ -170,8 +170,9 @@ var ErrNoGraph = errors.New("no transition within a level was found")
 //
 // progress, if set, is called after each task with the tasks done and the
 // total so far known. trace, if set, receives every csp.Event, tagged with
-// the worker that made it (calls are serialised). A cancelled ctx stops
-// the build and returns ctx.Err().
+// the worker that made it. Calls of progress and trace are serialised
+// together: never two at once, so they may share state without a lock. A
+// cancelled ctx stops the build and returns ctx.Err().
 func Build(ctx context.Context, m *Model, opts BuildOptions, progress func(done, total int), trace func(worker int, e csp.Event)) (*Graph, BuildStats, error) {
 	opts.defaults(m)
 	if err := opts.CSP.Validate(); err != nil {
@@ -340,13 +341,15 @@ func (b *builder) run(ctx context.Context, tasks []Task, first int, in [][]bool)
 	return out, nil
 }
 
+// report counts a finished task and calls progress, under the lock that
+// also serialises trace, so that a caller's progress and trace callbacks
+// never run at once.
 func (b *builder) report() {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.done++
-	done := b.done
-	b.mu.Unlock()
 	if b.progress != nil {
-		b.progress(done, b.total)
+		b.progress(b.done, b.total)
 	}
 }
 

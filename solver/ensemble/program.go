@@ -248,19 +248,26 @@ func (p *Program) tooFast(k, f int, tau []int) bool {
 // and the number of (pair, frame)s: New over every frame (so it adds to
 // Work), steps left out.
 func (p *Program) Interpenetrations(tau []int) (pairs []csp.Pair, pairFrames int) {
+	return p.InterpenetrationsBy(tau, nil)
+}
+
+// InterpenetrationsBy is Interpenetrations that also calls each, if set,
+// for every frame f with the contacts newly interpenetrating there (a
+// scratch slice, valid during the call).
+func (p *Program) InterpenetrationsBy(tau []int, each func(f int, contacts []csp.Pair)) (pairs []csp.Pair, pairFrames int) {
 	var found []csp.Pair
 	seen := map[csp.Pair]bool{}
 	for f := range p.Frames() {
-		found = p.New(found[:0], tau, f, nil)
+		found = slices.DeleteFunc(p.New(found[:0], tau, f, nil), func(pr csp.Pair) bool { return pr.K == pr.L }) // steps are not contacts
+		pairFrames += len(found)
 		for _, pr := range found {
-			if pr.K == pr.L {
-				continue // a step, not a contact
-			}
-			pairFrames++
 			if !seen[pr] {
 				seen[pr] = true
 				pairs = append(pairs, pr)
 			}
+		}
+		if each != nil {
+			each(f, found)
 		}
 	}
 	slices.SortFunc(pairs, func(a, b csp.Pair) int {

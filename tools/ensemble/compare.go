@@ -9,6 +9,7 @@ import (
 	"gallop/assets"
 	"gallop/internal/jobs"
 	"gallop/solver/ensemble"
+	"gallop/solver/ensemble/csp"
 	"gallop/tools"
 )
 
@@ -108,10 +109,10 @@ func (r *compareRun) work(ctx context.Context, rep jobs.Reporter) error {
 		}
 		res.obj = &assets.Object{Name: fmt.Sprintf("%s transition %d (%s)", b.Data.Name(), r.index+1, v), Mesh: b.Data.Mesh,
 			Clip: &assets.Clip{Name: v.String(), FPS: fps}}
-		seen := map[[2]int]bool{}
-		for f := range frames {
-			if err := ctx.Err(); err != nil {
-				return err
+		var failed error
+		pairs, pairFrames := p.InterpenetrationsBy(res.Tau, func(f int, contacts []csp.Pair) {
+			if failed = ctx.Err(); failed != nil {
+				return
 			}
 			s := f - H
 			res.obj.Clip.Frames = append(res.obj.Clip.Frames, ps.Transition(nil, tr.From, tr.To, res.Tau, s))
@@ -120,16 +121,8 @@ func (r *compareRun) work(ctx context.Context, rep jobs.Reporter) error {
 				w := m.Weight(s, tau)
 				blend[k] = w > 0 && w < 1
 			}
-			for _, pr := range p.New(nil, res.Tau, f, nil) {
-				if pr.K == pr.L {
-					continue // a group's step, not a contact
-				}
+			for _, pr := range contacts {
 				red[pr.K], red[pr.L] = true, true
-				res.PairFrames++
-				if !seen[[2]int{pr.K, pr.L}] {
-					seen[[2]int{pr.K, pr.L}] = true
-					res.Pairs = append(res.Pairs, [2]int{pr.K, pr.L})
-				}
 			}
 			res.Red, res.Blend = append(res.Red, red), append(res.Blend, blend)
 			done++
@@ -137,13 +130,14 @@ func (r *compareRun) work(ctx context.Context, rep jobs.Reporter) error {
 			text := fmt.Sprintf("%s: frame %d of %d", v, f+1, frames)
 			r.task.Latest.Publish(&Progress{Fraction: frac, Text: text})
 			rep.Report(frac, text)
-		}
-		slices.SortFunc(res.Pairs, func(a, b [2]int) int {
-			if a[0] != b[0] {
-				return a[0] - b[0]
-			}
-			return a[1] - b[1]
 		})
+		if failed != nil {
+			return failed
+		}
+		res.PairFrames = pairFrames
+		for _, pr := range pairs {
+			res.Pairs = append(res.Pairs, [2]int{pr.K, pr.L})
+		}
 	}
 	r.res = c
 	return nil
@@ -352,7 +346,7 @@ func (t *Tool) compareColors(v Variant, f int) [][3]float32 {
 	f = max(0, min(f, len(res.Red)-1))
 	cols := make([][3]float32, len(d.Ensemble.Rest))
 	for k, g := range d.Ensemble.Groups {
-		c := groupColor(k)
+		c := GroupColour(k)
 		switch {
 		case res.Red[f][k]:
 			c = redColour

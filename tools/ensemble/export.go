@@ -58,7 +58,7 @@ func (r *Recording) Compact(m *ensemble.Model, e *assets.Ensemble, name string) 
 	a := &assets.RigidAnimation{Name: name, FPS: r.FPS}
 	for k, g := range e.Groups {
 		mesh := &assets.Mesh{Name: g.Name, Positions: e.Rest[g.First : g.First+g.Count], Triangles: g.Triangles}
-		b := assets.RigidBody{Name: g.Name, Mesh: mesh, Color: groupColor(k)}
+		b := assets.RigidBody{Name: g.Name, Mesh: mesh, Color: GroupColour(k)}
 		b.Targets = append(m.Basis(k), m.SewingBasis(k)...)
 		for f := range r.World {
 			w := r.World[f][k]
@@ -78,10 +78,10 @@ func (r *Recording) Compact(m *ensemble.Model, e *assets.Ensemble, name string) 
 	return a, nil
 }
 
-// groupColor is the colour of group k in exports and in the window: a
+// GroupColour is the colour of group k in the window and the exports: a
 // few well-separated hues in turn, none of them red (Compare marks the
 // groups of new interpenetrating pairs red).
-func groupColor(k int) [3]float32 {
+func GroupColour(k int) [3]float32 {
 	palette := [...][3]float32{
 		{0.62, 0.78, 0.24}, {0.20, 0.45, 0.80}, {0.93, 0.68, 0.15}, {0.25, 0.62, 0.30},
 		{0.58, 0.30, 0.70}, {0.15, 0.65, 0.68}, {0.85, 0.45, 0.60}, {0.55, 0.55, 0.55},

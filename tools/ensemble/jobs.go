@@ -182,13 +182,7 @@ func (r *openRun) work(ctx context.Context, rep jobs.Reporter) error {
 }
 
 func newData(levels []string, groups string, ds *ensemble.Dataset, e *assets.Ensemble) *Data {
-	mesh := &assets.Mesh{Name: "ensemble", Positions: e.Rest}
-	for _, g := range e.Groups {
-		for _, t := range g.Triangles {
-			mesh.Triangles = append(mesh.Triangles, [3]int{g.First + t[0], g.First + t[1], g.First + t[2]})
-		}
-	}
-	return &Data{Levels: slices.Clone(levels), Groups: groups, Dataset: ds, Ensemble: e, Mesh: mesh}
+	return &Data{Levels: slices.Clone(levels), Groups: groups, Dataset: ds, Ensemble: e, Mesh: e.Mesh()}
 }
 
 // buildRun is a job fitting the model and building its motion graph.
@@ -227,8 +221,8 @@ func (r *buildRun) work(ctx context.Context, rep jobs.Reporter) error {
 		return err
 	}
 	bs := r.settings.build()
-	// Build serialises the trace and progress calls, so the state above
-	// needs no lock.
+	// Build serialises the trace and progress calls together, so the
+	// state above needs no lock.
 	cur := map[int]*Trace{}
 	trace := func(worker int, e csp.Event) {
 		switch e.Kind {

@@ -1,6 +1,7 @@
 package ensemble
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/internal/jobs"
 	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/csp"
 	"gallop/tools"
@@ -435,9 +437,6 @@ func (t *Tool) PlayState(h tools.Host) (PlayState, bool) {
 // glow).
 var blendColour = [3]float32{1, 0.9, 0.1}
 
-// GroupColour returns group k's colour in the viewport and the exports.
-func GroupColour(k int) [3]float32 { return groupColor(k) }
-
 // ClipColors returns the colours of the shown clip (the level's source
 // clip or the played stretch): each group in its colour, the groups
 // blending at the timeline's frame in yellow; in a comparison, the groups
@@ -458,7 +457,7 @@ func (t *Tool) ClipColors(h tools.Host) [][3]float32 {
 	}
 	cols := make([][3]float32, len(d.Ensemble.Rest))
 	for k, g := range d.Ensemble.Groups {
-		c := groupColor(k)
+		c := GroupColour(k)
 		if k < len(blend) && blend[k] {
 			c = blendColour
 		}
@@ -481,20 +480,28 @@ func (t *Tool) Export(h tools.Host) {
 	name := p.built.Data.Name() + " played"
 	rec := *p.rec // the frames so far; play may go on meanwhile
 	h.SaveFile("Export the played stretch as glTF", []string{"glb", "gltf"}, strings.ReplaceAll(name, " ", "-")+".glb", func(path string) {
-		a, err := rec.Compact(p.built.Model, p.built.Data.Ensemble, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
-		if err == nil {
-			err = assets.SaveRigidGLTF(path, a)
-		}
-		if err != nil {
-			h.Error(fmt.Errorf("ensemble export: %w", err))
-			return
-		}
-		size := int64(0)
-		if st, err := os.Stat(path); err == nil {
-			size = st.Size()
-		}
-		t.report = fmt.Sprintf("wrote %s (%d frames, %.1f s, %d bytes)", path, rec.Frames(), float64(rec.Frames())/rec.FPS, size)
-		h.Info("Ensemble: %s", t.report)
+		// A minute takes about 0.3 s to write: a job, not the UI thread.
+		var size int64
+		h.Jobs().Start("Ensemble: export "+filepath.Base(path), func(context.Context, jobs.Reporter) error {
+			a, err := rec.Compact(p.built.Model, p.built.Data.Ensemble, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+			if err == nil {
+				err = assets.SaveRigidGLTF(path, a)
+			}
+			if err == nil {
+				var st os.FileInfo
+				if st, err = os.Stat(path); err == nil {
+					size = st.Size()
+				}
+			}
+			return err
+		}, func(err error) {
+			if err != nil {
+				h.Error(fmt.Errorf("ensemble export: %w", err))
+				return
+			}
+			t.report = fmt.Sprintf("wrote %s (%d frames, %.1f s, %d bytes)", path, rec.Frames(), float64(rec.Frames())/rec.FPS, size)
+			h.Info("Ensemble: %s", t.report)
+		})
 	})
 }
 

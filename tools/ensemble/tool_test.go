@@ -149,6 +149,7 @@ func TestTool(t *testing.T) {
 	out := t.TempDir()
 	h.SavePath = filepath.Join(out, "played.glb")
 	tool.Export(h)
+	finish(tool, h) // the file is written on a job
 	if len(h.Errs) > 0 || !strings.Contains(tool.Report(), "wrote "+h.SavePath) {
 		t.Fatalf("export: %v, %q", h.Errs, tool.Report())
 	}
