@@ -340,24 +340,10 @@ func (t *Tool) endCompare(h tools.Host) {
 // compareColors returns the colours of variant v's frame f: groups in a
 // new interpenetrating pair red, blending ones yellow, the others in
 // their colours.
-func (t *Tool) compareColors(v Variant, f int) [][3]float32 {
-	d := t.data
+func (t *Tool) compareColors(v Variant, f int) (red, blend []bool) {
 	res := &t.cmp.Variants[v]
 	f = max(0, min(f, len(res.Red)-1))
-	cols := make([][3]float32, len(d.Ensemble.Rest))
-	for k, g := range d.Ensemble.Groups {
-		c := GroupColour(k)
-		switch {
-		case res.Red[f][k]:
-			c = redColour
-		case res.Blend[f][k]:
-			c = blendColour
-		}
-		for i := g.First; i < g.First+g.Count; i++ {
-			cols[i] = c
-		}
-	}
-	return cols
+	return res.Red[f], res.Blend[f]
 }
 
 // Marked returns how many groups bs marks (blending, or red in a

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -96,6 +97,8 @@ type Tool struct {
 	// restored are the dataset's folders and the graph file of a restored
 	// project, until they open.
 	restored *state
+
+	colors shownColors // what ClipColors last returned
 }
 
 // playback is a stretch of the player's output, shown as a clip that
@@ -442,30 +445,52 @@ var blendColour = [3]float32{1, 0.9, 0.1}
 // blending at the timeline's frame in yellow; in a comparison, the groups
 // of a new interpenetrating pair at that frame in red. Nil when none is
 // shown.
+//
+// The slice is kept while the groups' colours stay the same (a paused
+// frame, or frames with the same groups blending), so the viewport sees
+// the same colours and does not draw again for them.
 func (t *Tool) ClipColors(h tools.Host) [][3]float32 {
 	d := t.data
 	if d == nil || h.ShownClip() == nil || h.ShownClip().Mesh != d.Mesh {
 		return nil
 	}
+	var red, blend []bool
 	if v, ok := t.CompareShown(h); ok {
 		f, _ := h.ShownFrame()
-		return t.compareColors(v, f)
-	}
-	var blend []bool
-	if st, ok := t.PlayState(h); ok {
+		red, blend = t.compareColors(v, f)
+	} else if st, ok := t.PlayState(h); ok {
 		blend = st.Blending
+	}
+	groups := make([][3]float32, len(d.Ensemble.Groups))
+	for k := range groups {
+		switch {
+		case k < len(red) && red[k]:
+			groups[k] = redColour
+		case k < len(blend) && blend[k]:
+			groups[k] = blendColour
+		default:
+			groups[k] = GroupColour(k)
+		}
+	}
+	if t.colors.data == d && slices.Equal(t.colors.groups, groups) {
+		return t.colors.vertices
 	}
 	cols := make([][3]float32, len(d.Ensemble.Rest))
 	for k, g := range d.Ensemble.Groups {
-		c := GroupColour(k)
-		if k < len(blend) && blend[k] {
-			c = blendColour
-		}
 		for i := g.First; i < g.First+g.Count; i++ {
-			cols[i] = c
+			cols[i] = groups[k]
 		}
 	}
+	t.colors = shownColors{data: d, groups: groups, vertices: cols}
 	return cols
+}
+
+// shownColors are the colours ClipColors last returned: per group, and
+// per vertex of data's mesh (never changed once returned).
+type shownColors struct {
+	data     *Data
+	groups   [][3]float32
+	vertices [][3]float32
 }
 
 // Export asks where to save the recorded stretch and writes it as the
