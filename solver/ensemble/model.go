@@ -298,6 +298,21 @@ func (m *Model) Weight(s, tau int) float64 {
 	return min(max(w, 0), 1)
 }
 
+// Blending writes into dst (grown if short, returned) whether each group
+// blends at transition frame s under tau: its weight strictly between 0
+// and 1 (the paper's yellow glow).
+func (m *Model) Blending(dst []bool, s int, tau []int) []bool {
+	if cap(dst) < len(tau) {
+		dst = make([]bool, len(tau))
+	}
+	dst = dst[:len(tau)]
+	for k, t := range tau {
+		w := m.Weight(s, t)
+		dst[k] = w > 0 && w < 1
+	}
+	return dst
+}
+
 // states returns the number of source frames over all levels.
 func (m *Model) states() int { return m.levels[len(m.levels)-1] }
 

@@ -120,10 +120,7 @@ func (p *Player) Step(dst []mgl64.Vec3) []mgl64.Vec3 {
 	}
 	t := p.tr
 	dst = p.poser.Transition(dst, t.From, t.To, t.Tau, p.s)
-	for k, tau := range t.Tau {
-		w := m.Weight(p.s, tau)
-		p.blending[k] = w > 0 && w < 1
-	}
+	p.blending = m.Blending(p.blending, p.s, t.Tau)
 	if p.s == m.margin {
 		land := t.Landing(m)
 		p.level, p.frame, p.tr = land.Level, land.Frame, nil

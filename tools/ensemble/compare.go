@@ -116,11 +116,7 @@ func (r *compareRun) work(ctx context.Context, rep jobs.Reporter) error {
 			}
 			s := f - H
 			res.obj.Clip.Frames = append(res.obj.Clip.Frames, ps.Transition(nil, tr.From, tr.To, res.Tau, s))
-			red, blend := make([]bool, G), make([]bool, G)
-			for k, tau := range res.Tau {
-				w := m.Weight(s, tau)
-				blend[k] = w > 0 && w < 1
-			}
+			red, blend := make([]bool, G), m.Blending(nil, s, res.Tau)
 			for _, pr := range contacts {
 				red[pr.K], red[pr.L] = true, true
 			}
