@@ -53,7 +53,7 @@ func benchEnsemble(stdout io.Writer, data string, runs int) error {
 	emit(stdout, "ensemble_banner_cull", cull, "of the programs")
 	emit(stdout, "ensemble_banner_timeout", timeOut, "of the programs")
 	emit(stdout, "ensemble_banner_phi_over_sync", st.MeanPhi/st.MeanPhi0, "mean Φ over synchronous Φ(0)")
-	chk, err := tens.CheckTransitions(ctx, m, e, g.Transitions, tens.Oracle)
+	chk, err := tens.CheckTransitions(ctx, m, g.Transitions, tens.Oracle)
 	if err != nil {
 		return err
 	}

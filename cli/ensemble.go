@@ -16,6 +16,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/internal/shard"
 	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/csp"
 	tens "gallop/tools/ensemble"
@@ -87,6 +88,22 @@ type ensembleBuildResult struct {
 }
 
 func runEnsembleBuild(args []string, stdout io.Writer) error {
+	return ensembleBuild(args, stdout, nil)
+}
+
+// ensembleBuild runs `gallop ensemble build args`; with merged set (by
+// gallop merge: the last round's shard files, in order) it takes every
+// task's result from them instead of running the tasks.
+//
+// In shards the build runs as the steps of ensemble.Build in other
+// processes: --prepare loads the levels and fits the model once
+// (ensemblePrepared); round 1's shard K runs its block of phase 1's tasks
+// (ensembleRound1); round 2's shard K reads all of round 1, joins the
+// levels as Build does, runs its block of phase 2's tasks and checks its
+// share of the transitions (ensembleRound2); the merge finishes the build
+// from round 2's files. Each task draws from the stream its number in the
+// build gives it, so the graph is the unsharded one.
+func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error {
 	fs := flag.NewFlagSet("ensemble build", flag.ContinueOnError)
 	groups := fs.String("groups", "", "the groups file (default: groups.csv beside the level folders; none: each OBJ group a root group)")
 	tauMax := fs.Int("tau-max", 30, "largest transition offset τ_max, frames")
@@ -97,16 +114,25 @@ func runEnsembleBuild(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "write the graph to this file (JSON)")
 	check := fs.Bool("check", false, "count interpenetrations with the independent exhaustive checker (every triangle pair) instead of the solver's oracle")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
+	so := addShardOptions(fs, "ensemble build", args, true)
+	so.addRounds(fs, 2)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop ensemble build DIR... [--groups groups.csv] [--tau-max 30] [--samples N]
                              [--eta E] [--tries T] [--seed S] [--out GRAPH] [--check] [--json]
+                             [--prepare | --shard K/N --shard-round R] [--shard-dir D]
 
 Builds the Mesh Ensemble Motion Graph of the levels DIR... (one folder of OBJ
 frames per wind level, calmest first): per group a rigid frame and a PCA basis,
 transitions within and between levels from every one-second interval, their
 offsets found by the randomized nonpenetration solver. --json prints Table I's
 figures of the paper, the costs against synchronous transitions, and the new
-interpenetrations at the unconstrained minimum and after the solver.`)
+interpenetrations at the unconstrained minimum and after the solver.
+
+In shards: --prepare fits the model once; --shard K/N --shard-round 1 runs
+shard K's block of the intervals' transitions within levels; --shard K/N
+--shard-round 2 (after every shard of round 1) its block of those between
+levels, and checks its share; gallop merge of round 2's files prints and
+writes what the unsharded build does.`)
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -126,39 +152,174 @@ interpenetrations at the unconstrained minimum and after the solver.`)
 	case *tries < 1 || *tries > 1000:
 		return fmt.Errorf("--tries %d: want 1 to 1000", *tries)
 	}
+	spec, sharded, err := so.mode()
+	if err != nil {
+		return err
+	}
+	checker, checkerName := tens.Oracle, "oracle"
+	if *check {
+		checker, checkerName = tens.Exhaustive, "exhaustive"
+	}
 	ctx := context.Background()
 	pr := newProgress()
 	defer pr.Done()
-	res := ensembleBuildResult{}
-	start := time.Now()
-	d, e, err := tens.Load(ctx, dirs, *groups, func(done, total int) { pr.Report("loading frames %d/%d", done, total) })
-	if err != nil {
-		return err
+
+	// The model: fitted here, or read from the prepared stage.
+	var prep ensemblePrepared
+	if merged != nil {
+		so.dir = filepath.Dir(merged[0].Path)
 	}
-	res.LoadSeconds = time.Since(start).Seconds()
-	start = time.Now()
-	m, err := ensemble.NewModel(ctx, d, ensemble.Options{TauMax: *tauMax}, func(done, total int) { pr.Report("fitting groups %d/%d", done, total) })
-	if err != nil {
-		return err
+	have := false
+	if sharded || merged != nil {
+		if have, err = so.readPrepared(&prep); err != nil {
+			return err
+		}
 	}
-	res.ModelSeconds = time.Since(start).Seconds()
+	if !have {
+		start := time.Now()
+		d, _, err := tens.Load(ctx, dirs, *groups, func(done, total int) { pr.Report("loading frames %d/%d", done, total) })
+		if err != nil {
+			return err
+		}
+		prep.LoadSeconds = time.Since(start).Seconds()
+		start = time.Now()
+		prep.Model, err = ensemble.NewModel(ctx, d, ensemble.Options{TauMax: *tauMax}, func(done, total int) { pr.Report("fitting groups %d/%d", done, total) })
+		if err != nil {
+			return err
+		}
+		prep.ModelSeconds = time.Since(start).Seconds()
+	}
+	if so.prepare {
+		return so.writePrepared(&prep)
+	}
+	m := prep.Model
 	settings := tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries}
-	g, st, err := ensemble.Build(ctx, m, settings.Options(), func(done, total int) { pr.Report("transitions: task %d/%d", done, total) }, nil)
+	opts, within, err := ensemble.PlanBuild(m, settings.Options())
 	if err != nil {
 		return err
 	}
-	checker, name := tens.Oracle, "oracle"
-	if *check {
-		checker, name = tens.Exhaustive, "exhaustive"
+	taskProgress := func(done, total int) { pr.Report("transitions: task %d/%d", done, total) }
+
+	var g *ensemble.Graph
+	var st ensemble.BuildStats
+	var chk *tens.Check
+	var checkSeconds float64
+	switch {
+	case sharded && so.round == 1:
+		start := time.Now()
+		lo, hi := spec.Range(len(within))
+		rs, err := ensemble.RunTasks(ctx, m, opts, within[lo:hi], lo, nil, taskProgress, nil)
+		if err != nil {
+			return err
+		}
+		return so.write(spec, len(within), &ensembleRound1{Results: rs, Seconds: time.Since(start).Seconds()})
+	case sharded:
+		start := time.Now()
+		files, err := so.readRound(1, spec.N)
+		if err != nil {
+			return err
+		}
+		var phase1 []ensemble.TaskResult
+		var mine ensembleRound1
+		for _, f := range files {
+			var r ensembleRound1
+			if err := f.Decode(&r); err != nil {
+				return err
+			}
+			phase1 = append(phase1, r.Results...)
+			if f.Shard == spec.K {
+				mine = r
+			}
+		}
+		g, between, err := ensemble.JoinLevels(m, opts, phase1)
+		if err != nil {
+			return err
+		}
+		lo, hi := spec.Range(len(between))
+		rs, err := ensemble.RunTasks(ctx, m, opts, between[lo:hi], len(within)+lo, g.In, taskProgress, nil)
+		if err != nil {
+			return err
+		}
+		// Check this shard's share: the transitions of its phase 1 block
+		// that Build keeps, and those of its phase 2 block.
+		var ts []ensemble.Transition
+		for _, r := range mine.Results {
+			for _, t := range r.Transitions {
+				if g.Connects(m, &t) {
+					ts = append(ts, t)
+				}
+			}
+		}
+		for _, r := range rs {
+			ts = append(ts, r.Transitions...)
+		}
+		buildSeconds := mine.Seconds + time.Since(start).Seconds()
+		pr.Report("checking %d transitions (%s)", len(ts), checkerName)
+		start = time.Now()
+		c, err := tens.CheckTransitions(ctx, m, ts, checker)
+		if err != nil {
+			return err
+		}
+		return so.write(spec, len(between), &ensembleRound2{
+			Phase1: mine.Results, Phase2: rs, Checked: ts, Check: *c,
+			BuildSeconds: buildSeconds, CheckSeconds: time.Since(start).Seconds(),
+		})
+	case merged != nil:
+		var phase1, phase2 []ensemble.TaskResult
+		checks := map[string][2]int{}
+		for _, f := range merged {
+			var r ensembleRound2
+			if err := f.Decode(&r); err != nil {
+				return err
+			}
+			if len(r.Checked) != len(r.Check.After) || len(r.Checked) != len(r.Check.Unconstrained) {
+				return fmt.Errorf("%s: %d transitions checked, %d and %d results", f.Path, len(r.Checked), len(r.Check.After), len(r.Check.Unconstrained))
+			}
+			phase1 = append(phase1, r.Phase1...)
+			phase2 = append(phase2, r.Phase2...)
+			for x, t := range r.Checked {
+				checks[transitionKey(t)] = [2]int{r.Check.After[x], r.Check.Unconstrained[x]}
+			}
+			st.Seconds += r.BuildSeconds
+			checkSeconds += r.CheckSeconds
+		}
+		if len(phase1) != len(within) {
+			return fmt.Errorf("%s: round 2's files hold %d tasks of phase 1, the build has %d", merged[0].Path, len(phase1), len(within))
+		}
+		var between []ensemble.Task
+		g, between, err = ensemble.JoinLevels(m, opts, phase1)
+		if err != nil {
+			return err
+		}
+		if len(phase2) != len(between) || merged[0].Total != len(between) {
+			return fmt.Errorf("%s: round 2's files hold %d tasks of phase 2, the build has %d", merged[0].Path, len(phase2), len(between))
+		}
+		seconds := st.Seconds
+		st = ensemble.FinishBuild(m, opts, g, phase1, phase2)
+		st.Seconds = seconds
+		chk = &tens.Check{After: make([]int, len(g.Transitions)), Unconstrained: make([]int, len(g.Transitions))}
+		for x, t := range g.Transitions {
+			c, ok := checks[transitionKey(t)]
+			if !ok {
+				return fmt.Errorf("%s: transition %v → %v was not checked by any shard", merged[0].Path, t.From, t.To)
+			}
+			chk.After[x], chk.Unconstrained[x] = c[0], c[1]
+		}
+	default:
+		g, st, err = ensemble.Build(ctx, m, settings.Options(), taskProgress, nil)
+		if err != nil {
+			return err
+		}
+		pr.Report("checking %d transitions (%s)", len(g.Transitions), checkerName)
+		start := time.Now()
+		if chk, err = tens.CheckTransitions(ctx, m, g.Transitions, checker); err != nil {
+			return err
+		}
+		checkSeconds = time.Since(start).Seconds()
 	}
-	pr.Report("checking %d transitions (%s)", len(g.Transitions), name)
-	start = time.Now()
-	chk, err := tens.CheckTransitions(ctx, m, e, g.Transitions, checker)
-	if err != nil {
-		return err
-	}
-	res.CheckSeconds = time.Since(start).Seconds()
 	pr.Done()
+
+	res := ensembleBuildResult{LoadSeconds: prep.LoadSeconds, ModelSeconds: prep.ModelSeconds, CheckSeconds: checkSeconds, Checker: checkerName}
 	if *out != "" {
 		f, err := tens.NewGraphFile(dirs, *groups, m, settings, g)
 		if err != nil {
@@ -169,7 +330,7 @@ interpenetrations at the unconstrained minimum and after the solver.`)
 		}
 		res.Out = *out
 	}
-
+	d := m.Dataset()
 	res.Groups, res.Vertices, res.Ranks, res.Levels = m.Groups(), len(d.Rest), m.TotalRank(), len(d.Levels)
 	for l, lv := range d.Levels {
 		res.Frames += len(lv.Frames)
@@ -191,7 +352,6 @@ interpenetrations at the unconstrained minimum and after the solver.`)
 	if st.Found > 0 {
 		res.SecondsPerTransition = st.Seconds / float64(st.Found)
 	}
-	res.Checker = name
 	for x := range g.Transitions {
 		res.InterpenetrationsAfter += chk.After[x]
 		res.InterpenetrationsUnconstrained += float64(chk.Unconstrained[x])
@@ -208,11 +368,53 @@ interpenetrations at the unconstrained minimum and after the solver.`)
 	fmt.Fprintf(stdout, "Table I: t_CD %.3f s, nLocal %.1f, |C| %.1f, nWin/nIP %d/%d, OK/Cull/TOut %.2f/%.2f/%.2f, C = %g\n",
 		res.TCDSeconds, res.NLocal, res.Contacts, res.Wins, res.IntegerPrograms, ok, cull, timeOut, res.C)
 	fmt.Fprintf(stdout, "mean Φ %.4g (synchronous Φ(0) of the same pairs %.4g)\n", res.MeanPhi, res.MeanPhiSync)
-	fmt.Fprintf(stdout, "new interpenetrations (%s): %.1f per transition at the unconstrained minimum, %d after the solver\n", name, res.InterpenetrationsUnconstrained, res.InterpenetrationsAfter)
+	fmt.Fprintf(stdout, "new interpenetrations (%s): %.1f per transition at the unconstrained minimum, %d after the solver\n", checkerName, res.InterpenetrationsUnconstrained, res.InterpenetrationsAfter)
 	if res.Out != "" {
 		fmt.Fprintf(stdout, "wrote %s\n", res.Out)
 	}
 	return nil
+}
+
+// ensemblePrepared is the prepared stage of a sharded build: the fitted
+// model (with its dataset; ensemble.Model encodes itself bit for bit) and
+// the times it took.
+type ensemblePrepared struct {
+	Model                     *ensemble.Model
+	LoadSeconds, ModelSeconds float64
+}
+
+// ensembleRound1 is a shard of round 1: the results of its block of phase
+// 1's tasks, in order, and its wall time.
+type ensembleRound1 struct {
+	Results []ensemble.TaskResult
+	Seconds float64
+}
+
+// ensembleRound2 is a shard of round 2: the results of round 1's shard of
+// the same number (carried on, so that the merge needs round 2's files
+// alone) and of its block of phase 2's tasks; the transitions it checked
+// (the kept ones of its phase 1 block, all of its phase 2 block) with
+// their counts; its wall times.
+type ensembleRound2 struct {
+	Phase1, Phase2             []ensemble.TaskResult
+	Checked                    []ensemble.Transition
+	Check                      tens.Check
+	BuildSeconds, CheckSeconds float64
+}
+
+// transitionKey identifies a transition by its pair of states and its
+// offsets; two transitions with one key are the same transition, and a
+// check counts the same for both.
+func transitionKey(t ensemble.Transition) string {
+	return fmt.Sprint(t.From, t.To, t.Tau)
+}
+
+// mergeEnsembleBuild is gallop merge of a build's round 2 shard files.
+func mergeEnsembleBuild(files []*shard.File, stdout io.Writer) error {
+	if files[0].Round != 2 {
+		return fmt.Errorf("%s: a shard of round %d; the merge takes round 2's", files[0].Path, files[0].Round)
+	}
+	return ensembleBuild(files[0].Args, stdout, files)
 }
 
 // ensemblePlayResult is what `gallop ensemble play --json` prints.

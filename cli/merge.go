@@ -16,6 +16,9 @@ type shardCommand struct {
 	// prepared: the command has a prepared stage (--prepare), run once
 	// before the shards.
 	prepared bool
+	// rounds of shards (0 means 1): shard K of round r runs with
+	// --shard K/N --shard-round r after every shard of round r−1.
+	rounds int
 	// merge runs the command as the shard files' arguments say, taking the
 	// work of its units from the files instead of doing it, and writes
 	// what the unsharded run writes.
@@ -25,7 +28,9 @@ type shardCommand struct {
 // shardCommands are the commands that run in shards, by the name their
 // shard files give.
 func shardCommands() map[string]shardCommand {
-	return map[string]shardCommand{}
+	return map[string]shardCommand{
+		"ensemble build": {prepared: true, rounds: 2, merge: mergeEnsembleBuild},
+	}
 }
 
 // ShardPlan says how to run the command args (as after `gallop`, for

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"gallop/internal/shard"
 )
@@ -20,18 +22,27 @@ type shardOptions struct {
 	command  string   // as in the shard files: "sample", "ensemble build", ...
 	args     []string // the command's arguments without the shard options
 	prepared bool     // whether the command has a prepared stage
+	rounds   int      // rounds of shards, each reading the one before (1: one round)
+	round    int      // --shard-round
 }
 
 // addShardOptions adds the shard options to fs; prepared says whether the
 // command has a prepared stage (--prepare).
 func addShardOptions(fs *flag.FlagSet, command string, args []string, prepared bool) *shardOptions {
-	o := &shardOptions{command: command, args: shard.Strip(args), prepared: prepared}
+	o := &shardOptions{command: command, args: shard.Strip(args), prepared: prepared, rounds: 1, round: 1}
 	fs.StringVar(&o.spec, "shard", "", "run only shard K of N of the work (K/N) and write it to --shard-dir for `gallop merge`")
 	fs.StringVar(&o.dir, "shard-dir", ".", "with --shard or --prepare: the folder of the shard files")
 	if prepared {
 		fs.BoolVar(&o.prepare, "prepare", false, "do the work every shard shares and write it to --shard-dir for them")
 	}
 	return o
+}
+
+// addRounds makes the command's shards run in n rounds, shard K of round
+// r reading every file of round r−1 (--shard-round r; default the last).
+func (o *shardOptions) addRounds(fs *flag.FlagSet, n int) {
+	o.rounds, o.round = n, n
+	fs.IntVar(&o.round, "shard-round", n, fmt.Sprintf("with --shard: which round of shards to run, 1 to %d, each reading the files of the round before", n))
 }
 
 // mode is what the options ask for: whether to run a shard (and which),
@@ -47,13 +58,28 @@ func (o *shardOptions) mode() (s shard.Spec, sharded bool, err error) {
 	if err != nil {
 		return shard.Spec{}, false, fmt.Errorf("--shard: %w", err)
 	}
+	if o.round < 1 || o.round > o.rounds {
+		return shard.Spec{}, false, fmt.Errorf("--shard-round %d: want 1 to %d", o.round, o.rounds)
+	}
 	return s, true, nil
 }
 
 // header is the header of this run's shard s over total units.
 func (o *shardOptions) header(s shard.Spec, total int) shard.Header {
 	lo, hi := s.Range(total)
-	return shard.Header{Kind: shard.KindShard, Command: o.command, Args: o.args, Shard: s.K, Of: s.N, Units: [2]int{lo, hi}, Total: total}
+	h := shard.Header{Kind: shard.KindShard, Command: o.command, Args: o.args, Shard: s.K, Of: s.N, Units: [2]int{lo, hi}, Total: total}
+	if o.rounds > 1 {
+		h.Round = o.round
+	}
+	return h
+}
+
+// fileName is the file of shard s in round r.
+func (o *shardOptions) fileName(r int, s shard.Spec) string {
+	if r == o.rounds {
+		return shard.FileName(o.dir, s)
+	}
+	return shard.RoundFileName(o.dir, r, s)
 }
 
 // write writes shard s's payload into the shard folder.
@@ -61,7 +87,7 @@ func (o *shardOptions) write(s shard.Spec, total int, payload any) error {
 	if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		return err
 	}
-	return shard.Write(shard.FileName(o.dir, s), o.header(s, total), payload)
+	return shard.Write(o.fileName(o.round, s), o.header(s, total), payload)
 }
 
 // writePrepared writes the prepared stage's payload into the shard folder.
@@ -86,4 +112,21 @@ func (o *shardOptions) readPrepared(v any) (bool, error) {
 		return false, err
 	}
 	return true, f.Decode(v)
+}
+
+// readRound reads every shard file of round r for shards of N, checked
+// to be one whole run of these arguments.
+func (o *shardOptions) readRound(r, n int) ([]*shard.File, error) {
+	paths := make([]string, n)
+	for k := range paths {
+		paths[k] = o.fileName(r, shard.Spec{K: k + 1, N: n})
+	}
+	files, err := shard.ReadSet(paths)
+	if err != nil {
+		return nil, fmt.Errorf("round %d: %w", r, err)
+	}
+	if f := files[0]; f.Command != o.command || !slices.Equal(f.Args, o.args) {
+		return nil, fmt.Errorf("%s: shard of other settings (%s %s)", f.Path, f.Command, strings.Join(f.Args, " "))
+	}
+	return files, nil
 }

@@ -9,6 +9,10 @@
 // (Kind "prepared") has the same shape: the work that every shard would
 // otherwise repeat, done once before them.
 //
+// Some commands shard their work in rounds, each round's shards reading
+// every file of the round before (a graph whose second phase depends on
+// the whole first): the rounds' files are told apart by Header.Round.
+//
 // Shard K of N (1 ≤ K ≤ N) owns the contiguous block of units
 // [⌊(K−1)·U/N⌋, ⌊K·U/N⌋) of a command's U units (chains, clips, intervals,
 // files): every unit belongs to exactly one shard, and the blocks differ in
@@ -76,6 +80,12 @@ func FileName(dir string, s Spec) string {
 	return filepath.Join(dir, fmt.Sprintf("shard-%d-of-%d.gsh", s.K, s.N))
 }
 
+// RoundFileName is the shard file of s in an earlier round than a
+// command's last (whose files are FileName's): dir/round-R-shard-K-of-N.gsh.
+func RoundFileName(dir string, round int, s Spec) string {
+	return filepath.Join(dir, fmt.Sprintf("round-%d-shard-%d-of-%d.gsh", round, s.K, s.N))
+}
+
 // PreparedName is the prepared file in dir.
 func PreparedName(dir string) string { return filepath.Join(dir, "prepared.gsh") }
 
@@ -84,12 +94,13 @@ type Header struct {
 	Format  string   `json:"format"`
 	Version int      `json:"version"`
 	Kind    string   `json:"kind"`
-	Command string   `json:"command"` // "sample", "ensemble build", ...
-	Args    []string `json:"args"`    // the command's arguments, without the shard options
-	Shard   int      `json:"shard"`   // K; 0 for a prepared file
-	Of      int      `json:"of"`      // N; 0 for a prepared file
-	Units   [2]int   `json:"units"`   // the block [lo, hi) of units
-	Total   int      `json:"total"`   // every unit of the run
+	Command string   `json:"command"`         // "sample", "ensemble build", ...
+	Args    []string `json:"args"`            // the command's arguments, without the shard options
+	Round   int      `json:"round,omitempty"` // for a command whose shards run in rounds, 1, 2, ...
+	Shard   int      `json:"shard"`           // K; 0 for a prepared file
+	Of      int      `json:"of"`              // N; 0 for a prepared file
+	Units   [2]int   `json:"units"`           // the block [lo, hi) of units
+	Total   int      `json:"total"`           // every unit of the run
 }
 
 // Spec is the header's shard.
@@ -98,7 +109,7 @@ func (h Header) Spec() Spec { return Spec{h.Shard, h.Of} }
 // sameRun reports whether two headers are of one run: command, arguments
 // and shard count.
 func (h Header) sameRun(o Header) bool {
-	return h.Command == o.Command && h.Of == o.Of && h.Total == o.Total && slices.Equal(h.Args, o.Args)
+	return h.Command == o.Command && h.Round == o.Round && h.Of == o.Of && h.Total == o.Total && slices.Equal(h.Args, o.Args)
 }
 
 // File is a header with its payload still encoded.
@@ -138,6 +149,10 @@ func Write(path string, h Header, payload any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -252,8 +267,8 @@ func ReadPrepared(path, command string, args []string) (*File, error) {
 	return f, nil
 }
 
-// Strip returns args without the shard options --shard K/N, --shard-dir D
-// and --prepare (in their -x, --x, x=v and x v forms), which say where a
+// Strip returns args without the shard options --shard K/N, --shard-dir D,
+// --shard-round R and --prepare (in their -x, --x, x=v and x v forms), which say where a
 // run's work goes, not what it is.
 func Strip(args []string) []string {
 	out := make([]string, 0, len(args))
@@ -270,7 +285,7 @@ func Strip(args []string) []string {
 		name, _, hasValue := strings.Cut(name, "=")
 		switch name {
 		case "prepare":
-		case "shard", "shard-dir":
+		case "shard", "shard-dir", "shard-round":
 			if !hasValue {
 				i++
 			}

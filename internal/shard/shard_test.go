@@ -40,7 +40,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestStrip(t *testing.T) {
-	got := Strip([]string{"--scenario", "spell", "--shard", "2/4", "--shard-dir=/x", "--prepare", "--json", "-shard=1/2", "--", "--shard"})
+	got := Strip([]string{"--scenario", "spell", "--shard", "2/4", "--shard-dir=/x", "--prepare", "--shard-round", "1", "--json", "-shard=1/2", "--", "--shard"})
 	want := []string{"--scenario", "spell", "--json", "--", "--shard"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)

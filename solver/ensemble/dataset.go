@@ -78,6 +78,14 @@ func (d *Dataset) Validate() error {
 }
 
 func (d *Dataset) validate(o Options) error {
+	if err := d.validateShape(); err != nil {
+		return err
+	}
+	return d.validateLevels(o)
+}
+
+// validateShape checks everything of Validate but the levels' frames.
+func (d *Dataset) validateShape() error {
 	if len(d.Groups) == 0 {
 		return fmt.Errorf("ensemble: no groups")
 	}
@@ -95,10 +103,7 @@ func (d *Dataset) validate(o Options) error {
 	if err := d.validateHierarchy(); err != nil {
 		return err
 	}
-	if err := d.validateAttachments(); err != nil {
-		return err
-	}
-	return d.validateLevels(o)
+	return d.validateAttachments()
 }
 
 // vertexName names the group and group-local index of ensemble vertex v.

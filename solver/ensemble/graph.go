@@ -165,8 +165,13 @@ var ErrNoGraph = errors.New("no transition within a level was found")
 // levels are minutes long, where random transitions close loops; a level
 // of a few seconds, with 2H + 1 frames per transition, has no strongly
 // connected component of any size unless its late intervals loop back.
-// Tasks run on both cores, each on its own random stream, so the result
-// depends only on the options.
+// Tasks run on both cores, each on its own random stream (its number in
+// the build), so the result depends only on the options.
+//
+// Build is PlanBuild, RunTasks over phase 1, JoinLevels, RunTasks over
+// phase 2 and FinishBuild in turn; a build split over processes or
+// machines runs the same steps, each task anywhere, and gets the same
+// graph.
 //
 // progress, if set, is called after each task with the tasks done and the
 // total so far known. trace, if set, receives every csp.Event, tagged with
@@ -174,72 +179,130 @@ var ErrNoGraph = errors.New("no transition within a level was found")
 // together: never two at once, so they may share state without a lock. A
 // cancelled ctx stops the build and returns ctx.Err().
 func Build(ctx context.Context, m *Model, opts BuildOptions, progress func(done, total int), trace func(worker int, e csp.Event)) (*Graph, BuildStats, error) {
-	opts.defaults(m)
-	if err := opts.CSP.Validate(); err != nil {
+	start := time.Now()
+	opts, within, err := PlanBuild(m, opts)
+	if err != nil {
 		return nil, BuildStats{}, err
 	}
-	start := time.Now()
-	L := len(m.data.Levels)
+	b := &builder{m: m, opts: opts, trace: trace, total: len(within), progress: progress}
+	first, err := b.run(ctx, within, 0, nil)
+	if err != nil {
+		return nil, BuildStats{}, err
+	}
+	g, between, err := JoinLevels(m, opts, first)
+	if err != nil {
+		return nil, BuildStats{}, err
+	}
+	b.mu.Lock()
+	b.total += len(between)
+	b.mu.Unlock()
+	second, err := b.run(ctx, between, len(within), g.In)
+	if err != nil {
+		return nil, BuildStats{}, err
+	}
+	st := FinishBuild(m, opts, g, first, second)
+	st.Seconds = time.Since(start).Seconds()
+	return g, st, nil
+}
+
+// PlanBuild checks opts for m, fills in their defaults and returns them
+// with the tasks of phase 1, numbered from 0: every interval of every
+// level to elsewhere in its own.
+func PlanBuild(m *Model, opts BuildOptions) (BuildOptions, []Task, error) {
+	opts.defaults(m)
+	if err := opts.CSP.Validate(); err != nil {
+		return opts, nil, err
+	}
 	for l, lv := range m.data.Levels {
 		if need := 4*m.margin + 2; len(lv.Frames) < need {
-			return nil, BuildStats{}, fmt.Errorf("%w: level %s has %d frames; a transition that loops back within a level needs at least %d (H = %d frames on both sides of where it leaves and of where it lands, H = τ_max + τ_blend/2): a smaller τ_max needs fewer",
+			return opts, nil, fmt.Errorf("%w: level %s has %d frames; a transition that loops back within a level needs at least %d (H = %d frames on both sides of where it leaves and of where it lands, H = τ_max + τ_blend/2): a smaller τ_max needs fewer",
 				ErrNoGraph, levelName(lv, l), len(lv.Frames), need, m.margin)
 		}
 	}
 	var within []Task
-	for l := range L {
+	for l := range m.data.Levels {
 		for k := range m.intervals(l, opts.Interval) {
 			within = append(within, Task{l, k, l})
 		}
 	}
-	b := &builder{m: m, opts: opts, trace: trace, total: len(within), progress: progress}
-	found, err := b.run(ctx, within, 0, nil)
-	if err != nil {
-		return nil, BuildStats{}, err
-	}
-	g := &Graph{Transitions: found}
+	return opts, within, nil
+}
+
+// TaskResult is what one build task found: its transitions (at most one
+// per leaving frame tried), the solver's figures and the task's own time.
+type TaskResult struct {
+	Transitions []Transition
+	Stats       csp.Stats
+	Seconds     float64
+}
+
+// RunTasks runs tasks, numbered from first in their build, on both cores
+// and returns their results in task order. in, when set (phase 2: the
+// Graph of JoinLevels), restricts leaving and landing frames to the
+// levels' components. opts must come from PlanBuild. progress and trace
+// are as Build's.
+func RunTasks(ctx context.Context, m *Model, opts BuildOptions, tasks []Task, first int, in [][]bool, progress func(done, total int), trace func(worker int, e csp.Event)) ([]TaskResult, error) {
+	b := &builder{m: m, opts: opts, trace: trace, total: len(tasks), progress: progress}
+	return b.run(ctx, tasks, first, in)
+}
+
+// JoinLevels takes the results of phase 1 (every task of PlanBuild, in
+// order) and returns the graph so far, each level's largest strongly
+// connected component with the transitions that start and land in it, and
+// the tasks of phase 2, numbered from len(phase 1): from every interval
+// holding leaving frames of its level's component to each other level (and
+// to its own where phase 1 left it none). A level without a component is
+// an error wrapping ErrNoGraph.
+func JoinLevels(m *Model, opts BuildOptions, phase1 []TaskResult) (*Graph, []Task, error) {
+	g := &Graph{Transitions: transitionsOf(phase1)}
 	g.components(m)
-	for l := range L {
+	for l := range m.data.Levels {
 		if !slices.Contains(g.In[l], true) {
-			ok, cull, timeOut := b.stats.Fractions()
-			return nil, BuildStats{}, fmt.Errorf("%w: level %s (%d programs: %.0f%% feasible, %.0f%% culled, %.0f%% timed out; a larger η or N_samples may find some)", ErrNoGraph, levelName(m.data.Levels[l], l), b.stats.Programs, 100*ok, 100*cull, 100*timeOut)
+			stats := statsOf(phase1)
+			ok, cull, timeOut := stats.Fractions()
+			return nil, nil, fmt.Errorf("%w: level %s (%d programs: %.0f%% feasible, %.0f%% culled, %.0f%% timed out; a larger η or N_samples may find some)", ErrNoGraph, levelName(m.data.Levels[l], l), stats.Programs, 100*ok, 100*cull, 100*timeOut)
 		}
 	}
-	// Keep the within-level transitions that start and land in their
-	// component; phase 2 joins the components.
-	g.Transitions = slices.DeleteFunc(g.Transitions, func(t Transition) bool { return !g.connects(m, &t) })
+	g.Transitions = slices.DeleteFunc(g.Transitions, func(t Transition) bool { return !g.Connects(m, &t) })
 	var between []Task
-	for l := range L {
+	for l := range m.data.Levels {
 		for k := range m.intervals(l, opts.Interval) {
 			if !g.intervalIn(m, l, k, opts.Interval) {
 				continue
 			}
-			for to := range L {
+			for to := range m.data.Levels {
 				if to != l || !g.serves(m, l, k, opts.Interval, l) {
 					between = append(between, Task{l, k, to})
 				}
 			}
 		}
 	}
-	b.mu.Lock()
-	b.total += len(between)
-	b.mu.Unlock()
-	more, err := b.run(ctx, between, len(within), g.In)
-	if err != nil {
-		return nil, BuildStats{}, err
-	}
-	g.Transitions = append(g.Transitions, more...)
-	g.sort()
+	return g, between, nil
+}
 
-	st := BuildStats{CSP: b.stats, Tasks: b.tasks, Missing: b.missing, CPUTasks: b.cpu, Found: len(g.Transitions), C: opts.CSP.C}
-	for l := range L {
+// FinishBuild adds phase 2's transitions to g (from JoinLevels), sorts
+// them, and returns the build's figures over both phases (all but
+// Seconds, the caller's wall time).
+func FinishBuild(m *Model, opts BuildOptions, g *Graph, phase1, phase2 []TaskResult) BuildStats {
+	g.Transitions = append(g.Transitions, transitionsOf(phase2)...)
+	g.sort()
+	st := BuildStats{Found: len(g.Transitions), C: opts.CSP.C}
+	for _, r := range slices.Concat(phase1, phase2) {
+		st.CSP.Merge(r.Stats)
+		st.Tasks++
+		if len(r.Transitions) == 0 {
+			st.Missing++
+		}
+		st.CPUTasks += r.Seconds
+	}
+	for l := range m.data.Levels {
 		for k := range m.intervals(l, opts.Interval) {
 			if !g.intervalIn(m, l, k, opts.Interval) {
 				continue
 			}
 			st.Intervals++
 			all := true
-			for to := range L {
+			for to := range m.data.Levels {
 				all = all && g.serves(m, l, k, opts.Interval, to)
 			}
 			if all {
@@ -255,8 +318,25 @@ func Build(ctx context.Context, m *Model, opts BuildOptions, progress func(done,
 		st.MeanPhi /= float64(st.Found)
 		st.MeanPhi0 /= float64(st.Found)
 	}
-	st.Seconds = time.Since(start).Seconds()
-	return g, st, nil
+	return st
+}
+
+// transitionsOf returns the transitions of rs, in order.
+func transitionsOf(rs []TaskResult) []Transition {
+	var out []Transition
+	for _, r := range rs {
+		out = append(out, r.Transitions...)
+	}
+	return out
+}
+
+// statsOf sums the solver's figures of rs.
+func statsOf(rs []TaskResult) csp.Stats {
+	var s csp.Stats
+	for _, r := range rs {
+		s.Merge(r.Stats)
+	}
+	return s
 }
 
 // intervalIn reports whether interval k of level l holds a leaving frame
@@ -293,19 +373,15 @@ type builder struct {
 	progress func(done, total int)
 	total    int
 
-	mu      sync.Mutex
-	done    int
-	stats   csp.Stats
-	tasks   int
-	missing int
-	cpu     float64
+	mu   sync.Mutex
+	done int
 }
 
-// run runs tasks (numbered from first) and returns the transitions found,
-// in task order. in, when set, restricts leaving and landing frames to the
-// levels' components.
-func (b *builder) run(ctx context.Context, tasks []Task, first int, in [][]bool) ([]Transition, error) {
-	results := make([][]Transition, len(tasks))
+// run runs tasks (numbered from first) and returns their results in task
+// order. in, when set, restricts leaving and landing frames to the levels'
+// components.
+func (b *builder) run(ctx context.Context, tasks []Task, first int, in [][]bool) ([]TaskResult, error) {
+	results := make([]TaskResult, len(tasks))
 	errs := make([]error, len(tasks))
 	workers := min(parallel.Workers(), max(1, len(tasks)))
 	next := make(chan int)
@@ -331,14 +407,12 @@ func (b *builder) run(ctx context.Context, tasks []Task, first int, in [][]bool)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var out []Transition
-	for i, r := range results {
-		if errs[i] != nil {
-			return nil, errs[i]
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, r...)
 	}
-	return out, nil
+	return results, nil
 }
 
 // report counts a finished task and calls progress, under the lock that
@@ -353,11 +427,11 @@ func (b *builder) report() {
 	}
 }
 
-// task runs one (interval, target) task: up to Tries leaving frames, drawn
-// from the task's own stream, each with a COMPUTE-MEMG-TRANSITION over the
-// target's candidates. It returns the transitions found, at most one per
-// leaving frame.
-func (b *builder) task(ctx context.Context, worker int, t Task, id uint64, in [][]bool) ([]Transition, error) {
+// task runs one (interval, target) task, number id of its build: up to
+// Tries leaving frames, drawn from the task's own stream, each with a
+// COMPUTE-MEMG-TRANSITION over the target's candidates. It returns the
+// transitions found, at most one per leaving frame.
+func (b *builder) task(ctx context.Context, worker int, t Task, id uint64, in [][]bool) (TaskResult, error) {
 	m, o := b.m, b.opts
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(o.Seed, id))
@@ -379,8 +453,7 @@ func (b *builder) task(ctx context.Context, worker int, t Task, id uint64, in []
 			b.trace(worker, e)
 		}
 	}
-	var found []Transition
-	var stats csp.Stats
+	var r TaskResult
 	for _, i := range leave[:min(len(leave), o.Tries)] {
 		from := State{t.From, i}
 		var cands []csp.Candidate
@@ -403,23 +476,16 @@ func (b *builder) task(ctx context.Context, worker int, t Task, id uint64, in []
 			continue
 		}
 		res, s, err := csp.Compute(ctx, cands, o.CSP, rng, trace)
-		stats.Merge(s)
+		r.Stats.Merge(s)
 		if err != nil {
-			return nil, err
+			return TaskResult{}, err
 		}
 		if res.Found {
-			found = append(found, Transition{From: from, To: State{t.To, res.J}, Tau: res.Tau, Phi: res.Phi, Phi0: res.Phi0})
+			r.Transitions = append(r.Transitions, Transition{From: from, To: State{t.To, res.J}, Tau: res.Tau, Phi: res.Phi, Phi0: res.Phi0})
 		}
 	}
-	b.mu.Lock()
-	b.stats.Merge(stats)
-	b.tasks++
-	if len(found) == 0 {
-		b.missing++
-	}
-	b.cpu += time.Since(began).Seconds()
-	b.mu.Unlock()
-	return found, nil
+	r.Seconds = time.Since(began).Seconds()
+	return r, nil
 }
 
 func abs(x int) int {
@@ -474,16 +540,16 @@ func (g *Graph) components(m *Model) {
 	}
 }
 
-// connects reports whether t starts in its level's component and lands
+// Connects reports whether t starts in its level's component and lands
 // in its target's.
-func (g *Graph) connects(m *Model, t *Transition) bool {
+func (g *Graph) Connects(m *Model, t *Transition) bool {
 	land := t.Landing(m)
 	return g.In[t.From.Level][t.Start(m)] && land.Frame < len(g.In[land.Level]) && g.In[land.Level][land.Frame]
 }
 
 // sort orders the transitions by From, then To.
 func (g *Graph) sort() {
-	slices.SortFunc(g.Transitions, func(a, b Transition) int {
+	slices.SortStableFunc(g.Transitions, func(a, b Transition) int {
 		if c := cmpState(a.From, b.From); c != 0 {
 			return c
 		}
@@ -535,7 +601,7 @@ func (g *Graph) Validate(m *Model) error {
 				return fmt.Errorf("ensemble graph: transition %d: group %d's offset %d is outside ±%d", x+1, k+1, tau, m.opts.TauMax)
 			}
 		}
-		if !g.connects(m, t) {
+		if !g.Connects(m, t) {
 			return fmt.Errorf("ensemble graph: transition %d (%+v → %+v) leaves or lands outside the components", x+1, t.From, t.To)
 		}
 		leaves[t.From.Level][t.Start(m)] = true

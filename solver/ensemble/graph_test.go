@@ -40,7 +40,7 @@ func TestBuildBanner(t *testing.T) {
 		t.Errorf("mean Φ %.3g, not below the synchronous %.3g", st.MeanPhi, st.MeanPhi0)
 	}
 	for _, tr := range g.Transitions {
-		if !g.connects(m, &tr) {
+		if !g.Connects(m, &tr) {
 			t.Errorf("%+v → %+v leaves or lands outside the components", tr.From, tr.To)
 		}
 		p := m.Program(tr.From, tr.To)

@@ -76,6 +76,7 @@ type Model struct {
 	sources   []sourceContacts // per state, on demand
 	scenes    sync.Pool        // *scene scratch for source contact detection
 	stepLimit []float64        // per group, the largest step of the reconstructed sources
+	dataSteps []float64        // per group, the largest step of the data
 }
 
 // NewModel builds the model of d: d is validated for the options (see
@@ -147,6 +148,7 @@ func NewModel(ctx context.Context, d *Dataset, opts Options, progress func(done,
 		}
 	}
 	m.stepLimit = m.sourceSteps()
+	m.dataSteps = m.dataStepsOf()
 	return m, nil
 }
 

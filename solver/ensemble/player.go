@@ -66,7 +66,7 @@ func NewPlayer(m *Model, g *Graph, level int, seed uint64) (*Player, error) {
 	}
 	for x := range g.Transitions {
 		t := &g.Transitions[x]
-		if g.connects(m, t) {
+		if g.Connects(m, t) {
 			p.starts[t.From.Level][t.Start(m)] = append(p.starts[t.From.Level][t.Start(m)], x)
 		}
 	}
@@ -168,7 +168,10 @@ func (p *Player) choose() int {
 // StepLimits; here between consecutive frames of the data, not of the
 // model's reconstruction): what a played sequence's steps are measured
 // against.
-func (m *Model) MaxSteps() []float64 {
+func (m *Model) MaxSteps() []float64 { return m.dataSteps }
+
+// dataStepsOf computes MaxSteps from the data.
+func (m *Model) dataStepsOf() []float64 {
 	out := make([]float64, len(m.groups))
 	for _, lv := range m.data.Levels {
 		for f := 1; f < len(lv.Frames); f++ {

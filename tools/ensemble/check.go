@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"gallop/assets"
 	"gallop/internal/parallel"
 	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/exhaustive"
@@ -35,18 +34,20 @@ const (
 	Exhaustive
 )
 
-// CheckTransitions checks ts with checker on both cores.
-func CheckTransitions(ctx context.Context, m *ensemble.Model, e *assets.Ensemble, ts []ensemble.Transition, checker Checker) (*Check, error) {
+// CheckTransitions checks ts with checker on both cores. The exhaustive
+// checker takes the groups, triangles and attachments of m's dataset.
+func CheckTransitions(ctx context.Context, m *ensemble.Model, ts []ensemble.Transition, checker Checker) (*Check, error) {
 	c := &Check{After: make([]int, len(ts)), Unconstrained: make([]int, len(ts))}
+	d := m.Dataset()
 	var groups []exhaustive.Group
-	for _, g := range e.Groups {
+	for _, g := range d.Groups {
 		eg := exhaustive.Group{First: g.First, Count: g.Count, Triangles: g.Triangles, Parent: g.Parent}
 		for _, a := range g.Attach {
-			eg.Attach = append(eg.Attach, exhaustive.Attachment{Vertex: a[0], ParentVertex: a[1]})
+			eg.Attach = append(eg.Attach, exhaustive.Attachment{Vertex: a.Vertex, ParentVertex: a.ParentVertex})
 		}
 		groups = append(groups, eg)
 	}
-	ex, err := exhaustive.New(groups, len(e.Rest))
+	ex, err := exhaustive.New(groups, len(d.Rest))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,104 @@
+package ensemble
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"slices"
+	"testing"
+
+	"gallop/solver/ensemble/csp"
+)
+
+// TestModelGob: a model decoded from its encoding poses every source
+// frame and every frame of a transition bit for bit as the original, with
+// the same costs, step limits, source contacts and collision oracle; and a
+// build split into its steps over two halves of each phase's tasks, on the
+// decoded model, gives the graph Build gives on the original. A truncated
+// or altered encoding is an error, not a panic.
+func TestModelGob(t *testing.T) {
+	d := synthetic(2, motion{})
+	m := model(t, d, Options{TauMax: 6})
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	enc := b.Bytes()
+	var back Model
+	if err := gob.NewDecoder(bytes.NewReader(enc)).Decode(&back); err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.states() {
+		s := m.state(i)
+		if !slices.Equal(m.Pose(s), back.Pose(s)) {
+			t.Fatalf("state %v poses differently", s)
+		}
+		if !slices.Equal(m.SourceContacts(s), back.SourceContacts(s)) {
+			t.Fatalf("state %v: source contacts differ", s)
+		}
+	}
+	if !slices.Equal(m.StepLimits(), back.StepLimits()) || !slices.Equal(m.MaxSteps(), back.MaxSteps()) || m.TotalRank() != back.TotalRank() {
+		t.Fatal("step limits or ranks differ")
+	}
+	a, c := State{0, m.margin + 3}, State{1, m.margin + 9}
+	if m.Distance(a, c) != back.Distance(a, c) {
+		t.Fatal("Φ(0) differs")
+	}
+	tau := make([]int, m.Groups())
+	for k := range tau {
+		tau[k] = k%3 - 1
+	}
+	p, q := m.NewPoser(), back.NewPoser()
+	for s := -m.margin; s <= m.margin; s++ {
+		if !slices.Equal(p.Transition(nil, a, c, tau, s), q.Transition(nil, a, c, tau, s)) {
+			t.Fatalf("transition frame %d poses differently", s)
+		}
+	}
+	pa, _ := m.Program(a, c).Interpenetrations(tau)
+	pb, _ := back.Program(a, c).Interpenetrations(tau)
+	if !slices.Equal(pa, pb) {
+		t.Fatalf("oracle: %v against %v", pa, pb)
+	}
+
+	ctx := context.Background()
+	opts := BuildOptions{Seed: 5, Tries: 1, CSP: csp.Options{Samples: 2}}
+	want, wantStats, err := Build(ctx, m, opts, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	halves := func(m *Model, opts BuildOptions, tasks []Task, first int, in [][]bool) []TaskResult {
+		h := len(tasks) / 2
+		r1, err := RunTasks(ctx, m, opts, tasks[:h], first, in, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := RunTasks(ctx, m, opts, tasks[h:], first+h, in, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(r1, r2...)
+	}
+	o, within, err := PlanBuild(&back, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase1 := halves(&back, o, within, 0, nil)
+	g, between, err := JoinLevels(&back, o, phase1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase2 := halves(&back, o, between, len(within), g.In)
+	st := FinishBuild(&back, o, g, phase1, phase2)
+	if len(g.Transitions) == 0 || !slices.EqualFunc(want.Transitions, g.Transitions, func(a, b Transition) bool {
+		return a.From == b.From && a.To == b.To && a.Phi == b.Phi && a.Phi0 == b.Phi0 && slices.Equal(a.Tau, b.Tau)
+	}) || st.Found != wantStats.Found || st.Served != wantStats.Served || st.CSP.Programs != wantStats.CSP.Programs || st.CSP.Wins != wantStats.CSP.Wins {
+		t.Fatalf("steps on the decoded model: %d transitions, %+v; Build: %d, %+v", len(g.Transitions), st, len(want.Transitions), wantStats)
+	}
+
+	for _, n := range []int{0, 10, len(enc) / 2, len(enc) - 1} {
+		var x Model
+		if err := gob.NewDecoder(bytes.NewReader(enc[:n])).Decode(&x); err == nil {
+			t.Errorf("%d of %d bytes decoded", n, len(enc))
+		}
+	}
+}
