@@ -25,7 +25,9 @@ type shardCommand struct {
 // shardCommands are the commands that run in shards, by the name their
 // shard files give.
 func shardCommands() map[string]shardCommand {
-	return map[string]shardCommand{}
+	return map[string]shardCommand{
+		"sample": {merge: mergeSample},
+	}
 }
 
 // ShardPlan says how to run the command args (as after `gallop`, for
