@@ -26,6 +26,7 @@ type shardCommand struct {
 // shard files give.
 func shardCommands() map[string]shardCommand {
 	return map[string]shardCommand{
+		"rig":    {merge: mergeRig},
 		"sample": {merge: mergeSample},
 	}
 }
