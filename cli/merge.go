@@ -28,6 +28,7 @@ func shardCommands() map[string]shardCommand {
 	return map[string]shardCommand{
 		"rig":    {merge: mergeRig},
 		"sample": {merge: mergeSample},
+		"synth":  {prepared: true, merge: mergeSynth},
 	}
 }
 
