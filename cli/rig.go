@@ -44,16 +44,15 @@ type rigResult struct {
 
 // rigJob is what one animation is rigged with: the options of runRig.
 type rigJob struct {
-	ref         string // --reference, "" for the first frame
-	bones       int
-	maxInfl     int
-	iters       int
-	polish      int
-	opts        ssdr.Options
-	json        bool
-	folder      bool   // IN is a folder of animations
-	out         string // --out: the file, or with folder the folder
-	outFileName string // with folder: the .glb file an animation is written to, by its name
+	ref     string // --reference, "" for the first frame
+	bones   int
+	maxInfl int
+	iters   int
+	polish  int
+	opts    ssdr.Options
+	json    bool
+	folder  bool   // IN is a folder of animations
+	out     string // --out: the file, or with folder the folder
 }
 
 func runRig(args []string, stdout io.Writer) error {
