@@ -48,7 +48,6 @@ type rigJob struct {
 	bones   int
 	maxInfl int
 	iters   int
-	polish  int
 	opts    ssdr.Options
 	json    bool
 	folder  bool   // IN is a folder of animations
@@ -146,7 +145,7 @@ gallop merge, which prints exactly what the whole run does, times aside.`)
 	if *polish == 0 {
 		opts.PolishIterations = -1
 	}
-	job := rigJob{ref: *refPath, bones: *bones, maxInfl: *maxInfl, iters: *iters, polish: *polish, opts: opts, json: *asJSON, out: *out}
+	job := rigJob{ref: *refPath, bones: *bones, maxInfl: *maxInfl, iters: *iters, opts: opts, json: *asJSON, out: *out}
 	var results []rigResult
 	if files != nil {
 		for _, f := range files {
