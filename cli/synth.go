@@ -116,7 +116,7 @@ func (p *synthPrepared) model() *synth.Model {
 // entry of the report (File set with --out, which its shard writes), the
 // acceleration ratio of each splice (for the mean and the share above
 // 1.5), each part's walk (Source: what tells clips apart for the distinct
-// count) and, for the first PairwiseClips clips only, its bones (12
+// count) and, for the first pairwiseClips clips only, its bones (12
 // floats per bone and frame: R column by column, then T), from which the
 // mean pairwise RMS distance is computed as the whole run computes it.
 type synthUnit struct {
@@ -168,8 +168,8 @@ random walks through their motion graph, splices blended in the gradient
 domain. --json prints the figures, per clip its seed, frames, splices and
 the largest splice acceleration against the input's 99th percentile.
 
-With --shard K/N it synthesises only clips ⌊(K−1)·N'/N⌋ to ⌊K·N'/N⌋−1 of the
-N' (--count; their seeds as in the whole run), writing their files to --out,
+With --shard K/N it synthesises only clips ⌊(K−1)·C/N⌋ to ⌊K·C/N⌋−1 of the
+C = --count (their seeds as in the whole run), writing their files to --out,
 and writes their results to --shard-dir for gallop merge, which prints
 exactly what the whole run does, times aside. --prepare (run once, before
 the shards, with the same options) loads IN and infers its rig, the work
