@@ -30,6 +30,9 @@ type shardCommand struct {
 func shardCommands() map[string]shardCommand {
 	return map[string]shardCommand{
 		"ensemble build": {prepared: true, rounds: 2, merge: mergeEnsembleBuild},
+		"rig":            {merge: mergeRig},
+		"sample":         {merge: mergeSample},
+		"synth":          {prepared: true, merge: mergeSynth},
 	}
 }
 

@@ -9,9 +9,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/shard"
+	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
 	"gallop/tools/gallery"
 )
@@ -32,6 +35,18 @@ type chainReport struct {
 }
 
 func runSample(args []string, stdout io.Writer) error {
+	return sampleCommand(args, stdout, nil)
+}
+
+// mergeSample is runSample with the chains' results read from the shard
+// files instead of run.
+func mergeSample(files []*shard.File, stdout io.Writer) error {
+	return sampleCommand(files[0].Args, stdout, files)
+}
+
+// sampleCommand runs `gallop sample` with args: the plain run, a shard of
+// it, or (files not nil) the merge of its shard files.
+func sampleCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
 	scenario := fs.String("scenario", "", "ball2d, bowling, spell or dice")
 	iterations := fs.Int("iterations", 1000, "iterations per chain")
@@ -42,6 +57,7 @@ func runSample(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "write the distinct satisfying samples of all chains to this folder as .glb files")
 	fps := fs.Float64("fps", 60, "frame rate of the animations --out writes")
 	lambda := fs.Float64("lambda", 0, "λ of the Gibbs constraint term λ^k (bowling, spell, dice), > 1; 0: the scenario's default")
+	shards := addShardOptions(fs, "sample", args, false)
 	runners := make(map[string]func(context.Context, sampleRun) error, len(sampleScenarios))
 	for name, add := range sampleScenarios {
 		runners[name] = add(fs)
@@ -49,16 +65,25 @@ func runSample(args []string, stdout io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop sample --scenario ball2d|bowling|spell|dice [scenario options]
                      [--iterations N] [--chains C] [--seed S] [--json]
+                     [--distinct N] [--out DIR [--fps F]] [--shard K/N [--shard-dir D]]
 
 Samples plausible animations that satisfy the scenario's constraints by Markov
 chain Monte Carlo (Chenney and Forsyth 2000), C chains at once, and reports
 per chain: iterations, acceptance rate, the first iteration whose sample
 satisfies the constraints (-1 if none), the fraction of samples after it that
 satisfy them, how many satisfying samples it kept and how many of those are
-distinct animations, and the wall time.`)
+distinct animations, and the wall time. With --out it writes the most
+different satisfying samples of all chains (chain by chain, each in the
+order found) as .glb files.
+
+With --shard K/N it runs only chains ⌊(K−1)·C/N⌋ to ⌊K·C/N⌋−1 (their seeds
+as in the whole run) and writes their results to --shard-dir for
+gallop merge, which prints and writes (--out) exactly what the whole run
+does, wall times aside.`)
 		fs.PrintDefaults()
 	}
-	if err := parse(fs, args); err != nil {
+	err := parse(fs, args)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -81,7 +106,11 @@ distinct animations, and the wall time.`)
 	if *lambda != 0 && !(*lambda > 1) {
 		return fmt.Errorf("--lambda %v: λ must be greater than 1 (λ ≤ 1 would not reward meeting constraints)", *lambda)
 	}
-	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout, dir: *out, fps: *fps, name: *scenario, lambda: *lambda}
+	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout, dir: *out, fps: *fps, name: *scenario, lambda: *lambda,
+		shards: shards, files: files}
+	if run.spec, run.sharded, err = shards.mode(); err != nil {
+		return err
+	}
 	runner, ok := runners[*scenario]
 	switch {
 	case *scenario == "":
@@ -90,7 +119,7 @@ distinct animations, and the wall time.`)
 	case !ok:
 		return fmt.Errorf("--scenario %q: want ball2d, bowling, spell or dice", *scenario)
 	}
-	if run.dir != "" {
+	if run.dir != "" && !run.sharded {
 		if err := os.MkdirAll(run.dir, 0o755); err != nil {
 			return err
 		}
@@ -130,18 +159,80 @@ type sampleRun struct {
 	dir, name                    string // --out and the scenario's name
 	fps                          float64
 	lambda                       float64 // --lambda, 0 for the scenario's default
+
+	shards  *shardOptions
+	spec    shard.Spec    // with sharded: the shard to run
+	sharded bool          // run one shard and write its file
+	files   []*shard.File // not nil: merge these shard files
+}
+
+// sampleChain is one chain's result, the unit of gallop sample's shards:
+// what its line of the report says and, with --out, every satisfying
+// sample it kept (State and Outcome, the Chain numbered as in the whole
+// run), which the selection of the most different samples over all
+// chains needs. Encoded with gob, the statistics, states and outcomes keep
+// every bit, so the merge's report and selection are the whole run's.
+type sampleChain[S, O any] struct {
+	Stats    mcmc.Stats
+	Kept     int // satisfying samples kept
+	Distinct int // how many of them are distinct, up to --distinct
+	Samples  []mcmc.Kept[S, O]
+}
+
+// samplePayload is a shard file's payload: its chains, in order.
+type samplePayload[S, O any] struct {
+	Chains []sampleChain[S, O]
 }
 
 // sample runs the chains of one scenario (a plausible.Gallery, as the
-// Gallery tool does) and prints a report per chain.
+// Gallery tool does) and prints a report per chain; or, sharded, runs its
+// shard's chains and writes their results; or merges the shard files.
 func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sampleRun) error {
-	seeds := make([]uint64, r.chains)
-	for c := range seeds {
-		seeds[c] = r.seed + uint64(c)
+	var chains []sampleChain[S, O]
+	switch {
+	case r.files != nil:
+		for _, f := range r.files {
+			var p samplePayload[S, O]
+			if err := f.Decode(&p); err != nil {
+				return err
+			}
+			if len(p.Chains) != f.Units[1]-f.Units[0] {
+				return fmt.Errorf("%s: %d chains, want %d", f.Path, len(p.Chains), f.Units[1]-f.Units[0])
+			}
+			chains = append(chains, p.Chains...)
+		}
+		if len(chains) != r.chains {
+			return fmt.Errorf("the shards hold %d chains, their arguments ask for %d", len(chains), r.chains)
+		}
+	case r.sharded:
+		lo, hi := r.spec.Range(r.chains)
+		cs, err := runChains(ctx, sc, r, lo, hi)
+		if err != nil {
+			return err
+		}
+		return r.shards.write(r.spec, r.chains, samplePayload[S, O]{Chains: cs})
+	default:
+		var err error
+		if chains, err = runChains(ctx, sc, r, 0, r.chains); err != nil {
+			return err
+		}
+	}
+	return finishSample(sc, r, chains)
+}
+
+// runChains runs chains lo to hi−1 of r (chain c has seed r.seed + c) and
+// returns their results.
+func runChains[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sampleRun, lo, hi int) ([]sampleChain[S, O], error) {
+	seeds := make([]uint64, hi-lo)
+	for i := range seeds {
+		seeds[i] = r.seed + uint64(lo+i)
+	}
+	if len(seeds) == 0 {
+		return nil, nil
 	}
 	g, err := plausible.NewGallery(sc, seeds, r.iterations)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	line := newProgress()
 	stop := make(chan struct{})
@@ -162,11 +253,37 @@ func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sample
 	close(stop)
 	line.Done()
 	if err != nil {
-		return err
+		return nil, err
 	}
+	out := make([]sampleChain[S, O], len(seeds))
+	for i, st := range stats {
+		out[i] = sampleChain[S, O]{Stats: st, Kept: g.Kept(i), Distinct: g.DistinctIn(i, r.distinct)}
+		if r.dir == "" {
+			continue
+		}
+		kept, err := plausible.KeptIn[S, O](g, i)
+		if err != nil {
+			return nil, err
+		}
+		out[i].Samples = slices.Clone(kept)
+		for k := range out[i].Samples {
+			out[i].Samples[k].Chain = lo + i
+		}
+	}
+	return out, nil
+}
+
+// finishSample writes (--out) the most different satisfying samples of
+// all chains, chosen over the chains' kept samples in chain order, and
+// prints a report per chain.
+func finishSample[S, O any](sc plausible.Scenario[S, O], r sampleRun, chains []sampleChain[S, O]) error {
 	if r.dir != "" {
-		for _, e := range g.Distinct(r.distinct) {
-			rec, err := g.Record(e, r.fps)
+		var all []mcmc.Kept[S, O]
+		for _, c := range chains {
+			all = append(all, c.Samples...)
+		}
+		for _, e := range mcmc.Distinct(all, r.distinct, sc.Distance, sc.Same()) {
+			rec, err := sc.Record(e.State, r.fps)
 			if err != nil {
 				return fmt.Errorf("chain %d, iteration %d: %w", e.Chain, e.Iteration, err)
 			}
@@ -181,11 +298,12 @@ func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sample
 			}
 		}
 	}
-	for c, st := range stats {
+	for c, ch := range chains {
+		st := ch.Stats
 		rep := chainReport{
-			Chain: c, Seed: seeds[c], Iterations: st.Iterations, AcceptanceRate: st.AcceptanceRate,
+			Chain: c, Seed: r.seed + uint64(c), Iterations: st.Iterations, AcceptanceRate: st.AcceptanceRate,
 			FirstSatisfied: st.FirstSatisfied, SatisfiedFraction: st.SatisfiedAfter,
-			Satisfying: g.Kept(c), Distinct: g.DistinctIn(c, r.distinct), WallSeconds: st.Wall.Seconds(),
+			Satisfying: ch.Kept, Distinct: ch.Distinct, WallSeconds: st.Wall.Seconds(),
 			BestMet: st.BestMet, Constraints: st.Of,
 		}
 		if r.json {

@@ -16,6 +16,8 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/parallel"
+	"gallop/internal/shard"
+	"gallop/solver/ssdr"
 	"gallop/solver/synth"
 	tsynth "gallop/tools/synth"
 )
@@ -77,6 +79,67 @@ func (t *targetsFlag) Set(s string) error {
 }
 
 func runSynth(args []string, stdout io.Writer) error {
+	return synthCommand(args, stdout, nil)
+}
+
+// mergeSynth is runSynth with the clips' results read from the shard
+// files instead of synthesised.
+func mergeSynth(files []*shard.File, stdout io.Writer) error {
+	return synthCommand(files[0].Args, stdout, files)
+}
+
+// synthPrepared is the prepared stage of gallop synth, the work every
+// shard shares: the input as loaded (the rest mesh, the frame rate) and
+// its SSDR rig (the weights and each input frame's bones), which is most
+// of that work, and the two figures synth.Analyze measures on the input
+// frames, so that the frames themselves (nine tenths of the data) need
+// not be stored. Encoded with gob, every float keeps its bit pattern, so
+// the synth.Model rebuilt from it is the one Infer returned, and
+// synth.Analyze given the figures (Options.Figures) and the motion graphs
+// (a few hundredths of a second for pcow, against a second of SSDR) come
+// out the same, bit for bit, as in the whole run.
+type synthPrepared struct {
+	Rest        *assets.Mesh // the rest pose; its Positions and Triangles are the model's
+	FPS         float64
+	Weights     [][]ssdr.Influence
+	Bones       [][]ssdr.Transform
+	Figures     synth.InputFigures
+	SSDRSeconds float64
+}
+
+// model is the synth.Model of p, without its input frames.
+func (p *synthPrepared) model() *synth.Model {
+	return &synth.Model{Rest: p.Rest.Positions, Triangles: p.Rest.Triangles, Weights: p.Weights, Bones: p.Bones}
+}
+
+// synthUnit is one clip's result, the unit of gallop synth's shards: its
+// entry of the report (File set with --out, which its shard writes), the
+// acceleration ratio of each splice (for the mean and the share above
+// 1.5), each part's walk (Source: what tells clips apart for the distinct
+// count) and, for the first pairwiseClips clips only, its bones (12
+// floats per bone and frame: R column by column, then T), from which the
+// mean pairwise RMS distance is computed as the whole run computes it.
+type synthUnit struct {
+	Clip        synthClip
+	SpliceAccel []float64
+	Walks       [][]int
+	Bones       []float64
+}
+
+// synthPayload is a shard file's payload: its clips, in order, and the
+// time their synthesis took.
+type synthPayload struct {
+	Units            []synthUnit
+	SynthesisSeconds float64
+}
+
+// pairwiseClips is how many of the first clips the mean pairwise RMS
+// distance compares.
+const pairwiseClips = 16
+
+// synthCommand runs `gallop synth` with args: the plain run, its prepared
+// stage, a shard of it, or (files not nil) the merge of its shard files.
+func synthCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	fs := flag.NewFlagSet("synth", flag.ContinueOnError)
 	refPath := fs.String("reference", "", "the rest pose, an .obj file with the animation's vertices (default: IN's reference.obj beside its frames folder, else the first frame)")
 	bones := fs.Int("bones", tsynth.DefaultBones, "SSDR bones")
@@ -91,17 +154,27 @@ func runSynth(args []string, stdout io.Writer) error {
 	outDir := fs.String("out", "", "write each clip to DIR/clip-SEED.glb as a skinned glTF")
 	morph := fs.Bool("morph", false, "with --out, write morph targets instead of a skin")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
+	shards := addShardOptions(fs, "synth", args, true)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop synth IN [--reference REF.obj] [--bones B] [--count N] [--seconds S]
                    [--seed K] [--threshold T] [--blend gradient|linear|poisson]
                    [--components] [--target F@G ...] [--out DIR [--morph]] [--json]
+                   [--prepare | --shard K/N] [--shard-dir D]
 
 Turns one mesh animation (IN: a folder of OBJ frames, or a .gltf / .glb file
 whose first animated object is used) into N different clips of S seconds by
 One-to-Many (Zheng 2013): an SSDR rig, transitions between similar frames,
 random walks through their motion graph, splices blended in the gradient
 domain. --json prints the figures, per clip its seed, frames, splices and
-the largest splice acceleration against the input's 99th percentile.`)
+the largest splice acceleration against the input's 99th percentile.
+
+With --shard K/N it synthesises only clips ⌊(K−1)·C/N⌋ to ⌊K·C/N⌋−1 of the
+C = --count (their seeds as in the whole run), writing their files to --out,
+and writes their results to --shard-dir for gallop merge, which prints
+exactly what the whole run does, times aside. --prepare (run once, before
+the shards, with the same options) loads IN and infers its rig, the work
+every shard would otherwise repeat, and writes it to --shard-dir, where the
+shards and the merge find it.`)
 		fs.PrintDefaults()
 	}
 	in, err := parseInput(fs, args)
@@ -122,11 +195,156 @@ the largest splice acceleration against the input's 99th percentile.`)
 	case *threshold < 0 || math.IsNaN(*threshold):
 		return fmt.Errorf("--threshold %v: want a positive cost", *threshold)
 	}
-	mesh, clip, err := loadAnimation(in)
+	spec, sharded, err := shards.mode()
 	if err != nil {
 		return err
 	}
-	ref := *refPath
+	line := newProgress()
+	defer line.Done()
+	if files != nil {
+		shards.dir = filepath.Dir(files[0].Path) // the prepared file is with the shards
+	}
+	var prep synthPrepared
+	have := false
+	if sharded || files != nil {
+		if have, err = shards.readPrepared(&prep); err != nil {
+			return err
+		}
+	}
+	opts := synth.Options{Components: *components}
+	var model *synth.Model
+	if have {
+		model, opts.Figures = prep.model(), &prep.Figures
+	} else if model, err = prepareSynth(&prep, in, *refPath, *bones, line); err != nil {
+		return err
+	}
+	start := time.Now()
+	line.Report("synth: transitions")
+	a, err := synth.Analyze(context.Background(), model, opts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	if shards.prepare {
+		prep.Figures = synth.InputFigures{Accel99: a.Accel99, EdgeMax: a.EdgeMax}
+		return shards.writePrepared(prep)
+	}
+	graphs, err := tsynth.Graphs(a, *threshold)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	fps := prep.FPS
+	frames := int(math.Round(*seconds * fps))
+	if frames < 2 {
+		return fmt.Errorf("--seconds %v at %v fps is fewer than 2 frames", *seconds, fps)
+	}
+	analysisSeconds := prep.SSDRSeconds + time.Since(start).Seconds()
+
+	var units []synthUnit
+	var synthesisSeconds float64
+	if files != nil {
+		for _, f := range files {
+			var p synthPayload
+			if err := f.Decode(&p); err != nil {
+				return err
+			}
+			if len(p.Units) != f.Units[1]-f.Units[0] {
+				return fmt.Errorf("%s: %d clips, want %d", f.Path, len(p.Units), f.Units[1]-f.Units[0])
+			}
+			units = append(units, p.Units...)
+			synthesisSeconds += p.SynthesisSeconds
+		}
+		if len(units) != *count {
+			return fmt.Errorf("the shards hold %d clips, their arguments ask for %d", len(units), *count)
+		}
+	} else {
+		s, err := a.NewSynthesizer(graphs, synth.Request{Frames: frames, Blend: blend, Targets: targets})
+		if err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+		lo, hi := 0, *count
+		if sharded {
+			lo, hi = spec.Range(*count)
+		}
+		start := time.Now()
+		if units, err = synthClips(s, a, *seed, lo, hi, prep.Rest, fps, *outDir, *morph, line); err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+		synthesisSeconds = time.Since(start).Seconds()
+		if sharded {
+			return shards.write(spec, *count, synthPayload{Units: units, SynthesisSeconds: synthesisSeconds})
+		}
+	}
+
+	r := synthResult{
+		Vertices: len(model.Rest), InFrames: model.NumFrames(), FPS: fps, Bones: *bones, Blend: blend.String(),
+		Parts: len(a.Parts), CutNodes: a.CutNodes, Threshold: graphs[0].Threshold,
+		SSDRSeconds: prep.SSDRSeconds, AnalysisSeconds: analysisSeconds, SynthesisSeconds: synthesisSeconds,
+		Clips: make([]synthClip, len(units)),
+	}
+	if r.CutNodes == nil {
+		r.CutNodes = []int{}
+	}
+	for _, g := range graphs {
+		r.Candidates += len(g.Transitions)
+		r.GraphNodes += len(g.Segments)
+		r.SCCNodes += len(g.Largest)
+	}
+	var sum float64
+	var n, over int
+	for i, u := range units {
+		r.Clips[i] = u.Clip
+		for _, x := range u.SpliceAccel {
+			sum += x
+			n++
+			if x > 1.5 {
+				over++
+			}
+		}
+		r.MaxEdgeRatio = max(r.MaxEdgeRatio, u.Clip.EdgeRatio)
+	}
+	if n > 0 {
+		r.MeanSpliceAccRatio, r.SplicesOver15 = sum/float64(n), float64(over)/float64(n)
+	}
+	r.Distinct = distinctClips(units)
+	r.PairwiseClips = min(len(units), pairwiseClips)
+	first := make([]*synth.Clip, r.PairwiseClips)
+	for i := range first {
+		if first[i], err = unflattenBones(units[i], a); err != nil {
+			return err
+		}
+	}
+	pairs := 0
+	for i := range first {
+		line.Report("synth: distances of clip %d of %d", i+1, len(first))
+		for j := range i {
+			r.MeanPairwiseRMS += synth.Distance(first[i], first[j])
+			pairs++
+		}
+	}
+	if pairs > 0 {
+		r.MeanPairwiseRMS /= float64(pairs)
+	}
+	line.Done()
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(r)
+	}
+	fmt.Fprintf(stdout, "%d clips of %d frames from %d input frames (%d bones, %d parts): %d candidate transitions, graph of %d nodes, largest strongly connected component %d\n",
+		len(units), frames, r.InFrames, r.Bones, r.Parts, r.Candidates, r.GraphNodes, r.SCCNodes)
+	fmt.Fprintf(stdout, "splice acceleration: mean %.3f of the input's 99th percentile, %.1f%% above 1.5; edges change at most %.3f times the input's most; %d distinct\n",
+		r.MeanSpliceAccRatio, 100*r.SplicesOver15, r.MaxEdgeRatio, r.Distinct)
+	fmt.Fprintf(stdout, "analysis %.2f s (SSDR %.2f s), synthesis %.2f s\n", r.AnalysisSeconds, r.SSDRSeconds, r.SynthesisSeconds)
+	return nil
+}
+
+// prepareSynth loads the animation in and its rest pose (ref, or IN's
+// reference.obj beside its frames folder, else the first frame), infers
+// its SSDR rig of bones bones into p and returns its model, input frames
+// included.
+func prepareSynth(p *synthPrepared, in, ref string, bones int, line *progress) (*synth.Model, error) {
+	mesh, clip, err := loadAnimation(in)
+	if err != nil {
+		return nil, err
+	}
 	if ref == "" {
 		if cand := filepath.Join(filepath.Dir(filepath.Clean(in)), "reference.obj"); fileExists(cand) {
 			ref = cand
@@ -137,152 +355,121 @@ the largest splice acceleration against the input's 99th percentile.`)
 	if ref != "" {
 		r, err := assets.LoadOBJ(ref)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if r.NumVertices() != mesh.NumVertices() {
-			return fmt.Errorf("%s: %d vertices, the animation %s has %d", ref, r.NumVertices(), in, mesh.NumVertices())
+			return nil, fmt.Errorf("%s: %d vertices, the animation %s has %d", ref, r.NumVertices(), in, mesh.NumVertices())
 		}
 		rest = r
 	}
-	fps := clip.FPS
-	if !(fps > 0) {
-		fps = assets.DefaultFPS
+	p.FPS = clip.FPS
+	if !(p.FPS > 0) {
+		p.FPS = assets.DefaultFPS
 	}
-	frames := int(math.Round(*seconds * fps))
-	if frames < 2 {
-		return fmt.Errorf("--seconds %v at %v fps is fewer than 2 frames", *seconds, fps)
-	}
-
-	line := newProgress()
 	start := time.Now()
-	model, err := tsynth.Infer(context.Background(), rest, clip, *bones, func(it int, rmse float64) {
+	model, err := tsynth.Infer(context.Background(), rest, clip, bones, func(it int, rmse float64) {
 		line.Report("synth: rig iteration %d, RMSE %.4g", it, rmse)
 	})
 	if err != nil {
-		line.Done()
-		return fmt.Errorf("%s: %w", in, err)
+		return nil, fmt.Errorf("%s: %w", in, err)
 	}
-	ssdrSeconds := time.Since(start).Seconds()
-	line.Report("synth: transitions")
-	a, err := synth.Analyze(context.Background(), model, synth.Options{Components: *components})
-	if err != nil {
-		line.Done()
-		return fmt.Errorf("%s: %w", in, err)
-	}
-	graphs, err := tsynth.Graphs(a, *threshold)
-	if err != nil {
-		line.Done()
-		return fmt.Errorf("%s: %w", in, err)
-	}
-	analysisSeconds := time.Since(start).Seconds()
-	s, err := a.NewSynthesizer(graphs, synth.Request{Frames: frames, Blend: blend, Targets: targets})
-	if err != nil {
-		line.Done()
-		return fmt.Errorf("%s: %w", in, err)
-	}
-	seeds := make([]uint64, *count)
-	for k := range seeds {
-		seeds[k] = *seed + uint64(k)
+	p.SSDRSeconds = time.Since(start).Seconds()
+	p.Rest, p.Weights, p.Bones = rest, model.Weights, model.Bones
+	return model, nil
+}
+
+// synthClips synthesises clips lo to hi−1 (clip k has seed seed + k),
+// measures each, writes each to dir/clip-SEED.glb when dir is set, and
+// returns their results.
+func synthClips(s *synth.Synthesizer, a *synth.Analysis, seed uint64, lo, hi int, rest *assets.Mesh, fps float64, dir string, morph bool, line *progress) ([]synthUnit, error) {
+	seeds := make([]uint64, hi-lo)
+	for i := range seeds {
+		seeds[i] = seed + uint64(lo+i)
 	}
 	var done atomic.Int64
-	start = time.Now()
 	clips, err := s.Clips(context.Background(), seeds, func() {
 		line.Report("synth: %d of %d clips", done.Add(1), len(seeds))
 	})
-	synthesisSeconds := time.Since(start).Seconds()
 	if err != nil {
-		line.Done()
-		return fmt.Errorf("%s: %w", in, err)
+		return nil, err
 	}
-
-	r := synthResult{
-		Vertices: len(model.Rest), InFrames: len(model.Input), FPS: fps, Bones: *bones, Blend: blend.String(),
-		Parts: len(a.Parts), CutNodes: a.CutNodes, Threshold: graphs[0].Threshold,
-		SSDRSeconds: ssdrSeconds, AnalysisSeconds: analysisSeconds, SynthesisSeconds: synthesisSeconds,
-		Clips: make([]synthClip, len(clips)),
-	}
-	if r.CutNodes == nil {
-		r.CutNodes = []int{}
-	}
-	for _, g := range graphs {
-		r.Candidates += len(g.Transitions)
-		r.GraphNodes += len(g.Segments)
-		r.SCCNodes += len(g.Largest)
-	}
-	qs := make([]synth.Quality, len(clips))
+	units := make([]synthUnit, len(clips))
 	done.Store(0)
 	parallel.For(len(clips), func(i int) {
-		qs[i] = a.Quality(clips[i], s.Window())
+		q := a.Quality(clips[i], s.Window())
 		line.Report("synth: quality of %d of %d clips", done.Add(1), len(clips))
-	})
-	var sum float64
-	var n, over int
-	for i, c := range clips {
+		c := clips[i]
+		u := synthUnit{SpliceAccel: q.SpliceAccel, Walks: make([][]int, len(c.Walks))}
 		splices := 0
-		for _, w := range c.Walks {
+		for k, w := range c.Walks {
 			splices += len(w.Splices)
+			u.Walks[k] = w.Source
 		}
-		r.Clips[i] = synthClip{Seed: c.Seed, Frames: len(c.Bones), Splices: splices, MaxSpliceAccRatio: qs[i].MaxAccel, EdgeRatio: qs[i].EdgeRatio}
-		for _, x := range qs[i].SpliceAccel {
-			sum += x
-			n++
-			if x > 1.5 {
-				over++
-			}
+		u.Clip = synthClip{Seed: c.Seed, Frames: len(c.Bones), Splices: splices, MaxSpliceAccRatio: q.MaxAccel, EdgeRatio: q.EdgeRatio}
+		if lo+i < pairwiseClips {
+			u.Bones = flattenBones(c.Bones)
 		}
-		r.MaxEdgeRatio = max(r.MaxEdgeRatio, qs[i].EdgeRatio)
-	}
-	if n > 0 {
-		r.MeanSpliceAccRatio, r.SplicesOver15 = sum/float64(n), float64(over)/float64(n)
-	}
-	r.Distinct = distinctClips(clips)
-	r.PairwiseClips = min(len(clips), 16)
-	pairs := 0
-	for i := range r.PairwiseClips {
-		for j := range i {
-			r.MeanPairwiseRMS += synth.Distance(clips[i], clips[j])
-			pairs++
-		}
-	}
-	if pairs > 0 {
-		r.MeanPairwiseRMS /= float64(pairs)
-	}
-	if *outDir != "" {
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
-			line.Done()
-			return err
+		units[i] = u
+	})
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
 		}
 		for i, c := range clips {
 			line.Report("synth: writing %d of %d clips", i+1, len(clips))
 			name := fmt.Sprintf("clip-%d", c.Seed)
-			path := filepath.Join(*outDir, name+".glb")
-			if err := tsynth.Save(path, c, name, fps, rest, *morph); err != nil {
-				line.Done()
-				return err
+			path := filepath.Join(dir, name+".glb")
+			if err := tsynth.Save(path, c, name, fps, rest, morph); err != nil {
+				return nil, err
 			}
-			r.Clips[i].File = path
+			units[i].Clip.File = path
 		}
 	}
-	line.Done()
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(r)
+	return units, nil
+}
+
+// flattenBones lists bones frame by frame, bone by bone, 12 floats each
+// (R's 9 in mgl64's column-major order, then T's 3): one []float64, which
+// gob writes and reads far faster than as structs.
+func flattenBones(bones [][]synth.Affine) []float64 {
+	var out []float64
+	for _, f := range bones {
+		for _, b := range f {
+			out = append(out, b.R[:]...)
+			out = append(out, b.T[:]...)
+		}
 	}
-	fmt.Fprintf(stdout, "%d clips of %d frames from %d input frames (%d bones, %d parts): %d candidate transitions, graph of %d nodes, largest strongly connected component %d\n",
-		len(clips), frames, r.InFrames, r.Bones, r.Parts, r.Candidates, r.GraphNodes, r.SCCNodes)
-	fmt.Fprintf(stdout, "splice acceleration: mean %.3f of the input's 99th percentile, %.1f%% above 1.5; edges change at most %.3f times the input's most; %d distinct\n",
-		r.MeanSpliceAccRatio, 100*r.SplicesOver15, r.MaxEdgeRatio, r.Distinct)
-	fmt.Fprintf(stdout, "analysis %.2f s (SSDR %.2f s), synthesis %.2f s\n", r.AnalysisSeconds, r.SSDRSeconds, r.SynthesisSeconds)
-	return nil
+	return out
+}
+
+// unflattenBones is the clip of u, as far as synth.Distance reads one:
+// its bones (from flattenBones) over analysis a's model.
+func unflattenBones(u synthUnit, a *synth.Analysis) (*synth.Clip, error) {
+	nb := a.Model.NumBones()
+	if len(u.Bones) != 12*nb*u.Clip.Frames {
+		return nil, fmt.Errorf("clip of seed %d: %d bone values, want %d", u.Clip.Seed, len(u.Bones), 12*nb*u.Clip.Frames)
+	}
+	c := &synth.Clip{Seed: u.Clip.Seed, Bones: make([][]synth.Affine, u.Clip.Frames), Analysis: a}
+	x := u.Bones
+	for t := range c.Bones {
+		c.Bones[t] = make([]synth.Affine, nb)
+		for b := range nb {
+			copy(c.Bones[t][b].R[:], x[:9])
+			copy(c.Bones[t][b].T[:], x[9:12])
+			x = x[12:]
+		}
+	}
+	return c, nil
 }
 
 // distinctClips counts the clips whose walks differ from every other
 // clip's.
-func distinctClips(clips []*synth.Clip) int {
+func distinctClips(units []synthUnit) int {
 	seen := map[string]int{}
-	for _, c := range clips {
+	for _, u := range units {
 		var b strings.Builder
-		for _, w := range c.Walks {
-			for _, x := range w.Source {
+		for _, w := range u.Walks {
+			for _, x := range w {
 				b.WriteString(strconv.Itoa(x))
 				b.WriteByte(',')
 			}

@@ -58,19 +58,30 @@ func (k *Keeper[S, O]) Len() int {
 	return len(k.kept)
 }
 
+// All returns the samples kept so far, in the order they were kept.
+func (k *Keeper[S, O]) All() []Kept[S, O] {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.kept[:len(k.kept):len(k.kept)]
+}
+
 // Distinct returns up to n kept samples chosen by farthest-point selection
 // on Distance, starting from the first kept, each farther than Same from
 // those chosen before it: the most different animations, not repeats.
 func (k *Keeper[S, O]) Distinct(n int) []Kept[S, O] {
-	k.mu.Lock()
-	all := k.kept[:len(k.kept):len(k.kept)]
-	k.mu.Unlock()
-	idx := farthest.Distinct(len(all), n, 0, k.Same, func(i, j int) float64 {
-		return k.Distance(all[i].Outcome, all[j].Outcome)
+	return Distinct(k.All(), n, k.Distance, k.Same)
+}
+
+// Distinct returns up to n of kept chosen by farthest-point selection on
+// distance, starting from kept[0], each farther than same from those
+// chosen before it. The result depends on kept's order alone.
+func Distinct[S, O any](kept []Kept[S, O], n int, distance func(a, b O) float64, same float64) []Kept[S, O] {
+	idx := farthest.Distinct(len(kept), n, 0, same, func(i, j int) float64 {
+		return distance(kept[i].Outcome, kept[j].Outcome)
 	})
 	out := make([]Kept[S, O], len(idx))
 	for i, j := range idx {
-		out[i] = all[j]
+		out[i] = kept[j]
 	}
 	return out
 }

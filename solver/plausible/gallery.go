@@ -92,6 +92,7 @@ type Gallery struct {
 	run                func(ctx context.Context, each func(chain int, p Point)) ([]mcmc.Stats, error)
 	distinct           func(n int) []Entry
 	kept               func(chain int) int
+	keptIn             func(chain int) any
 	distinctIn         func(chain, n int) int
 	record             func(e Entry, fps float64) (*Recording, error)
 	state              func(e Entry) (json.RawMessage, error)
@@ -108,9 +109,10 @@ type Gallery struct {
 
 // NewGallery returns a gallery of sc with one chain per seed, each of the
 // given number of iterations, proposing with sc.Kernels(). Satisfying
-// samples are kept once per accepted state in an mcmc.Keeper over all
-// chains (for Distinct) and one per chain (for Kept), each with sc's
-// Distance and Same and the keeper's default bound.
+// samples are kept once per accepted state in one mcmc.Keeper per chain,
+// with sc's Distance and Same and the keeper's default bound; Distinct
+// selects from the chains' kept samples in chain order, so that its
+// result does not depend on how the chains' goroutines interleave.
 func NewGallery[S, O any](sc Scenario[S, O], seeds []uint64, iterations int) (*Gallery, error) {
 	if len(seeds) == 0 {
 		return nil, errors.New("gallery: no chains to run (want at least 1)")
@@ -125,7 +127,6 @@ func NewGallery[S, O any](sc Scenario[S, O], seeds []uint64, iterations int) (*G
 	newKeeper := func() *mcmc.Keeper[S, O] {
 		return &mcmc.Keeper[S, O]{Distance: sc.Distance, Same: sc.Same()}
 	}
-	all := newKeeper()
 	per := make([]*mcmc.Keeper[S, O], len(seeds))
 	for c := range per {
 		per[c] = newKeeper()
@@ -142,14 +143,17 @@ func NewGallery[S, O any](sc Scenario[S, O], seeds []uint64, iterations int) (*G
 			if plot != nil {
 				p.Value = plot.PlotValue(s.Outcome)
 			}
-			all.Offer(c, s)
 			per[c].Offer(c, s)
 			each(c, p)
 			return true
 		})
 	}
 	g.distinct = func(n int) []Entry {
-		ks := all.Distinct(n)
+		var all []mcmc.Kept[S, O]
+		for _, k := range per {
+			all = append(all, k.All()...)
+		}
+		ks := mcmc.Distinct(all, n, sc.Distance, sc.Same())
 		out := make([]Entry, len(ks))
 		for i, k := range ks {
 			out[i] = Entry{Chain: k.Chain, Iteration: k.Iteration, LogP: k.LogP, kept: k}
@@ -157,6 +161,7 @@ func NewGallery[S, O any](sc Scenario[S, O], seeds []uint64, iterations int) (*G
 		return out
 	}
 	g.kept = func(c int) int { return per[c].Len() }
+	g.keptIn = func(c int) any { return per[c].All() }
 	g.distinctIn = func(c, n int) int { return len(per[c].Distinct(n)) }
 	kept := func(e Entry) (mcmc.Kept[S, O], error) {
 		k, ok := e.kept.(mcmc.Kept[S, O])
@@ -229,12 +234,23 @@ func (g *Gallery) Progress() (done, total int) {
 }
 
 // Distinct returns up to n kept samples of all chains, the most different
-// ones (mcmc.Keeper.Distinct): pairwise farther apart than the scenario's
+// ones (mcmc.Distinct over the chains' kept samples, chain by chain, each
+// chain's in the order kept): pairwise farther apart than the scenario's
 // Same.
 func (g *Gallery) Distinct(n int) []Entry { return g.distinct(n) }
 
 // Kept returns how many satisfying samples chain c has kept so far.
 func (g *Gallery) Kept(c int) int { return g.kept(c) }
+
+// KeptIn returns chain c's kept samples, in the order kept, of g, a
+// gallery of a scenario with state S and outcome O.
+func KeptIn[S, O any](g *Gallery, c int) ([]mcmc.Kept[S, O], error) {
+	k, ok := g.keptIn(c).([]mcmc.Kept[S, O])
+	if !ok {
+		return nil, fmt.Errorf("gallery: its scenario's samples are not %T", k)
+	}
+	return k, nil
+}
 
 // DistinctIn returns how many of chain c's kept samples are distinct
 // animations, looking for at most n (as Distinct does over all chains).

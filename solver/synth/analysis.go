@@ -45,6 +45,21 @@ type Options struct {
 	// Progress, if set, is called with the fraction done and what is
 	// being done.
 	Progress func(fraction float64, what string)
+
+	// Figures, if set, are the input's figures as an earlier Analyze of
+	// the same model measured them: Analyze takes them instead of
+	// measuring Model.Input, which may then be empty. A model kept
+	// without its input frames (a prepared stage written to a file for
+	// other processes) is analysed this way exactly as with them.
+	Figures *InputFigures
+}
+
+// InputFigures are what Analyze measures of the input frames: the 99th
+// percentile of the per-frame largest vertex acceleration and the largest
+// relative change of an edge's length from the rest pose (Analysis.Accel99
+// and Analysis.EdgeMax).
+type InputFigures struct {
+	Accel99, EdgeMax float64
 }
 
 func (o Options) withDefaults() Options {
@@ -114,7 +129,7 @@ func (p *Part) DefaultThreshold() float64 { return 40 * p.MaxAdjacent }
 // gradient-domain blending operators. It fails on bad input with an error
 // that says what is wrong; ctx cancels it.
 func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
-	if err := m.check(); err != nil {
+	if err := m.check(opts.Figures == nil); err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()
@@ -220,9 +235,10 @@ func (a *Analysis) splitBone(sum []float64) int {
 	return best
 }
 
-// inputFigures measures the input frames: the 99th percentile of the
-// per-frame largest vertex acceleration ‖v(x+1) − 2v(x) + v(x−1)‖, and the
-// largest relative change of an edge's length from the rest pose.
+// inputFigures measures the input frames, unless Opts.Figures gives them:
+// the 99th percentile of the per-frame largest vertex acceleration
+// ‖v(x+1) − 2v(x) + v(x−1)‖, and the largest relative change of an edge's
+// length from the rest pose.
 func (a *Analysis) inputFigures() {
 	m := a.Model
 	a.restLen = edgeLengths(nil, m.Rest, a.edges)
@@ -233,6 +249,10 @@ func (a *Analysis) inputFigures() {
 	a.restDen = make([]float64, len(a.restLen))
 	for k, l := range a.restLen {
 		a.restDen[k] = max(l, sliver*mean)
+	}
+	if f := a.Opts.Figures; f != nil {
+		a.Accel99, a.EdgeMax = f.Accel99, f.EdgeMax
+		return
 	}
 	var acc []float64
 	for x := 1; x+1 < len(m.Input); x++ {

@@ -23,7 +23,7 @@ const MinFrames = 10
 //	vᵢ(x) = Σᵦ wᵢᵦ (Rᵦ(x) pᵢ + tᵦ(x))   (Eq. 1)
 //
 // Input holds the input frames themselves; the quality figures compare
-// with them.
+// with them (it may be empty when Options.Figures gives those figures).
 type Model struct {
 	Rest      []mgl64.Vec3
 	Triangles [][3]int
@@ -41,12 +41,14 @@ func (m *Model) NumFrames() int { return len(m.Bones) }
 // ErrFewFrames is returned for an input of fewer than MinFrames frames.
 var ErrFewFrames = fmt.Errorf("synth: an input of fewer than %d frames has no room for a transition", MinFrames)
 
-// check validates the model: sizes, finite numbers, weights that sum to one.
-func (m *Model) check() error {
+// check validates the model: sizes, finite numbers, weights that sum to
+// one; input says whether it must have its input frames.
+func (m *Model) check(input bool) error {
 	if len(m.Bones) < MinFrames {
 		return fmt.Errorf("%w (it has %d)", ErrFewFrames, len(m.Bones))
 	}
-	if len(m.Input) != len(m.Bones) {
+	input = input || len(m.Input) > 0
+	if input && len(m.Input) != len(m.Bones) {
 		return fmt.Errorf("synth: %d input frames for %d frames of bone transforms", len(m.Input), len(m.Bones))
 	}
 	nv, nb := len(m.Rest), len(m.Bones[0])
@@ -65,7 +67,7 @@ func (m *Model) check() error {
 				return fmt.Errorf("synth: frame %d: bone %d's transform is not finite", f, j)
 			}
 		}
-		if len(m.Input[f]) != nv {
+		if input && len(m.Input[f]) != nv {
 			return fmt.Errorf("synth: input frame %d has %d vertices, mesh has %d", f, len(m.Input[f]), nv)
 		}
 	}
