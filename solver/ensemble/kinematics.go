@@ -196,14 +196,13 @@ func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error
 	g := &m.groups[k]
 	F := m.states()
 	frames := make([]Rigid, F)
-	x := make([]mgl64.Vec3, g.count)
 	A := mat.NewDense(3*g.count, F, nil)
 	if g.own {
 		g.frames = make([]frameState, F)
 	}
 	for i := range F {
 		s := m.state(i)
-		copy(x, d.Levels[s.Level].Frames[s.Frame][g.first:g.first+g.count])
+		x := d.Levels[s.Level].Frames[s.Frame][g.first : g.first+g.count]
 		if g.own {
 			var sums rotation.RigidSums
 			for v, p := range g.rest {
@@ -235,10 +234,10 @@ func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error
 		return nil, fmt.Errorf("ensemble: group %q: the SVD of its displacements did not converge", d.Groups[k].Name)
 	}
 	g.sigma = svd.Values(nil)
-	g.rank = truncation(g.sigma, m.opts.Threshold, g.rest, F)
 	var U, V mat.Dense
 	svd.UTo(&U)
 	svd.VTo(&V)
+	g.rank = m.stepRank(g, truncation(g.sigma, m.opts.Threshold, g.rest, F), &U, &V, frames)
 	r := g.rank
 	g.basis = make([]float64, 3*g.count*r)
 	for v := range g.count {
@@ -278,6 +277,70 @@ func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error
 	}
 	return frames, nil
 }
+
+// stepRank returns the least rank r ≥ r0 at which group g's
+// reconstruction of its source frames (before the sewing correction) steps
+// no further than its data: for every pair of consecutive frames of a
+// level, maxᵥ‖x̃ᵥ(t+1) − x̃ᵥ(t)‖ ≤ S_k, the data's own largest step of the
+// group over all levels, where x̃ᵥ(t) = W(t)(pᵥ + Σ_{c<r} U[v,c] σ_c V[t,c]).
+// Truncation at the threshold alone (§2.1) lets a frame of the
+// reconstruction move up to 2% further than the data ever does, and a
+// player whose steps the model bounds would then jump further than the
+// data. At full rank the reconstruction is the data to rounding, so some
+// r qualifies (up to the rounding slack stepSlack). The search adds one
+// singular vector at a time to the reconstruction: O(F·n) per rank.
+func (m *Model) stepRank(g *groupModel, r0 int, U, V *mat.Dense, frames []Rigid) int {
+	d := m.data
+	F := len(frames)
+	full := len(g.sigma)
+	limit := 0.0
+	for l := range len(m.levels) - 1 {
+		lv := d.Levels[l].Frames
+		for f := 1; f < len(lv); f++ {
+			limit = max(limit, groupStep(g, lv[f-1], lv[f]))
+		}
+	}
+	limit *= 1 + stepSlack
+	// local[i·n + v]: the reconstruction in the group's frame at rank r.
+	n := g.count
+	local := make([]mgl64.Vec3, F*n)
+	for i := range F {
+		copy(local[i*n:(i+1)*n], g.rest)
+	}
+	add := func(c int) {
+		for i := range F {
+			w := g.sigma[c] * V.At(i, c)
+			for v := range n {
+				local[i*n+v] = local[i*n+v].Add(mgl64.Vec3{U.At(3*v, c), U.At(3*v+1, c), U.At(3*v+2, c)}.Mul(w))
+			}
+		}
+	}
+	steps := func() bool {
+		for l := range len(m.levels) - 1 {
+			for i := m.levels[l] + 1; i < m.levels[l+1]; i++ {
+				a, b := &frames[i-1], &frames[i]
+				for v := range n {
+					if b.Apply(local[i*n+v]).Sub(a.Apply(local[(i-1)*n+v])).Len() > limit {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	}
+	for c := range r0 {
+		add(c)
+	}
+	r := r0
+	for r < full && g.sigma[r] > 0 && !steps() {
+		add(r)
+		r++
+	}
+	return r
+}
+
+// stepSlack is the relative rounding allowance of stepRank's comparison.
+const stepSlack = 1e-9
 
 // frameVelocities fills in O, Ȯ and ω of an own frame at every state.
 func (m *Model) frameVelocities(g *groupModel) {
