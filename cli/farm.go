@@ -127,7 +127,7 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 		fmt.Fprintf(os.Stderr, "gallop farm: %s\n", p)
 	})
 	if err != nil {
-		return farmFailure(err, run)
+		return farmFailure(err, run, true)
 	}
 	_, err = stdout.Write(out)
 	return err
@@ -203,8 +203,9 @@ func describeRun(run *farm.Run) string {
 }
 
 // farmFailure prints a failed task's log on stderr and returns the error
-// for Main's one line.
-func farmFailure(err error, run *farm.Run) error {
+// for Main's one line; followed says whether it comes from following the
+// run (which then cancelled the rest of it).
+func farmFailure(err error, run *farm.Run, followed bool) error {
 	var te *farm.TaskError
 	switch {
 	case errors.As(err, &te):
@@ -212,7 +213,10 @@ func farmFailure(err error, run *farm.Run) error {
 		for _, l := range te.Tail {
 			fmt.Fprintf(os.Stderr, "  | %s\n", l)
 		}
-		return fmt.Errorf("%s failed (the rest of the run is cancelled; work folder %s)", te.Task, run.Dir)
+		if followed {
+			return fmt.Errorf("%s failed (the rest of the run is cancelled; work folder %s)", te.Task, run.Dir)
+		}
+		return fmt.Errorf("%s failed (work folder %s)", te.Task, run.Dir)
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("interrupted: every job of the run is cancelled (work folder %s)", run.Dir)
 	}
@@ -270,7 +274,7 @@ The exit status is 1 when the run failed.`)
 		}
 	}
 	if p.State == farm.Failed {
-		return farmFailure(p.Failure, run)
+		return farmFailure(p.Failure, run, false)
 	}
 	return nil
 }
