@@ -50,7 +50,7 @@ func (l *Local) Submit(ctx context.Context, job Job) (*Run, error) {
 	}
 	run := &Run{Engine: l.Name(), Dir: job.Dir, N: job.N, Prepare: job.Prepare != nil, PID: os.Getpid()}
 	if err := run.save(); err != nil {
-		return nil, fmt.Errorf("farm: %w", err)
+		return nil, err
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	lr := &localRun{cancel: cancel, done: make(chan struct{})}
@@ -255,22 +255,22 @@ func (l *Local) Cancel(ctx context.Context, run *Run) error {
 		case <-lr.done:
 			return nil
 		case <-ctx.Done():
-			return fmt.Errorf("farm: tasks still running: %w", ctx.Err())
+			return fmt.Errorf("tasks still running: %w", ctx.Err())
 		}
 	}
 	if run.PID == os.Getpid() {
-		return errors.New("farm: the run is this process's own; cancel the context given to Wait")
+		return errors.New("the run is this process's own; cancel the context given to Wait")
 	}
 	if !processAlive(run.PID) {
 		return nil
 	}
 	if err := syscall.Kill(run.PID, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("farm: signalling pid %d: %w", run.PID, err)
+		return fmt.Errorf("signalling pid %d: %w", run.PID, err)
 	}
 	for processAlive(run.PID) {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("farm: pid %d still running after SIGTERM: %w", run.PID, ctx.Err())
+			return fmt.Errorf("pid %d still running after SIGTERM: %w", run.PID, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

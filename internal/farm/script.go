@@ -17,13 +17,13 @@ const unsafeChars = " \t\n\r'\"\\%"
 // prepared checks job and returns it with the defaults filled in.
 func prepared(job Job) (Job, error) {
 	if job.N < 1 {
-		return job, fmt.Errorf("farm: %d shards; want at least 1", job.N)
+		return job, fmt.Errorf("%d shards; want at least 1", job.N)
 	}
 	if len(job.Shard) == 0 || len(job.Merge) == 0 {
-		return job, errors.New("farm: a job needs a shard command and a merge command")
+		return job, errors.New("a job needs a shard command and a merge command")
 	}
 	if !filepath.IsAbs(job.Dir) {
-		return job, fmt.Errorf("farm: work folder %q is not an absolute path", job.Dir)
+		return job, fmt.Errorf("work folder %q is not an absolute path", job.Dir)
 	}
 	job.Dir = filepath.Clean(job.Dir)
 	o := &job.Options
@@ -34,12 +34,12 @@ func prepared(job Job) (Job, error) {
 		o.CPUs = 1
 	}
 	if o.CPUs < 0 {
-		return job, fmt.Errorf("farm: %d CPUs per task", o.CPUs)
+		return job, fmt.Errorf("%d CPUs per task", o.CPUs)
 	}
 	if o.Workdir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return job, fmt.Errorf("farm: working directory: %w", err)
+			return job, fmt.Errorf("working directory: %w", err)
 		}
 		o.Workdir = wd
 	}
@@ -48,7 +48,7 @@ func prepared(job Job) (Job, error) {
 		{"partition", o.Partition}, {"time limit", o.Time},
 	} {
 		if strings.ContainsAny(s.v, unsafeChars) {
-			return job, fmt.Errorf("farm: %s %q holds white space, a quote, a backslash or %%, which a job script's #SBATCH lines cannot", s.what, s.v)
+			return job, fmt.Errorf("%s %q holds white space, a quote, a backslash or %%, which a job script's #SBATCH lines cannot", s.what, s.v)
 		}
 	}
 	return job, nil
@@ -110,21 +110,21 @@ func commandLine(argv []string, shard bool) string {
 // refuses a folder that holds a run already.
 func writeScripts(job Job) error {
 	if _, err := os.Stat(stateFile(job.Dir)); err == nil {
-		return fmt.Errorf("farm: %s holds a run already (farm.json); give a new work folder", job.Dir)
+		return fmt.Errorf("%s holds a run already (farm.json); give a new work folder", job.Dir)
 	}
 	for _, d := range []string{"jobs", "logs", "state"} {
 		if err := os.MkdirAll(filepath.Join(job.Dir, d), 0o755); err != nil {
-			return fmt.Errorf("farm: %w", err)
+			return err
 		}
 	}
 	if job.Prepare != nil {
 		if err := os.WriteFile(scriptPath(job.Dir, StagePrepare), []byte(script(job, StagePrepare)), 0o755); err != nil {
-			return fmt.Errorf("farm: %w", err)
+			return err
 		}
 	}
 	for _, s := range []Stage{StageShards, StageMerge} {
 		if err := os.WriteFile(scriptPath(job.Dir, s), []byte(script(job, s)), 0o755); err != nil {
-			return fmt.Errorf("farm: %w", err)
+			return err
 		}
 	}
 	return nil

@@ -75,11 +75,11 @@ func (s *Slurm) Submit(ctx context.Context, job Job) (*Run, error) {
 			}
 		}
 		if err != nil {
-			return nil, s.abandon(run, fmt.Errorf("farm: submitting the %s stage: %w", stage, err))
+			return nil, s.abandon(run, fmt.Errorf("submitting the %s stage: %w", stage, err))
 		}
 	}
 	if err := run.save(); err != nil {
-		return nil, s.abandon(run, fmt.Errorf("farm: %w", err))
+		return nil, s.abandon(run, err)
 	}
 	return run, nil
 }
@@ -93,7 +93,7 @@ func (s *Slurm) abandon(run *Run, err error) error {
 	ctx, stop := context.WithTimeout(context.Background(), time.Minute)
 	defer stop()
 	if cerr := s.Cancel(ctx, run); cerr != nil {
-		return errors.Join(err, fmt.Errorf("farm: cancelling the jobs submitted: %w", cerr))
+		return errors.Join(err, fmt.Errorf("cancelling the jobs submitted: %w", cerr))
 	}
 	return err
 }
@@ -107,7 +107,7 @@ func (s *Slurm) queued(ctx context.Context, run *Run) (map[string][]string, erro
 		if strings.Contains(err.Error(), "Invalid job id") {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("farm: %w", err)
+		return nil, err
 	}
 	q := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -208,7 +208,7 @@ func wait(ctx context.Context, e Engine, run *Run, poll time.Duration, progress 
 		case ctx.Err() != nil:
 		case err != nil:
 			if errs++; errs >= maxPollErrors {
-				return nil, fmt.Errorf("farm: following the run in %s (it may still run): %w", run.Dir, err)
+				return nil, fmt.Errorf("following the run in %s (it may still run): %w", run.Dir, err)
 			}
 		case p.State == Succeeded:
 			if progress != nil {
@@ -222,7 +222,7 @@ func wait(ctx context.Context, e Engine, run *Run, poll time.Duration, progress 
 			stop, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			if cerr := e.Cancel(stop, run); cerr != nil {
-				return nil, errors.Join(p.Failure, fmt.Errorf("farm: cancelling the rest of the run: %w", cerr))
+				return nil, errors.Join(p.Failure, fmt.Errorf("cancelling the rest of the run: %w", cerr))
 			}
 			return nil, p.Failure
 		default:
@@ -237,7 +237,7 @@ func wait(ctx context.Context, e Engine, run *Run, poll time.Duration, progress 
 			stop, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			if cerr := e.Cancel(stop, run); cerr != nil {
-				return nil, errors.Join(ctx.Err(), fmt.Errorf("farm: cancelling the run: %w", cerr))
+				return nil, errors.Join(ctx.Err(), fmt.Errorf("cancelling the run: %w", cerr))
 			}
 			return nil, ctx.Err()
 		case <-time.After(poll):
@@ -259,7 +259,7 @@ func (s *Slurm) Cancel(ctx context.Context, run *Run) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("farm: jobs %s still queued after scancel: %w", strings.Join(run.IDs(), ","), errors.Join(ctx.Err(), serr, err))
+			return fmt.Errorf("jobs %s still queued after scancel: %w", strings.Join(run.IDs(), ","), errors.Join(ctx.Err(), serr, err))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

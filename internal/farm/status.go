@@ -18,7 +18,7 @@ type markers map[string]bool
 func readMarkers(dir string) (markers, error) {
 	entries, err := os.ReadDir(filepath.Join(dir, "state"))
 	if err != nil {
-		return nil, fmt.Errorf("farm: %w", err)
+		return nil, err
 	}
 	m := make(markers, len(entries))
 	for _, e := range entries {
@@ -114,7 +114,7 @@ func taskFailure(dir string, stage Stage, k int, reason string) *TaskError {
 func merged(dir string) ([]byte, error) {
 	out, err := os.ReadFile(mergedPath(dir))
 	if err != nil {
-		return nil, fmt.Errorf("farm: the merge succeeded but its output is unreadable: %w", err)
+		return nil, fmt.Errorf("the merge succeeded but its output is unreadable: %w", err)
 	}
 	return out, nil
 }
