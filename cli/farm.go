@@ -101,20 +101,23 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 	if err != nil {
 		return fmt.Errorf("finding the gallop binary: %w", err)
 	}
+	engine, err := farm.New(*engineName)
+	if err != nil {
+		return err
+	}
 	workDir, err := farmDir(*dir)
 	if err != nil {
 		return err
 	}
 	job := farmJob(exe, command, *n, hasPrepared, workDir)
 	job.Options = farm.Options{Name: *name, Partition: *partition, CPUs: *cpus, Time: *limit}
-	engine, err := farm.New(*engineName)
-	if err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	run, err := engine.Submit(ctx, job)
 	if err != nil {
+		if *dir == "" {
+			os.RemoveAll(workDir) // the new folder holds only the job scripts
+		}
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "gallop farm: %s %s in %d shards: %s\n", engine.Name(), strings.Join(command[:words], " "), *n, describeRun(run))
