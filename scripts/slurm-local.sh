@@ -29,7 +29,9 @@ die() { echo "slurm-local: $*" >&2; exit 1; }
 alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 # answering: whether sinfo shows a node ready for jobs (idle or mixed).
-answering() { sinfo -h -N -o '%T' 2>/dev/null | grep -Eq '^(idle|mixed)'; }
+# sinfo retries for about 9 s when no controller runs; 3 s is enough for
+# one that does.
+answering() { timeout 3 sinfo -h -N -o '%T' 2>/dev/null | grep -Eq '^(idle|mixed)'; }
 
 ours_running() { alive "$started/slurmctld.pid" || alive "$started/slurmd.pid"; }
 
@@ -47,7 +49,7 @@ start_munge() {
   chmod 400 /etc/munge/munge.key
   chmod 755 /run/munge
   say "starting munged"
-  munged --force
+  munged --force 2>>"$dir/log/munged.out"
   for _ in $(seq 50); do
     if munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
       cp /run/munge/munged.pid "$started/munged.pid"
@@ -82,12 +84,13 @@ AuthType=auth/munge
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 MpiDefault=none
+MailProg=/bin/true
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/builtin
 # Start jobs as soon as the ones they wait for end (the default batches
 # scheduling every 3 seconds).
-SchedulerParameters=batch_sched_delay=0,sched_min_interval=0
+SchedulerParameters=batch_sched_delay=0
 ReturnToService=2
 # Finished jobs stay in scontrol for an hour (accounting is off).
 MinJobAge=3600
@@ -154,9 +157,9 @@ cmd_start() {
     return
   fi
   mkdir -p "$started" "$dir/state" "$dir/spool" "$dir/run" "$dir/log"
-  start_munge
-  write_conf
   rm -f "$dir"/log/*
+  write_conf
+  start_munge
   say "starting slurmctld and slurmd (state and logs in $dir)"
   slurmctld -D -c >"$dir/log/slurmctld.out" 2>&1 </dev/null &
   echo $! >"$started/slurmctld.pid"

@@ -5,7 +5,7 @@
 # interrupted. The command's exit status is the script's.
 set -euo pipefail
 local_cluster="$(dirname "$0")/slurm-local.sh"
-if sinfo -h -N -o '%T' 2>/dev/null | grep -Eq '^(idle|mixed)'; then
+if timeout 3 sinfo -h -N -o '%T' 2>/dev/null | grep -Eq '^(idle|mixed)'; then
   exec "$@"
 fi
 "$local_cluster" start

@@ -3,11 +3,13 @@ package farm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,21 +52,31 @@ merge)
 esac
 `
 
+// slurmAnswer is what sinfo said, asked once: a node idle or mixed, or
+// why not.
+var slurmAnswer = sync.OnceValue(func() error {
+	// sinfo retries for about 9 s when no controller runs.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "sinfo", "-h", "-N", "-o", "%T").CombinedOutput()
+	if err == nil && (strings.Contains(string(out), "idle") || strings.Contains(string(out), "mixed")) {
+		return nil
+	}
+	return fmt.Errorf("no Slurm cluster answers (scripts/slurm-local.sh start starts one): sinfo: %q, %v", out, err)
+})
+
 // slurmUp skips t when no Slurm cluster answers, or fails it when
 // GALLOP_REQUIRE_SLURM=1 (as `make test` sets it).
 func slurmUp(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "sinfo", "-h", "-N", "-o", "%T").CombinedOutput()
-	if err == nil && (strings.Contains(string(out), "idle") || strings.Contains(string(out), "mixed")) {
-		return
+	err := slurmAnswer()
+	switch {
+	case err == nil:
+	case os.Getenv("GALLOP_REQUIRE_SLURM") == "1":
+		t.Fatal(err.Error() + " [GALLOP_REQUIRE_SLURM=1]")
+	default:
+		t.Skip(err.Error())
 	}
-	msg := "no Slurm cluster answers (scripts/slurm-local.sh start starts one): sinfo: " + strings.TrimSpace(string(out))
-	if os.Getenv("GALLOP_REQUIRE_SLURM") == "1" {
-		t.Fatal(msg + " [GALLOP_REQUIRE_SLURM=1]")
-	}
-	t.Skip(msg)
 }
 
 // engines are the engines under test, each with a check that it can run.
