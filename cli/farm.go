@@ -230,7 +230,7 @@ func farmFailure(err error, run *farm.Run, followed bool) error {
 type farmStatus struct {
 	Engine string           `json:"engine"`
 	Dir    string           `json:"dir"`
-	Jobs   []farm.Submitted `json:"jobs"`
+	Jobs   []farm.Submitted `json:"jobs,omitempty"`
 	PID    int              `json:"pid,omitempty"`
 	farm.Progress
 	Merged string `json:"merged,omitempty"` // the command's output, once succeeded

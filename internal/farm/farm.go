@@ -150,7 +150,7 @@ type Run struct {
 	Dir     string      `json:"dir"`
 	N       int         `json:"shards"`
 	Prepare bool        `json:"prepare"`
-	Jobs    []Submitted `json:"jobs"` // the scheduler's jobs, in stage order
+	Jobs    []Submitted `json:"jobs,omitempty"` // the scheduler's jobs, in stage order
 	// PID is the process that runs a Local run's tasks.
 	PID int `json:"pid,omitempty"`
 
