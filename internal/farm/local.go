@@ -41,7 +41,7 @@ const killWait = 5 * time.Second
 
 // Submit writes the job scripts and starts running them in the background.
 func (l *Local) Submit(ctx context.Context, job Job) (*Run, error) {
-	job, err := prepared(job)
+	job, err := checkJob(job)
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ import (
 // expands '%' in file names.
 const unsafeChars = " \t\n\r'\"\\%"
 
-// prepared checks job and returns it with the defaults filled in.
-func prepared(job Job) (Job, error) {
+// checkJob checks job and returns it with the defaults filled in.
+func checkJob(job Job) (Job, error) {
 	if job.N < 1 {
 		return job, fmt.Errorf("%d shards; want at least 1", job.N)
 	}

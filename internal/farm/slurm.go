@@ -48,7 +48,7 @@ func slurm(ctx context.Context, name string, args ...string) (string, error) {
 // Submit writes the job scripts and submits them. When a submission fails
 // it cancels the jobs submitted before it.
 func (s *Slurm) Submit(ctx context.Context, job Job) (*Run, error) {
-	job, err := prepared(job)
+	job, err := checkJob(job)
 	if err != nil {
 		return nil, err
 	}
