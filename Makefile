@@ -21,12 +21,16 @@ build:
 $(VALIDATOR):
 	npm install --silent --no-audit --no-fund --prefix $(NPM_DIR) gltf-validator@$(VALIDATOR_VER)
 
-# Every test, with the shared data, the GUI and the glTF validator required
-# (a test that needs one fails when it is missing instead of skipping).
+# Every test, with the shared data, the GUI, the glTF validator and a Slurm
+# cluster required (a test that needs one fails when it is missing instead
+# of skipping). When no Slurm cluster answers, scripts/with-slurm.sh starts
+# the single-node one of scripts/slurm-local.sh for the tests and stops it
+# after them, whether they pass or not.
 # -p 1: one package at a time, so the GUI tests that measure rates (solver
 # updates per second while dragging) have the machine to themselves.
 test: setup $(VALIDATOR) lint
-	GALLOP_REQUIRE_DATA=1 GALLOP_REQUIRE_GUI=1 GALLOP_REQUIRE_VALIDATOR=1 GALLOP_NPM_DIR=$(NPM_DIR)/node_modules \
+	scripts/with-slurm.sh env GALLOP_REQUIRE_DATA=1 GALLOP_REQUIRE_GUI=1 GALLOP_REQUIRE_VALIDATOR=1 \
+		GALLOP_REQUIRE_SLURM=1 GALLOP_NPM_DIR=$(NPM_DIR)/node_modules \
 		$(GO) test -p 1 -count=1 -timeout 30m ./...
 	$(MAKE) fuzz
 

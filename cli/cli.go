@@ -1,9 +1,10 @@
 // Package cli holds Gallop's headless commands for pipelines and tests
-// (gallop info, convert, pose, sample, rig, dynamics, synth, ensemble, merge, bench). It does not link the
-// window: the one figure that needs it, the viewport benchmark, is measured
-// by running the gallop binary itself with --bench-viewport (package app).
-// Every command has --help, exits with status 0 on success, and on failure
-// prints one line to stderr and exits non-zero.
+// (gallop info, convert, pose, sample, rig, dynamics, synth, ensemble, merge,
+// farm, bench). It does not link the window: the one figure that needs it,
+// the viewport benchmark, is measured by running the gallop binary itself
+// with --bench-viewport (package app). Every command has --help, exits with
+// status 0 on success, and on failure prints one line to stderr and exits
+// non-zero.
 package cli
 
 import (
@@ -33,6 +34,7 @@ func commands() []command {
 		{"synth", "turn one mesh animation into many different, arbitrarily long ones (One-to-Many)", runSynth},
 		{"ensemble", "build and play endless, interpenetration-free animation of mesh ensembles (MEMG)", runEnsemble},
 		{"merge", "combine the shard files of a command run with --shard K/N into its result", runMerge},
+		{"farm", "run a command's shards as cluster jobs (Slurm) or on this machine, then merge", runFarm},
 		{"bench", "measure Gallop's performance figures, as JSON lines", runBench},
 	}
 }

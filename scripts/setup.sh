@@ -14,6 +14,8 @@ packages=(
   libode-dev
   # GUI tests and benchmarks without a display: virtual X server, input, screenshots
   xvfb xdotool imagemagick
+  # gallop farm's Slurm engine and its tests (scripts/slurm-local.sh starts a one-node cluster)
+  slurm-wlm munge
 )
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)

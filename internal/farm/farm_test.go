@@ -1,0 +1,315 @@
+package farm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fake stands in for gallop: "prepare DIR" writes DIR/prepared; "shard K
+// DIR MODE" writes DIR/out-K after checking the prepared file, and
+// misbehaves by MODE (flaky=K: shard K fails on its first attempt only;
+// fail=K: shard K always fails; slow: every shard sleeps, its PID in
+// DIR/pid-K; slow=K: shard K sleeps, the PID of its job script in
+// DIR/script-K); "merge DIR N" prints the N outputs in order.
+const fake = `#!/bin/bash
+set -eu
+case "$1" in
+prepare)
+	echo prepared >"$2/prepared" ;;
+shard)
+	k=$2 dir=$3 mode=$4
+	[ -f "$dir/prepared" ] || { echo "shard $k: nothing prepared" >&2; exit 3; }
+	case "$mode" in
+	"flaky=$k")
+		if [ ! -f "$dir/flaked-$k" ]; then
+			: >"$dir/flaked-$k"
+			echo "shard $k: first attempt breaks" >&2
+			exit 1
+		fi ;;
+	"fail=$k")
+		echo "shard $k: always broken, GOMAXPROCS=$GOMAXPROCS" >&2
+		exit 7 ;;
+	slow)
+		echo $$ >"$dir/pid-$k"
+		sleep 120 ;;
+	"slow=$k")
+		echo $PPID >"$dir/script-$k"
+		sleep 120 ;;
+	esac
+	echo "result $k" >"$dir/out-$k" ;;
+merge)
+	for k in $(seq "$3"); do cat "$2/out-$k"; done ;;
+esac
+`
+
+// slurmAnswer is what sinfo said, asked once: a node idle or mixed, or
+// why not.
+var slurmAnswer = sync.OnceValue(func() error {
+	// sinfo retries for about 9 s when no controller runs.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "sinfo", "-h", "-N", "-o", "%T").CombinedOutput()
+	if err == nil && (strings.Contains(string(out), "idle") || strings.Contains(string(out), "mixed")) {
+		return nil
+	}
+	return fmt.Errorf("no Slurm cluster answers (scripts/slurm-local.sh start starts one): sinfo: %q, %v", out, err)
+})
+
+// slurmUp skips t when no Slurm cluster answers, or fails it when
+// GALLOP_REQUIRE_SLURM=1 (as `make test` sets it).
+func slurmUp(t *testing.T) {
+	t.Helper()
+	err := slurmAnswer()
+	switch {
+	case err == nil:
+	case os.Getenv("GALLOP_REQUIRE_SLURM") == "1":
+		t.Fatal(err.Error() + " [GALLOP_REQUIRE_SLURM=1]")
+	default:
+		t.Skip(err.Error())
+	}
+}
+
+// engines are the engines under test, each with a check that it can run.
+var engines = []struct {
+	name  string
+	new   func() Engine
+	ready func(*testing.T)
+}{
+	{"local", func() Engine { return &Local{Cores: 2} }, func(*testing.T) {}},
+	{"slurm", func() Engine { return &Slurm{Poll: 200 * time.Millisecond} }, slurmUp},
+}
+
+// fakeJob is a 4-shard job of the fake command with a prepare stage, its
+// shards misbehaving by mode.
+func fakeJob(t *testing.T, mode string) Job {
+	t.Helper()
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "fake")
+	if err := os.WriteFile(bin, []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "run")
+	return Job{
+		Dir:     dir,
+		Prepare: []string{bin, "prepare", dir},
+		Shard:   []string{bin, "shard", ShardToken, dir, mode},
+		Merge:   []string{bin, "merge", dir, "4"},
+		N:       4,
+		Options: Options{Name: "gallop-test", CPUs: 1, Workdir: tmp},
+	}
+}
+
+func forEngine(t *testing.T, f func(t *testing.T, e Engine)) {
+	for _, eng := range engines {
+		t.Run(eng.name, func(t *testing.T) {
+			eng.ready(t)
+			f(t, eng.new())
+		})
+	}
+}
+
+func submit(t *testing.T, e Engine, job Job) *Run {
+	t.Helper()
+	run, err := e.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func TestRunSucceeds(t *testing.T) {
+	forEngine(t, func(t *testing.T, e Engine) {
+		start := time.Now()
+		job := fakeJob(t, "ok")
+		run := submit(t, e, job)
+		var stages []Stage
+		out, err := e.Wait(context.Background(), run, func(p Progress) {
+			if len(stages) == 0 || stages[len(stages)-1] != p.Stage {
+				stages = append(stages, p.Stage)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "result 1\nresult 2\nresult 3\nresult 4\n"; string(out) != want {
+			t.Errorf("merged output %q, want %q", out, want)
+		}
+		if stages[len(stages)-1] != StageMerge {
+			t.Errorf("progress reported stages %v, want them to end with merge", stages)
+		}
+		loaded, err := Load(job.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := e.Status(context.Background(), loaded)
+		if err != nil || p.State != Succeeded || p.Done != 4 {
+			t.Errorf("status of the finished run: %v, %v; want succeeded with 4 shards", p, err)
+		}
+		log, err := os.ReadFile(logPath(job.Dir, StageShards, 3))
+		if err != nil || !strings.Contains(string(log), "farm: shard-3: done") {
+			t.Errorf("shard 3's log %q (%v) does not say it is done", log, err)
+		}
+		t.Logf("%s: 4 shards with a prepare stage in %v", e.Name(), time.Since(start).Round(time.Millisecond))
+	})
+}
+
+func TestFailedAttemptIsRetried(t *testing.T) {
+	forEngine(t, func(t *testing.T, e Engine) {
+		job := fakeJob(t, "flaky=2")
+		out, err := e.Wait(context.Background(), submit(t, e, job), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(out), "result 1\nresult 2\n") {
+			t.Errorf("merged output %q", out)
+		}
+		log, _ := os.ReadFile(logPath(job.Dir, StageShards, 2))
+		for _, want := range []string{"first attempt breaks", "attempt 1 failed with exit status 1; retrying once", "attempt 2 on", "shard-2: done"} {
+			if !strings.Contains(string(log), want) {
+				t.Errorf("shard 2's log lacks %q:\n%s", want, log)
+			}
+		}
+	})
+}
+
+func TestFailingShardFailsTheRun(t *testing.T) {
+	forEngine(t, func(t *testing.T, e Engine) {
+		job := fakeJob(t, "fail=3")
+		out, err := e.Wait(context.Background(), submit(t, e, job), nil)
+		var te *TaskError
+		if !errors.As(err, &te) {
+			t.Fatalf("Wait = %q, %v; want a *TaskError", out, err)
+		}
+		if te.Shard != 3 || !strings.Contains(te.Reason, "status 7, also on its retry") {
+			t.Errorf("failure %+v, want shard 3 with exit status 7 twice", te)
+		}
+		msg := err.Error()
+		for _, want := range []string{"shard 3 failed", "shard 3: always broken, GOMAXPROCS=1", "giving up"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("error lacks %q:\n%s", want, msg)
+			}
+		}
+		if _, err := os.Stat(mergedPath(job.Dir)); err == nil {
+			t.Error("the merge ran after a shard failed")
+		}
+	})
+}
+
+func TestCancelStopsEveryTask(t *testing.T) {
+	forEngine(t, func(t *testing.T, e Engine) {
+		job := fakeJob(t, "slow")
+		run := submit(t, e, job)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		started := filepath.Join(job.Dir, "pid-1")
+		go func() {
+			for ctx.Err() == nil {
+				if _, err := os.Stat(started); err == nil {
+					cancel()
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}()
+		begin := time.Now()
+		_, err := e.Wait(ctx, run, nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Wait = %v, want context.Canceled", err)
+		}
+		t.Logf("%s: cancelled and stopped in %v", e.Name(), time.Since(begin).Round(time.Millisecond))
+		if e.Name() == "slurm" {
+			out, err := exec.Command("squeue", "-h", "-o", "%F %i %T").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(string(out), "\n") {
+				for _, id := range run.IDs() {
+					if strings.HasPrefix(line, id+" ") {
+						t.Errorf("squeue still lists job %s: %s", id, line)
+					}
+				}
+			}
+		}
+		matches, _ := filepath.Glob(filepath.Join(job.Dir, "pid-*"))
+		if len(matches) == 0 {
+			t.Fatal("no shard started")
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for _, m := range matches {
+			pid := readPID(t, m)
+			for processAlive(pid) && !zombie(pid) && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if processAlive(pid) && !zombie(pid) {
+				t.Errorf("shard process %d (%s) still runs", pid, m)
+			}
+		}
+	})
+}
+
+func TestTaskEndedByTheSchedulerFailsTheRun(t *testing.T) {
+	forEngine(t, func(t *testing.T, e Engine) {
+		job := fakeJob(t, "slow=2")
+		run := submit(t, e, job)
+		marker := filepath.Join(job.Dir, "script-2")
+		go func() {
+			for {
+				if _, err := os.Stat(marker); err == nil {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			// What a time limit or a lost node does: the job script
+			// ends without writing a marker.
+			if e.Name() == "slurm" {
+				exec.Command("scancel", run.Jobs[1].ID+"_2").Run()
+			} else {
+				syscall.Kill(readPID(t, marker), syscall.SIGKILL)
+			}
+		}()
+		_, err := e.Wait(context.Background(), run, nil)
+		var te *TaskError
+		if !errors.As(err, &te) || te.Shard != 2 {
+			t.Fatalf("Wait = %v, want shard 2's failure", err)
+		}
+		want := "signal: killed"
+		if e.Name() == "slurm" {
+			want = "JobState=CANCELLED"
+		}
+		if !strings.Contains(te.Reason, want) || !strings.Contains(err.Error(), "farm: shard-2: attempt 1 on") {
+			t.Errorf("failure %q, want its reason to hold %q and its log's lines", err, want)
+		}
+	})
+}
+
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return pid
+}
+
+// zombie reports whether process pid has exited and waits to be reaped.
+func zombie(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	return strings.HasPrefix(rest, "Z")
+}

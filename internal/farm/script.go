@@ -1,0 +1,201 @@
+package farm
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// unsafeChars are what a path or setting in an #SBATCH line must not
+// hold: Slurm splits those lines at white space without quoting, and
+// expands '%' in file names.
+const unsafeChars = " \t\n\r'\"\\%"
+
+// checkJob checks job and returns it with the defaults filled in.
+func checkJob(job Job) (Job, error) {
+	if job.N < 1 {
+		return job, fmt.Errorf("%d shards; want at least 1", job.N)
+	}
+	if len(job.Shard) == 0 || len(job.Merge) == 0 {
+		return job, errors.New("a job needs a shard command and a merge command")
+	}
+	if !filepath.IsAbs(job.Dir) {
+		return job, fmt.Errorf("work folder %q is not an absolute path", job.Dir)
+	}
+	job.Dir = filepath.Clean(job.Dir)
+	o := &job.Options
+	if o.Name == "" {
+		o.Name = "gallop"
+	}
+	if o.CPUs == 0 {
+		o.CPUs = 1
+	}
+	if o.CPUs < 0 {
+		return job, fmt.Errorf("%d CPUs per task", o.CPUs)
+	}
+	if o.Workdir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return job, fmt.Errorf("working directory: %w", err)
+		}
+		o.Workdir = wd
+	}
+	for _, s := range []struct{ what, v string }{
+		{"work folder", job.Dir}, {"working directory", o.Workdir}, {"job name", o.Name},
+		{"partition", o.Partition}, {"time limit", o.Time},
+	} {
+		if strings.ContainsAny(s.v, unsafeChars) {
+			return job, fmt.Errorf("%s %q holds white space, a quote, a backslash or %%, which a job script's #SBATCH lines cannot", s.what, s.v)
+		}
+	}
+	return job, nil
+}
+
+// task names the task of stage (shard k of the shards stage) in the
+// files of a work folder: "prepare", "shard-3", "merge".
+func task(stage Stage, k int) string {
+	if stage == StageShards {
+		return "shard-" + strconv.Itoa(k)
+	}
+	return string(stage)
+}
+
+// taskTitle names it in messages: "prepare", "shard 3", "merge".
+func taskTitle(stage Stage, k int) string {
+	if stage == StageShards {
+		return "shard " + strconv.Itoa(k)
+	}
+	return string(stage)
+}
+
+func scriptPath(dir string, stage Stage) string {
+	return filepath.Join(dir, "jobs", string(stage)+".sh")
+}
+
+func logPath(dir string, stage Stage, k int) string {
+	return filepath.Join(dir, "logs", task(stage, k)+".log")
+}
+
+func markerPath(dir string, stage Stage, k int, ok bool) string {
+	ext := ".failed"
+	if ok {
+		ext = ".ok"
+	}
+	return filepath.Join(dir, "state", task(stage, k)+ext)
+}
+
+// mergedPath is the merge's standard output.
+func mergedPath(dir string) string { return filepath.Join(dir, "merged.out") }
+
+// quote quotes s for bash.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// commandLine is argv as a bash command line, ShardToken in it replaced by
+// the shard number $K when shard.
+func commandLine(argv []string, shard bool) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = quote(a)
+		if shard {
+			words[i] = strings.ReplaceAll(words[i], ShardToken, `'"$K"'`)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// writeScripts creates job's work folder and writes its job scripts. It
+// refuses a folder that holds a run already.
+func writeScripts(job Job) error {
+	if _, err := os.Stat(stateFile(job.Dir)); err == nil {
+		return fmt.Errorf("%s holds a run already (farm.json); give a new work folder", job.Dir)
+	}
+	for _, d := range []string{"jobs", "logs", "state"} {
+		if err := os.MkdirAll(filepath.Join(job.Dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	if job.Prepare != nil {
+		if err := os.WriteFile(scriptPath(job.Dir, StagePrepare), []byte(script(job, StagePrepare)), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, s := range []Stage{StageShards, StageMerge} {
+		if err := os.WriteFile(scriptPath(job.Dir, s), []byte(script(job, s)), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// script is the job script of stage: its #SBATCH lines, then the command
+// run with one retry and the markers written.
+func script(job Job, stage Stage) string {
+	o := job.Options
+	var b strings.Builder
+	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	line("#!/bin/bash")
+	line("# The %s stage of a sharded job, written by gallop farm; Slurm runs it", stage)
+	line("# with sbatch, the local engine with the same environment.")
+	line("#SBATCH --job-name=%s-%s", o.Name, stage)
+	logName := filepath.Join(job.Dir, "logs", string(stage)+".log")
+	if stage == StageShards {
+		logName = filepath.Join(job.Dir, "logs", "shard-%a.log")
+		line("#SBATCH --array=1-%d", job.N)
+	}
+	line("#SBATCH --output=%s", logName)
+	line("#SBATCH --error=%s", logName)
+	line("#SBATCH --cpus-per-task=%d", o.CPUs)
+	if o.Partition != "" {
+		line("#SBATCH --partition=%s", o.Partition)
+	}
+	if o.Time != "" {
+		line("#SBATCH --time=%s", o.Time)
+	}
+	line("#SBATCH --chdir=%s", o.Workdir)
+	line("#SBATCH --requeue")
+	line("set -u")
+	line("export GOMAXPROCS=\"${SLURM_CPUS_PER_TASK:-1}\"")
+	line("state=%s", quote(filepath.Join(job.Dir, "state")))
+	var cmd string
+	switch stage {
+	case StagePrepare:
+		line("task=prepare")
+		cmd = commandLine(job.Prepare, false)
+	case StageShards:
+		line("K=\"${SLURM_ARRAY_TASK_ID:?not a task of the shards array job}\"")
+		line("task=\"shard-$K\"")
+		cmd = commandLine(job.Shard, true)
+	case StageMerge:
+		line("task=merge")
+		cmd = commandLine(job.Merge, false) + " >" + quote(mergedPath(job.Dir)+".part")
+	}
+	line("rm -f \"$state/$task.ok\" \"$state/$task.failed\"")
+	line("run() {")
+	line("\t%s", cmd)
+	line("}")
+	line("attempt() {")
+	line("\techo \"farm: $task: attempt $1 on $(hostname -s), $(date '+%%F %%T')\" >&2")
+	line("\trun")
+	line("}")
+	line("status=0")
+	line("attempt 1 || {")
+	line("\tstatus=$?")
+	line("\techo \"farm: $task: attempt 1 failed with exit status $status; retrying once\" >&2")
+	line("\tstatus=0")
+	line("\tattempt 2 || status=$?")
+	line("}")
+	line("if [ \"$status\" -ne 0 ]; then")
+	line("\techo \"farm: $task: attempt 2 failed too, with exit status $status; giving up\" >&2")
+	line("\techo \"$status\" >\"$state/$task.failed\"")
+	line("\texit \"$status\"")
+	line("fi")
+	if stage == StageMerge {
+		line("mv -f %s %s", quote(mergedPath(job.Dir)+".part"), quote(mergedPath(job.Dir)))
+	}
+	line(": >\"$state/$task.ok\"")
+	line("echo \"farm: $task: done\" >&2")
+	return b.String()
+}

@@ -1,0 +1,120 @@
+package farm
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// tailLines is how many of a failed task's last log lines its error holds.
+const tailLines = 20
+
+// markers are the tasks of a run that ended, by file name in Dir/state
+// ("shard-3.ok", "prepare.failed").
+type markers map[string]bool
+
+func readMarkers(dir string) (markers, error) {
+	entries, err := os.ReadDir(filepath.Join(dir, "state"))
+	if err != nil {
+		return nil, err
+	}
+	m := make(markers, len(entries))
+	for _, e := range entries {
+		m[e.Name()] = true
+	}
+	return m, nil
+}
+
+func (m markers) ok(stage Stage, k int) bool     { return m[task(stage, k)+".ok"] }
+func (m markers) failed(stage Stage, k int) bool { return m[task(stage, k)+".failed"] }
+
+// fileProgress is where run stands by the markers its tasks wrote: a task
+// that failed twice makes it Failed, the merge's success Succeeded; a
+// task the scheduler ended leaves no marker, so the run stays Running
+// here and the engine must tell.
+func fileProgress(run *Run) (Progress, error) {
+	p := Progress{State: Running, Stage: StagePrepare, N: run.N}
+	m, err := readMarkers(run.Dir)
+	if err != nil {
+		return p, err
+	}
+	if run.Prepare && !m.ok(StagePrepare, 0) {
+		if m.failed(StagePrepare, 0) {
+			p.State, p.Failure = Failed, commandFailure(run.Dir, StagePrepare, 0)
+		}
+		return p, nil
+	}
+	p.Stage = StageShards
+	for k := 1; k <= run.N; k++ {
+		switch {
+		case m.ok(StageShards, k):
+			p.Done++
+		case m.failed(StageShards, k) && p.Failure == nil:
+			p.State, p.Failure = Failed, commandFailure(run.Dir, StageShards, k)
+		}
+	}
+	if p.Failure != nil || p.Done < run.N {
+		return p, nil
+	}
+	p.Stage = StageMerge
+	switch {
+	case m.failed(StageMerge, 0):
+		p.State, p.Failure = Failed, commandFailure(run.Dir, StageMerge, 0)
+	case m.ok(StageMerge, 0):
+		p.State = Succeeded
+	}
+	return p, nil
+}
+
+// firstUnfinished is the first task of run, in stage order, that has not
+// succeeded by the markers m.
+func firstUnfinished(run *Run, m markers) (Stage, int) {
+	if run.Prepare && !m.ok(StagePrepare, 0) {
+		return StagePrepare, 0
+	}
+	for k := 1; k <= run.N; k++ {
+		if !m.ok(StageShards, k) {
+			return StageShards, k
+		}
+	}
+	return StageMerge, 0
+}
+
+// commandFailure is the error of a task whose command failed on its
+// retry, by the status it recorded.
+func commandFailure(dir string, stage Stage, k int) *TaskError {
+	status, _ := os.ReadFile(markerPath(dir, stage, k, false))
+	reason := fmt.Sprintf("its command exited with status %s, also on its retry", strings.TrimSpace(string(status)))
+	return taskFailure(dir, stage, k, reason)
+}
+
+// taskFailure is the error of a task that failed for reason, with the end
+// of its log.
+func taskFailure(dir string, stage Stage, k int, reason string) *TaskError {
+	e := &TaskError{Task: taskTitle(stage, k), Reason: reason, Log: logPath(dir, stage, k)}
+	if stage == StageShards {
+		e.Shard = k
+	}
+	data, err := os.ReadFile(e.Log)
+	if err != nil {
+		e.Tail = []string{fmt.Sprintf("(no log: %v)", err)}
+		return e
+	}
+	lines := strings.Split(string(bytes.TrimRight(data, "\n")), "\n")
+	if len(data) == 0 {
+		lines = nil
+	}
+	e.Tail = lines[max(0, len(lines)-tailLines):]
+	return e
+}
+
+// merged is the merge's standard output of a run that succeeded.
+func merged(dir string) ([]byte, error) {
+	out, err := os.ReadFile(mergedPath(dir))
+	if err != nil {
+		return nil, fmt.Errorf("the merge succeeded but its output is unreadable: %w", err)
+	}
+	return out, nil
+}
