@@ -93,7 +93,7 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 	if len(shard.Strip(command)) != len(command) {
 		return errors.New("leave --shard, --shard-dir and --prepare out of the command: gallop farm adds them")
 	}
-	words, hasPrepared, err := ShardPlan(command)
+	plan, err := PlanShards(command)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 	if err != nil {
 		return err
 	}
-	job := farmJob(exe, command, *n, hasPrepared, workDir)
+	job := farmJob(exe, command, *n, plan, workDir)
 	job.Options = farm.Options{Name: *name, Partition: *partition, CPUs: *cpus, Time: *limit}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -120,7 +120,7 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 		}
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "gallop farm: %s %s in %d shards: %s\n", engine.Name(), strings.Join(command[:words], " "), *n, describeRun(run))
+	fmt.Fprintf(os.Stderr, "gallop farm: %s %s in %d shards: %s\n", engine.Name(), strings.Join(command[:plan.Words], " "), *n, describeRun(run))
 	if engine.Name() != "local" && !*wait {
 		fmt.Fprintf(os.Stderr, "gallop farm: follow it with: gallop farm status %s (cancel: gallop farm cancel %s)\n", run.Dir, run.Dir)
 		fmt.Fprintln(stdout, run.Dir)
@@ -137,16 +137,21 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 }
 
 // farmJob is the job of running `gallop command` (the gallop binary exe)
-// in n shards with the work folder dir: the shard files go to dir, and the
-// prepared stage too when the command has one.
-func farmJob(exe string, command []string, n int, hasPrepared bool, dir string) farm.Job {
-	job := farm.Job{
-		Dir:   dir,
-		Shard: withOptions(exe, command, "--shard", farm.ShardToken+"/"+strconv.Itoa(n), "--shard-dir", dir),
-		Merge: []string{exe, "merge"},
-		N:     n,
+// in n shards as plan says with the work folder dir: the shard files go to
+// dir, and the prepared stage too when the command has one.
+func farmJob(exe string, command []string, n int, plan ShardPlan, dir string) farm.Job {
+	options := []string{"--shard", farm.ShardToken + "/" + strconv.Itoa(n), "--shard-dir", dir}
+	if plan.Rounds > 1 {
+		options = append(options, "--shard-round", farm.RoundToken)
 	}
-	if hasPrepared {
+	job := farm.Job{
+		Dir:    dir,
+		Shard:  withOptions(exe, command, options...),
+		Merge:  []string{exe, "merge"},
+		N:      n,
+		Rounds: plan.Rounds,
+	}
+	if plan.Prepared {
 		job.Prepare = withOptions(exe, command, "--prepare", "--shard-dir", dir)
 	}
 	for k := 1; k <= n; k++ {

@@ -23,14 +23,14 @@ func TestMain(m *testing.M) {
 }
 
 func TestFarmJob(t *testing.T) {
-	job := farmJob("/bin/gallop", []string{"synth", "in.glb", "--count", "3", "--", "-odd"}, 3, true, "/w")
+	job := farmJob("/bin/gallop", []string{"synth", "in.glb", "--count", "3", "--", "-odd"}, 3, ShardPlan{Words: 1, Prepared: true, Rounds: 1}, "/w")
 	wantShard := []string{"/bin/gallop", "synth", "in.glb", "--count", "3", "--shard", farm.ShardToken + "/3", "--shard-dir", "/w", "--", "-odd"}
 	wantPrepare := []string{"/bin/gallop", "synth", "in.glb", "--count", "3", "--prepare", "--shard-dir", "/w", "--", "-odd"}
 	wantMerge := []string{"/bin/gallop", "merge", "/w/shard-1-of-3.gsh", "/w/shard-2-of-3.gsh", "/w/shard-3-of-3.gsh"}
 	if !slices.Equal(job.Shard, wantShard) || !slices.Equal(job.Prepare, wantPrepare) || !slices.Equal(job.Merge, wantMerge) || job.N != 3 {
 		t.Errorf("farmJob =\n%q\n%q\n%q\nwant\n%q\n%q\n%q", job.Shard, job.Prepare, job.Merge, wantShard, wantPrepare, wantMerge)
 	}
-	if job := farmJob("/bin/gallop", []string{"sample"}, 2, false, "/w"); job.Prepare != nil {
+	if job := farmJob("/bin/gallop", []string{"sample"}, 2, ShardPlan{Words: 1, Rounds: 1}, "/w"); job.Prepare != nil {
 		t.Errorf("a command without a prepared stage got %q", job.Prepare)
 	}
 }

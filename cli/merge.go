@@ -36,18 +36,24 @@ func shardCommands() map[string]shardCommand {
 	}
 }
 
-// ShardPlan says how to run the command args (as after `gallop`, for
-// example ["sample", "--scenario", "spell"]) in shards: the words naming
-// the command ("ensemble build" has two) and whether it has a prepared
-// stage. A command that does not run in shards is an error.
-func ShardPlan(args []string) (words int, prepared bool, err error) {
+// ShardPlan is how a command runs in shards.
+type ShardPlan struct {
+	Words    int  // the words naming the command ("ensemble build" has two)
+	Prepared bool // it has a prepared stage (--prepare)
+	Rounds   int  // its rounds of shards (--shard-round R when more than 1)
+}
+
+// PlanShards says how to run the command args (as after `gallop`, for
+// example ["sample", "--scenario", "spell"]) in shards. A command that
+// does not run in shards is an error.
+func PlanShards(args []string) (ShardPlan, error) {
 	cmds := shardCommands()
 	for n := 2; n >= 1; n-- {
 		if len(args) < n {
 			continue
 		}
 		if c, ok := cmds[strings.Join(args[:n], " ")]; ok {
-			return n, c.prepared, nil
+			return ShardPlan{Words: n, Prepared: c.prepared, Rounds: max(1, c.rounds)}, nil
 		}
 	}
 	names := make([]string, 0, len(cmds))
@@ -56,9 +62,9 @@ func ShardPlan(args []string) (words int, prepared bool, err error) {
 	}
 	sort.Strings(names)
 	if len(args) == 0 {
-		return 0, false, fmt.Errorf("no command; these run in shards: %s", strings.Join(names, ", "))
+		return ShardPlan{}, fmt.Errorf("no command; these run in shards: %s", strings.Join(names, ", "))
 	}
-	return 0, false, fmt.Errorf("%q does not run in shards; these do: %s", strings.Join(args[:min(2, len(args))], " "), strings.Join(names, ", "))
+	return ShardPlan{}, fmt.Errorf("%q does not run in shards; these do: %s", strings.Join(args[:min(2, len(args))], " "), strings.Join(names, ", "))
 }
 
 func runMerge(args []string, stdout io.Writer) error {

@@ -1,6 +1,7 @@
 // Package farm runs a sharded job as the tasks of a cluster scheduler: an
 // optional prepare command run once, N shard commands (an array job) once
-// it succeeded, then a merge command once every shard succeeded, whose
+// it succeeded — in one or more rounds, each round's array job after the
+// one before — then a merge command once every shard succeeded, whose
 // standard output is the job's result. It knows nothing of what the
 // commands do.
 //
@@ -9,7 +10,9 @@
 //
 //	Dir/farm.json              the Run: engine, job ids, shard count
 //	Dir/jobs/{prepare,shards,merge}.sh   the job scripts, with #SBATCH lines
+//	                                      (shards-R.sh per round R of a job in rounds)
 //	Dir/logs/{prepare,shard-K,merge}.log  each task's stdout and stderr
+//	                                      (round-R-shard-K.log in rounds)
 //	Dir/state/TASK.ok, TASK.failed       written by a task when it ends
 //	Dir/merged.out             the merge command's stdout, once it succeeded
 //
@@ -33,12 +36,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
 // ShardToken is the token in Job.Shard replaced by the shard's number
 // K (1 ≤ K ≤ N) in each task.
 const ShardToken = "{K}"
+
+// RoundToken is the token in Job.Shard replaced by the round's number R
+// (1 ≤ R ≤ Rounds) in each task.
+const RoundToken = "{R}"
 
 // Job is a sharded job to run.
 type Job struct {
@@ -57,6 +65,9 @@ type Job struct {
 	Merge []string
 	// N is the number of shards, at least 1.
 	N int
+	// Rounds is the number of rounds of shards (0 means 1): the N shards
+	// of round R run once every shard of round R−1 succeeded.
+	Rounds int
 	// Options are the scheduler's settings.
 	Options Options
 }
@@ -82,12 +93,45 @@ type Options struct {
 // Stage is a stage of a job.
 type Stage string
 
-// The stages, in the order they run.
+// The stages, in the order they run. A job in rounds has a shards stage
+// per round instead of StageShards: ShardsStage(r, rounds).
 const (
 	StagePrepare Stage = "prepare"
 	StageShards  Stage = "shards"
 	StageMerge   Stage = "merge"
 )
+
+// ShardsStage is the stage of round r of a job's rounds of shards:
+// StageShards for a job of one round, "shards-R" otherwise.
+func ShardsStage(r, rounds int) Stage {
+	if rounds <= 1 {
+		return StageShards
+	}
+	return Stage("shards-" + strconv.Itoa(r))
+}
+
+// Round is the round of a shards stage (1 for StageShards), 0 for
+// another stage.
+func (s Stage) Round() int {
+	if s == StageShards {
+		return 1
+	}
+	if r, ok := strings.CutPrefix(string(s), "shards-"); ok {
+		if n, err := strconv.Atoi(r); err == nil && n >= 1 {
+			return n
+		}
+	}
+	return 0
+}
+
+// shardStages are the shards stages of a job of rounds rounds, in order.
+func shardStages(rounds int) []Stage {
+	out := make([]Stage, max(1, rounds))
+	for r := range out {
+		out[r] = ShardsStage(r+1, rounds)
+	}
+	return out
+}
 
 // State is where a run stands.
 type State string
@@ -104,7 +148,8 @@ type Progress struct {
 	State State `json:"state"`
 	// Stage is the stage running, or the last one reached.
 	Stage Stage `json:"stage"`
-	// Done is how many of the N shards succeeded.
+	// Done is how many of the N shards of the stage (the last round
+	// reached) succeeded.
 	Done int `json:"done"`
 	N    int `json:"shards"`
 	// Failure is the task that failed when State is Failed.
@@ -149,6 +194,7 @@ type Run struct {
 	Engine  string      `json:"engine"`
 	Dir     string      `json:"dir"`
 	N       int         `json:"shards"`
+	Rounds  int         `json:"rounds,omitempty"` // 0 or 1: one round
 	Prepare bool        `json:"prepare"`
 	Jobs    []Submitted `json:"jobs,omitempty"` // the scheduler's jobs, in stage order
 	// PID is the process that runs a Local run's tasks.

@@ -3,16 +3,16 @@ package farm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"gallop/internal/farm/farmtest"
 )
 
 // fake stands in for gallop: "prepare DIR" writes DIR/prepared; "shard K
@@ -52,33 +52,6 @@ merge)
 esac
 `
 
-// slurmAnswer is what sinfo said, asked once: a node idle or mixed, or
-// why not.
-var slurmAnswer = sync.OnceValue(func() error {
-	// sinfo retries for about 9 s when no controller runs.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "sinfo", "-h", "-N", "-o", "%T").CombinedOutput()
-	if err == nil && (strings.Contains(string(out), "idle") || strings.Contains(string(out), "mixed")) {
-		return nil
-	}
-	return fmt.Errorf("no Slurm cluster answers (scripts/slurm-local.sh start starts one): sinfo: %q, %v", out, err)
-})
-
-// slurmUp skips t when no Slurm cluster answers, or fails it when
-// GALLOP_REQUIRE_SLURM=1 (as `make test` sets it).
-func slurmUp(t *testing.T) {
-	t.Helper()
-	err := slurmAnswer()
-	switch {
-	case err == nil:
-	case os.Getenv("GALLOP_REQUIRE_SLURM") == "1":
-		t.Fatal(err.Error() + " [GALLOP_REQUIRE_SLURM=1]")
-	default:
-		t.Skip(err.Error())
-	}
-}
-
 // engines are the engines under test, each with a check that it can run.
 var engines = []struct {
 	name  string
@@ -86,7 +59,7 @@ var engines = []struct {
 	ready func(*testing.T)
 }{
 	{"local", func() Engine { return &Local{Cores: 2} }, func(*testing.T) {}},
-	{"slurm", func() Engine { return &Slurm{Poll: 200 * time.Millisecond} }, slurmUp},
+	{"slurm", func() Engine { return &Slurm{Poll: 200 * time.Millisecond} }, func(t *testing.T) { farmtest.RequireSlurm(t) }},
 }
 
 // fakeJob is a 4-shard job of the fake command with a prepare stage, its
@@ -312,4 +285,63 @@ func zombie(pid int) bool {
 	}
 	_, rest, _ := strings.Cut(string(stat), ") ")
 	return strings.HasPrefix(rest, "Z")
+}
+
+// rounds stands in for a command whose shards run in rounds: "shard R K
+// DIR" fails unless every shard of round R−1 wrote its file, then writes
+// DIR/out-R-K; "merge DIR N" prints the last round's files.
+const rounds = `#!/bin/bash
+set -eu
+case "$1" in
+shard)
+	r=$2; k=$3; dir=$4
+	if [ "$r" -gt 1 ]; then
+		for j in 1 2 3; do
+			[ -f "$dir/out-$((r-1))-$j" ] || { echo "round $r shard $k: round $((r-1)) shard $j missing" >&2; exit 3; }
+		done
+	fi
+	echo "round $r shard $k" >"$dir/out-$r-$k" ;;
+merge)
+	for k in 1 2 3; do cat "$2/out-3-$k"; done ;;
+esac
+`
+
+// TestRounds: a job of three rounds of three shards runs each round after
+// the one before, logs each round's shards apart, and merges.
+func TestRounds(t *testing.T) {
+	forEngine(t, func(t *testing.T, e Engine) {
+		tmp := t.TempDir()
+		bin := filepath.Join(tmp, "rounds")
+		if err := os.WriteFile(bin, []byte(rounds), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(tmp, "run")
+		job := Job{
+			Dir:     dir,
+			Shard:   []string{bin, "shard", RoundToken, ShardToken, dir},
+			Merge:   []string{bin, "merge", dir},
+			N:       3,
+			Rounds:  3,
+			Options: Options{Name: "gallop-test", CPUs: 1, Workdir: tmp},
+		}
+		var stages []Stage
+		out, err := e.Wait(context.Background(), submit(t, e, job), func(p Progress) {
+			if len(stages) == 0 || stages[len(stages)-1] != p.Stage {
+				stages = append(stages, p.Stage)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "round 3 shard 1\nround 3 shard 2\nround 3 shard 3\n"; string(out) != want {
+			t.Errorf("merged output %q, want %q", out, want)
+		}
+		if stages[len(stages)-1] != StageMerge || ShardsStage(2, 3).Round() != 2 {
+			t.Errorf("progress reported stages %v", stages)
+		}
+		log, err := os.ReadFile(logPath(dir, ShardsStage(2, 3), 3))
+		if err != nil || !strings.Contains(string(log), "farm: round-2-shard-3: done") {
+			t.Errorf("round 2 shard 3's log %q (%v)", log, err)
+		}
+	})
 }

@@ -48,7 +48,7 @@ func (l *Local) Submit(ctx context.Context, job Job) (*Run, error) {
 	if err := writeScripts(job); err != nil {
 		return nil, err
 	}
-	run := &Run{Engine: l.Name(), Dir: job.Dir, N: job.N, Prepare: job.Prepare != nil, PID: os.Getpid()}
+	run := &Run{Engine: l.Name(), Dir: job.Dir, N: job.N, Rounds: job.Rounds, Prepare: job.Prepare != nil, PID: os.Getpid()}
 	if err := run.save(); err != nil {
 		return nil, err
 	}
@@ -71,15 +71,17 @@ func (l *Local) execute(ctx context.Context, job Job) error {
 			return err
 		}
 	}
-	if err := l.shards(ctx, job); err != nil {
-		return err
+	for _, stage := range shardStages(job.Rounds) {
+		if err := l.shards(ctx, job, stage); err != nil {
+			return err
+		}
 	}
 	return l.task(ctx, job, StageMerge, 0)
 }
 
-// shards runs the shards, at most Cores / CPUs at once. The first to fail
-// ends the others.
-func (l *Local) shards(ctx context.Context, job Job) error {
+// shards runs the shards of stage, at most Cores / CPUs at once. The
+// first to fail ends the others.
+func (l *Local) shards(ctx context.Context, job Job, stage Stage) error {
 	cores := l.Cores
 	if cores <= 0 {
 		cores = runtime.NumCPU()
@@ -104,7 +106,7 @@ func (l *Local) shards(ctx context.Context, job Job) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if err := l.task(ctx, job, StageShards, k); err != nil {
+			if err := l.task(ctx, job, stage, k); err != nil {
 				once.Do(func() { first = err; stop() })
 			}
 		}()
@@ -135,7 +137,7 @@ func environ(job Job, stage Stage, k int) []string {
 		"SLURM_SUBMIT_DIR="+job.Options.Workdir,
 		"SLURM_JOB_PARTITION="+job.Options.Partition,
 	)
-	if stage == StageShards {
+	if stage.Round() > 0 {
 		n := strconv.Itoa(job.N)
 		env = append(env,
 			"SLURM_ARRAY_JOB_ID="+id,

@@ -22,6 +22,10 @@ func checkJob(job Job) (Job, error) {
 	if len(job.Shard) == 0 || len(job.Merge) == 0 {
 		return job, errors.New("a job needs a shard command and a merge command")
 	}
+	if job.Rounds < 0 || job.Rounds > 100 {
+		return job, fmt.Errorf("%d rounds of shards; want 1 to 100", job.Rounds)
+	}
+	job.Rounds = max(1, job.Rounds)
 	if !filepath.IsAbs(job.Dir) {
 		return job, fmt.Errorf("work folder %q is not an absolute path", job.Dir)
 	}
@@ -54,19 +58,26 @@ func checkJob(job Job) (Job, error) {
 	return job, nil
 }
 
-// task names the task of stage (shard k of the shards stage) in the
-// files of a work folder: "prepare", "shard-3", "merge".
+// task names the task of stage (shard k of a shards stage) in the files
+// of a work folder: "prepare", "shard-3", "round-2-shard-3", "merge".
 func task(stage Stage, k int) string {
-	if stage == StageShards {
+	switch {
+	case stage == StageShards:
 		return "shard-" + strconv.Itoa(k)
+	case stage.Round() > 0:
+		return fmt.Sprintf("round-%d-shard-%d", stage.Round(), k)
 	}
 	return string(stage)
 }
 
-// taskTitle names it in messages: "prepare", "shard 3", "merge".
+// taskTitle names it in messages: "prepare", "shard 3", "round 2 shard 3",
+// "merge".
 func taskTitle(stage Stage, k int) string {
-	if stage == StageShards {
+	switch {
+	case stage == StageShards:
 		return "shard " + strconv.Itoa(k)
+	case stage.Round() > 0:
+		return fmt.Sprintf("round %d shard %d", stage.Round(), k)
 	}
 	return string(stage)
 }
@@ -122,7 +133,7 @@ func writeScripts(job Job) error {
 			return err
 		}
 	}
-	for _, s := range []Stage{StageShards, StageMerge} {
+	for _, s := range append(shardStages(job.Rounds), StageMerge) {
 		if err := os.WriteFile(scriptPath(job.Dir, s), []byte(script(job, s)), 0o755); err != nil {
 			return err
 		}
@@ -141,8 +152,8 @@ func script(job Job, stage Stage) string {
 	line("# with sbatch, the local engine with the same environment.")
 	line("#SBATCH --job-name=%s-%s", o.Name, stage)
 	logName := filepath.Join(job.Dir, "logs", string(stage)+".log")
-	if stage == StageShards {
-		logName = filepath.Join(job.Dir, "logs", "shard-%a.log")
+	if stage.Round() > 0 {
+		logName = filepath.Join(job.Dir, "logs", strings.Replace(task(stage, 0), "shard-0", "shard-%a", 1)+".log")
 		line("#SBATCH --array=1-%d", job.N)
 	}
 	line("#SBATCH --output=%s", logName)
@@ -164,13 +175,17 @@ func script(job Job, stage Stage) string {
 	case StagePrepare:
 		line("task=prepare")
 		cmd = commandLine(job.Prepare, false)
-	case StageShards:
-		line("K=\"${SLURM_ARRAY_TASK_ID:?not a task of the shards array job}\"")
-		line("task=\"shard-$K\"")
-		cmd = commandLine(job.Shard, true)
 	case StageMerge:
 		line("task=merge")
 		cmd = commandLine(job.Merge, false) + " >" + quote(mergedPath(job.Dir)+".part")
+	default: // a shards stage
+		line("K=\"${SLURM_ARRAY_TASK_ID:?not a task of the shards array job}\"")
+		line("task=%s", strings.Replace(task(stage, 0), "shard-0", "shard-$K", 1))
+		argv := make([]string, len(job.Shard))
+		for i, a := range job.Shard {
+			argv[i] = strings.ReplaceAll(a, RoundToken, strconv.Itoa(stage.Round()))
+		}
+		cmd = commandLine(argv, true)
 	}
 	line("rm -f \"$state/$task.ok\" \"$state/$task.failed\"")
 	line("run() {")

@@ -12,8 +12,8 @@ import (
 )
 
 // Slurm runs jobs on a Slurm cluster: Submit runs sbatch --parsable for
-// the prepare job, the shards' array job (--array=1-N) after it and the
-// merge job after that, each later one with --dependency=afterok on the
+// the prepare job, the shards' array job (--array=1-N; one per round)
+// after it and the merge job after that, each later one with --dependency=afterok on the
 // one before and --kill-on-invalid-dep=yes, so a failed stage ends the
 // stages after it. Status and Wait read the tasks' markers and ask squeue
 // whether the jobs are still queued; they need no accounting (sacct). A
@@ -55,8 +55,8 @@ func (s *Slurm) Submit(ctx context.Context, job Job) (*Run, error) {
 	if err := writeScripts(job); err != nil {
 		return nil, err
 	}
-	run := &Run{Engine: s.Name(), Dir: job.Dir, N: job.N, Prepare: job.Prepare != nil}
-	stages := []Stage{StageShards, StageMerge}
+	run := &Run{Engine: s.Name(), Dir: job.Dir, N: job.N, Rounds: job.Rounds, Prepare: job.Prepare != nil}
+	stages := append(shardStages(job.Rounds), StageMerge)
 	if run.Prepare {
 		stages = append([]Stage{StagePrepare}, stages...)
 	}
@@ -164,7 +164,7 @@ func (s *Slurm) ended(ctx context.Context, run *Run, stage Stage, k int) string 
 			id = j.ID
 		}
 	}
-	if stage == StageShards {
+	if stage.Round() > 0 {
 		id += "_" + strconv.Itoa(k)
 	}
 	out, err := slurm(ctx, "scontrol", "show", "job", "-o", id)

@@ -46,17 +46,19 @@ func fileProgress(run *Run) (Progress, error) {
 		}
 		return p, nil
 	}
-	p.Stage = StageShards
-	for k := 1; k <= run.N; k++ {
-		switch {
-		case m.ok(StageShards, k):
-			p.Done++
-		case m.failed(StageShards, k) && p.Failure == nil:
-			p.State, p.Failure = Failed, commandFailure(run.Dir, StageShards, k)
+	for _, stage := range shardStages(run.Rounds) {
+		p.Stage, p.Done = stage, 0
+		for k := 1; k <= run.N; k++ {
+			switch {
+			case m.ok(stage, k):
+				p.Done++
+			case m.failed(stage, k) && p.Failure == nil:
+				p.State, p.Failure = Failed, commandFailure(run.Dir, stage, k)
+			}
 		}
-	}
-	if p.Failure != nil || p.Done < run.N {
-		return p, nil
+		if p.Failure != nil || p.Done < run.N {
+			return p, nil
+		}
 	}
 	p.Stage = StageMerge
 	switch {
@@ -74,9 +76,11 @@ func firstUnfinished(run *Run, m markers) (Stage, int) {
 	if run.Prepare && !m.ok(StagePrepare, 0) {
 		return StagePrepare, 0
 	}
-	for k := 1; k <= run.N; k++ {
-		if !m.ok(StageShards, k) {
-			return StageShards, k
+	for _, stage := range shardStages(run.Rounds) {
+		for k := 1; k <= run.N; k++ {
+			if !m.ok(stage, k) {
+				return stage, k
+			}
 		}
 	}
 	return StageMerge, 0
@@ -94,7 +98,7 @@ func commandFailure(dir string, stage Stage, k int) *TaskError {
 // of its log.
 func taskFailure(dir string, stage Stage, k int, reason string) *TaskError {
 	e := &TaskError{Task: taskTitle(stage, k), Reason: reason, Log: logPath(dir, stage, k)}
-	if stage == StageShards {
+	if stage.Round() > 0 {
 		e.Shard = k
 	}
 	data, err := os.ReadFile(e.Log)
