@@ -27,7 +27,6 @@ func farmed(t *testing.T, n int, command ...string) (string, string, error) {
 	return out.String(), dir, err
 }
 
-
 // TestFarmSlurmSample (issue 14): gallop sample (spell "HI", 8 chains) in
 // 4 shards through Slurm prints what the local unsharded run prints, wall
 // times aside.
