@@ -57,7 +57,7 @@ func sampleCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	out := fs.String("out", "", "write the distinct satisfying samples of all chains to this folder as .glb files")
 	fps := fs.Float64("fps", 60, "frame rate of the animations --out writes")
 	lambda := fs.Float64("lambda", 0, "λ of the Gibbs constraint term λ^k (bowling, spell, dice), > 1; 0: the scenario's default")
-	shards := addShardOptions(fs, "sample", args, false)
+	shards := addShardOptions(fs, "sample", args)
 	runners := make(map[string]func(context.Context, sampleRun) error, len(sampleScenarios))
 	for name, add := range sampleScenarios {
 		runners[name] = add(fs)

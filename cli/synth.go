@@ -154,7 +154,7 @@ func synthCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	outDir := fs.String("out", "", "write each clip to DIR/clip-SEED.glb as a skinned glTF")
 	morph := fs.Bool("morph", false, "with --out, write morph targets instead of a skin")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
-	shards := addShardOptions(fs, "synth", args, true)
+	shards := addShardOptions(fs, "synth", args)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop synth IN [--reference REF.obj] [--bones B] [--count N] [--seconds S]
                    [--seed K] [--threshold T] [--blend gradient|linear|poisson]
