@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"gallop/assets"
+	"gallop/internal/shareddata"
+	"gallop/tools/farmrun"
+	tsynth "gallop/tools/synth"
+	"gallop/tools/toolstest"
+)
+
+// TestSynthToolOnFarm: the Synthesize tool's Run on farm (the local
+// engine, this test binary standing for gallop) fills the gallery with the
+// clips its own Analyse and Generate make from the same settings, targets
+// and obstacles: the same seeds and splices, and the same poses to float32
+// (the clips come back through skinned glTF).
+func TestSynthToolOnFarm(t *testing.T) {
+	files, err := assets.ListOBJSequence(filepath.Join(shareddata.Path(t, "pcow"), "frames"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh, clip, err := assets.LoadOBJSequence(context.Background(), files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip.FPS = 24 // not the OBJ frames' default: --fps carries it
+	obj := &assets.Object{Name: "pcow", Mesh: mesh, Clip: clip}
+	setup := func(tool *tsynth.Synth, h *toolstest.Host) {
+		tool.Update(h)
+		tool.Settings.Count, tool.Settings.Seconds, tool.Settings.Seed = 3, 3, 5
+		tool.AddTarget(10, 40)
+		tool.AddPlane(h)
+	}
+
+	h := toolstest.New(obj)
+	local := &tsynth.Synth{}
+	setup(local, h)
+	local.Analyse(h)
+	h.Runner.Wait()
+	local.Generate(h)
+	h.Runner.Wait()
+	local.Update(h)
+	want := local.Gallery()
+	if want == nil || want.Made() != 3 || len(h.Errs) > 0 {
+		t.Fatalf("the tool's own generation: %v", h.Errs)
+	}
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GALLOP_CLI_MAIN", "1")
+	farmed := &tsynth.Synth{}
+	setup(farmed, h)
+	farmed.Farm = farmrun.Jobs{Parent: t.TempDir(), Exe: exe, Settings: farmrun.Settings{Engine: "local", Shards: 2}}
+	farmed.RunOnFarm(h)
+	h.Runner.Wait()
+	farmed.Update(h)
+	j := farmed.Farm.List()[0]
+	got := farmed.Gallery()
+	if st := j.Status(); st.Phase != farmrun.Loaded || got == nil || len(h.Errs) > 0 {
+		t.Fatalf("%s (%v)", j.Line(), h.Errs)
+	}
+	if len(got.Variations) != 3 {
+		t.Fatalf("%d variations from the farm, want 3", len(got.Variations))
+	}
+	diag := want.Variations[0].Hi.Sub(want.Variations[0].Lo).Len()
+	for i, w := range want.Variations {
+		g := got.Variations[i]
+		if g.Clip.Seed != w.Clip.Seed || len(g.Clip.Bones) != len(w.Clip.Bones) || !slices.Equal(g.SpliceFrames(), w.SpliceFrames()) ||
+			g.Quality.MaxAccel != w.Quality.MaxAccel {
+			t.Errorf("variation %d: seed %d, %d frames, splices %v, max %g; the tool's: seed %d, %d frames, splices %v, max %g", i,
+				g.Clip.Seed, len(g.Clip.Bones), g.SpliceFrames(), g.Quality.MaxAccel, w.Clip.Seed, len(w.Clip.Bones), w.SpliceFrames(), w.Quality.MaxAccel)
+			continue
+		}
+		worst := 0.0
+		var a, b []assets.Vec3
+		for f := range w.Clip.Bones {
+			a, b = w.Clip.Pose(a, f), g.Clip.Pose(b, f)
+			for k := range a {
+				worst = max(worst, a[k].Sub(b[k]).Len())
+			}
+		}
+		if worst > 1e-5*diag {
+			t.Errorf("variation %d poses %.3g of the diagonal away from the tool's", i, worst/diag)
+		}
+	}
+	if farmed.Play(h, 1); h.ShownClip() == nil || h.ShownClip().Clip.NumFrames() != 72 {
+		t.Errorf("playing a variation from the farm shows %v", h.ShownClip())
+	}
+}
