@@ -152,6 +152,9 @@ func (j *Job) Line() string {
 	}
 	switch s.Phase {
 	case Running:
+		if s.Progress.N == 0 {
+			return head + ": submitted"
+		}
 		return fmt.Sprintf("%s: running, stage %s, %d/%d shards done", head, s.Progress.Stage, s.Progress.Done, s.Progress.N)
 	case Failed:
 		msg := s.Err.Error()

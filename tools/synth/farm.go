@@ -252,7 +252,7 @@ func (in *farmInput) load(ctx context.Context, out []byte) (*Analysed, []*Variat
 			return nil, nil, fmt.Errorf("%s: %d frames of %d vertices, the report says %d frames of the object's %d", c.File, len(bones), len(model.Rest), c.Frames, in.obj.Mesh.NumVertices())
 		}
 		if res.Analysis == nil {
-			res.Analysis = &synth.Analysis{Model: model}
+			res.Analysis = &synth.Analysis{Model: model, Diagonal: restDiagonal(model.Rest)}
 		}
 		clip := &synth.Clip{Seed: c.Seed, Seeds: []uint64{c.Seed}, Bones: bones, Analysis: res.Analysis}
 		for _, f := range c.SpliceFrames {
@@ -283,4 +283,16 @@ func (t *Synth) farmed(h tools.Host, res *Analysed, vs []*Variation) error {
 	t.gen, t.chosen = g, -1
 	t.report = fmt.Sprintf("%d variations from the farm", len(vs))
 	return nil
+}
+
+// restDiagonal is the diagonal of the bounding box of rest, as
+// synth.Analyze measures it (Analysis.Diagonal).
+func restDiagonal(rest []assets.Vec3) float64 {
+	lo, hi := rest[0], rest[0]
+	for _, p := range rest {
+		for c := range 3 {
+			lo[c], hi[c] = min(lo[c], p[c]), max(hi[c], p[c])
+		}
+	}
+	return hi.Sub(lo).Len()
 }

@@ -337,6 +337,15 @@ func (t *Synth) Gallery() *Gallery {
 	return t.gen.task.Shown()
 }
 
+// GalleryAnalysis returns the analysis the gallery's variations were made
+// on (the tool's own, or the one a farm run's clips came with), or nil.
+func (t *Synth) GalleryAnalysis() *Analysed {
+	if t.gen == nil {
+		return nil
+	}
+	return t.gen.res
+}
+
 // Chosen returns the variation shown, or nil.
 func (t *Synth) Chosen() *Variation {
 	g := t.Gallery()
