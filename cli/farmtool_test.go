@@ -10,6 +10,7 @@ import (
 	"gallop/assets"
 	"gallop/internal/shareddata"
 	"gallop/tools/farmrun"
+	tens "gallop/tools/ensemble"
 	tsynth "gallop/tools/synth"
 	"gallop/tools/toolstest"
 )
@@ -92,5 +93,56 @@ func TestSynthToolOnFarm(t *testing.T) {
 	}
 	if farmed.Play(h, 1); h.ShownClip() == nil || h.ShownClip().Clip.NumFrames() != 72 {
 		t.Errorf("playing a variation from the farm shows %v", h.ShownClip())
+	}
+}
+
+// TestEnsembleToolOnFarm: the Ensemble tool's Run on farm (the local
+// engine, this test binary standing for gallop) opens the graph the farm
+// built, which is the one its own Build makes with the same settings.
+func TestEnsembleToolOnFarm(t *testing.T) {
+	h := toolstest.New(nil)
+	open := func() *tens.Tool {
+		tool := &tens.Tool{}
+		tool.Update(h)
+		tool.OpenLevels(h, bannerLevels(t), "")
+		h.Runner.Wait()
+		tool.Update(h)
+		if tool.Data() == nil || len(h.Errs) > 0 {
+			t.Fatalf("the banner did not open: %v", h.Errs)
+		}
+		tool.Settings.Tries, tool.Settings.Samples, tool.Settings.Seed = 1, 2, 5
+		return tool
+	}
+	local := open()
+	local.Build(h)
+	h.Runner.Wait()
+	want := local.Built()
+	if want == nil || len(h.Errs) > 0 {
+		t.Fatalf("the tool's own build: %v", h.Errs)
+	}
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GALLOP_CLI_MAIN", "1")
+	farmed := open()
+	farmed.Farm = farmrun.Jobs{Parent: t.TempDir(), Exe: exe, Settings: farmrun.Settings{Engine: "local", Shards: 2}}
+	farmed.RunOnFarm(h)
+	h.Runner.Wait() // the farm run, then the graph's open
+	h.Runner.Wait()
+	farmed.Update(h)
+	j := farmed.Farm.List()[0]
+	got := farmed.Built()
+	if j.Status().Phase != farmrun.Loaded || got == nil || len(h.Errs) > 0 {
+		t.Fatalf("%s (%v)", j.Line(), h.Errs)
+	}
+	if got.Path != filepath.Join(j.Status().Dir, "graph.json") || len(got.Graph.Transitions) != len(want.Graph.Transitions) || len(want.Graph.Transitions) == 0 {
+		t.Fatalf("opened %s with %d transitions, the tool builds %d", got.Path, len(got.Graph.Transitions), len(want.Graph.Transitions))
+	}
+	for i, tr := range want.Graph.Transitions {
+		if g := got.Graph.Transitions[i]; g.From != tr.From || g.To != tr.To || !slices.Equal(g.Tau, tr.Tau) {
+			t.Errorf("transition %d: %+v, the tool's %+v", i, g, tr)
+		}
 	}
 }
