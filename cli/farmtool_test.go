@@ -9,8 +9,8 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/shareddata"
-	"gallop/tools/farmrun"
 	tens "gallop/tools/ensemble"
+	"gallop/tools/farmrun"
 	tsynth "gallop/tools/synth"
 	"gallop/tools/toolstest"
 )
