@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"gallop/internal/shareddata"
 	tens "gallop/tools/ensemble"
 	"gallop/tools/farmrun"
+	"gallop/tools/gallery"
 	tsynth "gallop/tools/synth"
 	"gallop/tools/toolstest"
 )
@@ -143,6 +145,82 @@ func TestEnsembleToolOnFarm(t *testing.T) {
 	for i, tr := range want.Graph.Transitions {
 		if g := got.Graph.Transitions[i]; g.From != tr.From || g.To != tr.To || !slices.Equal(g.Tau, tr.Tau) {
 			t.Errorf("transition %d: %+v, the tool's %+v", i, g, tr)
+		}
+	}
+}
+
+// TestGalleryToolOnFarm: the Gallery tool's Run on farm (the local
+// engine, this test binary standing for gallop) of the 2D ball with a
+// tolerance and proposal weights of its own gives the chains its own Start
+// runs (the same statistics), and its samples, replayed from their states,
+// fill the scenario's gallery: each plays and stars as a favourite.
+func TestGalleryToolOnFarm(t *testing.T) {
+	h := toolstest.New(nil)
+	setup := func() *gallery.Gallery {
+		g := &gallery.Gallery{}
+		g.Update(h)
+		g.Chains, g.Iterations, g.Seed = 3, 400, 7
+		b := g.Settings().(*gallery.Ball2DSettings)
+		b.Target, b.Tolerance = 1.2, 0.15
+		g.Weights = []float64{2, 1}
+		return g
+	}
+	local := setup()
+	local.Start(h)
+	h.Runner.Wait()
+	local.Update(h)
+	want := local.Snapshot()
+	if want == nil || !want.Final || len(h.Errs) > 0 {
+		t.Fatalf("the tool's own run: %v", h.Errs)
+	}
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GALLOP_CLI_MAIN", "1")
+	farmed := setup()
+	farmed.Farm = farmrun.Jobs{Parent: t.TempDir(), Exe: exe, Settings: farmrun.Settings{Engine: "local", Shards: 2}}
+	farmed.RunOnFarm(h)
+	h.Runner.Wait()
+	farmed.Update(h)
+	j := farmed.Farm.List()[0]
+	got := farmed.Snapshot()
+	if j.Status().Phase != farmrun.Loaded || got == nil || len(h.Errs) > 0 {
+		t.Fatalf("%s (%v)", j.Line(), h.Errs)
+	}
+	if len(got.Stats) != 3 || len(got.Samples) == 0 {
+		t.Fatalf("%d chains, %d samples from the farm", len(got.Stats), len(got.Samples))
+	}
+	for c, st := range want.Stats {
+		g := got.Stats[c]
+		if g.Iterations != st.Iterations || g.AcceptanceRate != st.AcceptanceRate || g.FirstSatisfied != st.FirstSatisfied || g.SatisfiedAfter != st.SatisfiedAfter {
+			t.Errorf("chain %d: %+v from the farm, the tool's %+v", c+1, g, st)
+		}
+	}
+	for _, s := range got.Samples {
+		if s.Anim == nil || s.Anim.NumFrames() < 2 || len(s.State) == 0 {
+			t.Fatalf("sample %s: no animation or state", s.Caption())
+		}
+	}
+	farmed.Play(h, got.Samples[0])
+	farmed.ToggleFavourite(got.Samples[0])
+	if h.ShownAnimation() != got.Samples[0].Anim || len(farmed.Favourites()) != 1 {
+		t.Errorf("the first sample from the farm did not play or star")
+	}
+}
+
+// TestGalleryScenarioFlags: every scenario's settings, as the Gallery tool
+// turns them into options of gallop sample, are taken by it.
+func TestGalleryScenarioFlags(t *testing.T) {
+	h := toolstest.New(nil)
+	g := &gallery.Gallery{}
+	g.Update(h)
+	for i, name := range gallery.ScenarioNames() {
+		g.SetScenario(h, i)
+		args := append(g.Settings().Flags(), "--chains", "1", "--iterations", "3")
+		if err := runSample(args, &bytes.Buffer{}); err != nil {
+			t.Errorf("%s: gallop sample %q: %v", name, args, err)
 		}
 	}
 }
