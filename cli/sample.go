@@ -319,7 +319,7 @@ func finishSample[S, O any](sc plausible.Scenario[S, O], r sampleRun, chains []s
 			if err != nil {
 				return fmt.Errorf("chain %d, iteration %d: %w", e.Chain, e.Iteration, err)
 			}
-			list = append(list, gallery.SampleFile{File: path, Chain: e.Chain, Iteration: e.Iteration, LogP: e.LogP, State: state})
+			list = append(list, gallery.SampleFile{File: filepath.Base(path), Chain: e.Chain, Iteration: e.Iteration, LogP: e.LogP, State: state})
 		}
 		if err := gallery.WriteSampleFiles(filepath.Join(r.dir, gallery.SamplesList), list); err != nil {
 			return err

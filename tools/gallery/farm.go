@@ -24,8 +24,9 @@ import (
 // DIR/samples.json, a JSON array of SampleFile.
 const SamplesList = "samples.json"
 
-// SampleFile is one sample `gallop sample --out` wrote: its file, where it
-// came from (chain from 0) and its state, from which the tool replays it.
+// SampleFile is one sample `gallop sample --out` wrote: its file (a name
+// in the list's folder), where it came from (chain from 0) and its state,
+// from which the tool replays it.
 type SampleFile struct {
 	File      string          `json:"file"`
 	Chain     int             `json:"chain"`
