@@ -139,8 +139,14 @@ func Run(opts Options) error {
 	}
 	a.win.Run(a.loop)
 	a.jobs.CancelAll()
+	// Jobs end their work before Gallop exits: the farm's local tasks,
+	// which run in this process, are cancelled (Slurm's run on).
+	a.jobs.WaitTimeout(quitWait)
 	return a.glErr
 }
+
+// quitWait is how long Gallop waits at exit for its cancelled jobs to end.
+const quitWait = 10 * time.Second
 
 // newTools returns the tools, in the order the tool panel lists them.
 func newTools() []panels.Tool {

@@ -114,8 +114,7 @@ func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error 
 	out := fs.String("out", "", "write the graph to this file (JSON)")
 	check := fs.Bool("check", false, "count interpenetrations with the independent exhaustive checker (every triangle pair) instead of the solver's oracle")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
-	so := addShardOptions(fs, "ensemble build", args, true)
-	so.addRounds(fs, 2)
+	so := addShardOptions(fs, "ensemble build", args)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop ensemble build DIR... [--groups groups.csv] [--tau-max 30] [--samples N]
                              [--eta E] [--tries T] [--seed S] [--out GRAPH] [--check] [--json]

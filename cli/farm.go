@@ -10,14 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"gallop/internal/farm"
-	"gallop/internal/shard"
+	"gallop/tools/farmrun"
 )
 
 func runFarm(args []string, stdout io.Writer) error {
@@ -90,16 +88,12 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 		fs.Usage()
 		return errUsage
 	}
-	if len(shard.Strip(command)) != len(command) {
-		return errors.New("leave --shard, --shard-dir and --prepare out of the command: gallop farm adds them")
-	}
-	plan, err := PlanShards(command)
+	exe, err := farmrun.Executable()
 	if err != nil {
 		return err
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("finding the gallop binary: %w", err)
+	if _, err := farmrun.PlanShards(command); err != nil {
+		return err
 	}
 	engine, err := farm.New(*engineName)
 	if err != nil {
@@ -109,7 +103,13 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 	if err != nil {
 		return err
 	}
-	job := farmJob(exe, command, *n, plan, workDir)
+	job, plan, err := farmrun.NewJob(exe, command, *n, workDir)
+	if err != nil {
+		if *dir == "" {
+			os.RemoveAll(workDir)
+		}
+		return err
+	}
 	job.Options = farm.Options{Name: *name, Partition: *partition, CPUs: *cpus, Time: *limit}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -136,66 +136,13 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 	return err
 }
 
-// farmJob is the job of running `gallop command` (the gallop binary exe)
-// in n shards as plan says with the work folder dir: the shard files go to
-// dir, and the prepared stage too when the command has one.
-func farmJob(exe string, command []string, n int, plan ShardPlan, dir string) farm.Job {
-	options := []string{"--shard", farm.ShardToken + "/" + strconv.Itoa(n), "--shard-dir", dir}
-	if plan.Rounds > 1 {
-		options = append(options, "--shard-round", farm.RoundToken)
-	}
-	job := farm.Job{
-		Dir:    dir,
-		Shard:  withOptions(exe, command, options...),
-		Merge:  []string{exe, "merge"},
-		N:      n,
-		Rounds: plan.Rounds,
-	}
-	if plan.Prepared {
-		job.Prepare = withOptions(exe, command, "--prepare", "--shard-dir", dir)
-	}
-	for k := 1; k <= n; k++ {
-		job.Merge = append(job.Merge, shard.FileName(dir, shard.Spec{K: k, N: n}))
-	}
-	return job
-}
-
-// withOptions is the argv of `exe command` with options added before any
-// "--" in command, after which they would be taken for arguments.
-func withOptions(exe string, command []string, options ...string) []string {
-	i := slices.Index(command, "--")
-	if i < 0 {
-		i = len(command)
-	}
-	argv := append([]string{exe}, command[:i]...)
-	argv = append(argv, options...)
-	return append(argv, command[i:]...)
-}
-
 // farmDir is the absolute work folder: dir, or a new folder named by the
 // time in ./gallop-farm.
 func farmDir(dir string) (string, error) {
 	if dir != "" {
 		return filepath.Abs(dir)
 	}
-	base, err := filepath.Abs(filepath.Join("gallop-farm", time.Now().Format("2006-01-02T15-04-05")))
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return "", err
-	}
-	for i := 1; ; i++ {
-		d := base
-		if i > 1 {
-			d = fmt.Sprintf("%s-%d", base, i)
-		}
-		if err := os.Mkdir(d, 0o755); err == nil {
-			return d, nil
-		} else if !errors.Is(err, os.ErrExist) {
-			return "", err
-		}
-	}
+	return farmrun.NewDir("gallop-farm", "")
 }
 
 // describeRun names a run's jobs and work folder.

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"gallop/internal/farm"
 	"gallop/internal/shard"
+	"gallop/tools/farmrun"
 )
 
 // TestMain lets the test binary stand in for gallop in the tasks that
@@ -22,16 +22,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestFarmJob(t *testing.T) {
-	job := farmJob("/bin/gallop", []string{"synth", "in.glb", "--count", "3", "--", "-odd"}, 3, ShardPlan{Words: 1, Prepared: true, Rounds: 1}, "/w")
-	wantShard := []string{"/bin/gallop", "synth", "in.glb", "--count", "3", "--shard", farm.ShardToken + "/3", "--shard-dir", "/w", "--", "-odd"}
-	wantPrepare := []string{"/bin/gallop", "synth", "in.glb", "--count", "3", "--prepare", "--shard-dir", "/w", "--", "-odd"}
-	wantMerge := []string{"/bin/gallop", "merge", "/w/shard-1-of-3.gsh", "/w/shard-2-of-3.gsh", "/w/shard-3-of-3.gsh"}
-	if !slices.Equal(job.Shard, wantShard) || !slices.Equal(job.Prepare, wantPrepare) || !slices.Equal(job.Merge, wantMerge) || job.N != 3 {
-		t.Errorf("farmJob =\n%q\n%q\n%q\nwant\n%q\n%q\n%q", job.Shard, job.Prepare, job.Merge, wantShard, wantPrepare, wantMerge)
+// TestShardMergesHavePlans: the commands gallop merge merges are those
+// farmrun plans, one source of truth for how each runs in shards.
+func TestShardMergesHavePlans(t *testing.T) {
+	var merged []string
+	for name := range shardMerges() {
+		merged = append(merged, name)
 	}
-	if job := farmJob("/bin/gallop", []string{"sample"}, 2, ShardPlan{Words: 1, Rounds: 1}, "/w"); job.Prepare != nil {
-		t.Errorf("a command without a prepared stage got %q", job.Prepare)
+	slices.Sort(merged)
+	if !slices.Equal(merged, farmrun.Commands()) {
+		t.Errorf("gallop merge merges %q, farmrun plans %q", merged, farmrun.Commands())
 	}
 }
 

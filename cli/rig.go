@@ -85,7 +85,7 @@ func rigCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	polish := fs.Int("polish", 5, "rounds without the translation affinity after the alternation stops; 0 for none, as Dem Bones")
 	out := fs.String("out", "", "write the rig and its animation as a skinned glTF (.glb or .gltf); with a folder of animations, a folder for one NAME.glb each")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures (one per line and animation with a folder of animations)")
-	shards := addShardOptions(fs, "rig", args, false)
+	shards := addShardOptions(fs, "rig", args)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop rig IN [--reference REF.obj] --bones B [--max-influences 4]
                  [--iterations N] [--smooth S] [--trans-affine A] [--polish P]

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"gallop/assets"
@@ -57,7 +58,8 @@ func sampleCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	out := fs.String("out", "", "write the distinct satisfying samples of all chains to this folder as .glb files")
 	fps := fs.Float64("fps", 60, "frame rate of the animations --out writes")
 	lambda := fs.Float64("lambda", 0, "λ of the Gibbs constraint term λ^k (bowling, spell, dice), > 1; 0: the scenario's default")
-	shards := addShardOptions(fs, "sample", args, false)
+	weights := fs.String("weights", "", "the proposal kernels' weights, comma-separated, one per kernel in the scenario's order (default: the scenario's)")
+	shards := addShardOptions(fs, "sample", args)
 	runners := make(map[string]func(context.Context, sampleRun) error, len(sampleScenarios))
 	for name, add := range sampleScenarios {
 		runners[name] = add(fs)
@@ -65,7 +67,8 @@ func sampleCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop sample --scenario ball2d|bowling|spell|dice [scenario options]
                      [--iterations N] [--chains C] [--seed S] [--json]
-                     [--distinct N] [--out DIR [--fps F]] [--shard K/N [--shard-dir D]]
+                     [--distinct N] [--out DIR [--fps F]] [--weights W,...]
+                     [--shard K/N [--shard-dir D]]
 
 Samples plausible animations that satisfy the scenario's constraints by Markov
 chain Monte Carlo (Chenney and Forsyth 2000), C chains at once, and reports
@@ -74,7 +77,9 @@ satisfies the constraints (-1 if none), the fraction of samples after it that
 satisfy them, how many satisfying samples it kept and how many of those are
 distinct animations, and the wall time. With --out it writes the most
 different satisfying samples of all chains (chain by chain, each in the
-order found) as .glb files.
+order found) as .glb files, and DIR/samples.json listing them with each
+one's chain (from 0), iteration, log p and random variables (its state, from
+which the Gallery tool replays it).
 
 With --shard K/N it runs only chains ⌊(K−1)·C/N⌋ to ⌊K·C/N⌋−1 (their seeds
 as in the whole run) and writes their results to --shard-dir for
@@ -108,6 +113,11 @@ does, wall times aside.`)
 	}
 	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout, dir: *out, fps: *fps, name: *scenario, lambda: *lambda,
 		shards: shards, files: files}
+	if *weights != "" {
+		if run.weights, err = parseDiceFloats(*weights, strings.Count(*weights, ",")+1); err != nil {
+			return fmt.Errorf("--weights %q: %v", *weights, err)
+		}
+	}
 	if run.spec, run.sharded, err = shards.mode(); err != nil {
 		return err
 	}
@@ -141,8 +151,9 @@ var sampleScenarios = map[string]func(fs *flag.FlagSet) func(context.Context, sa
 func ball2dSample(fs *flag.FlagSet) func(context.Context, sampleRun) error {
 	target := fs.Float64("target", 1, "ball2d: where the ball should land, in ball diameters")
 	sigma := fs.Float64("sigma", 0.1, "ball2d: σ_d of the landing constraint, in ball diameters")
+	tolerance := fs.Float64("tolerance", 0.1, "ball2d: how near the target a landing satisfies the constraint, in ball diameters")
 	return func(ctx context.Context, r sampleRun) error {
-		b := &plausible.Ball2D{Target: *target, Sigma: *sigma, Tolerance: 0.1}
+		b := &plausible.Ball2D{Target: *target, Sigma: *sigma, Tolerance: *tolerance}
 		if err := b.Validate(); err != nil {
 			return err
 		}
@@ -158,7 +169,8 @@ type sampleRun struct {
 	out                          io.Writer
 	dir, name                    string // --out and the scenario's name
 	fps                          float64
-	lambda                       float64 // --lambda, 0 for the scenario's default
+	lambda                       float64   // --lambda, 0 for the scenario's default
+	weights                      []float64 // --weights, nil for the scenario's
 
 	shards  *shardOptions
 	spec    shard.Spec    // with sharded: the shard to run
@@ -188,6 +200,12 @@ type samplePayload[S, O any] struct {
 // Gallery tool does) and prints a report per chain; or, sharded, runs its
 // shard's chains and writes their results; or merges the shard files.
 func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sampleRun) error {
+	if r.weights != nil {
+		var err error
+		if sc, err = plausible.Reweight(sc, r.weights); err != nil {
+			return fmt.Errorf("--weights: %w", err)
+		}
+	}
 	var chains []sampleChain[S, O]
 	switch {
 	case r.files != nil:
@@ -282,6 +300,7 @@ func finishSample[S, O any](sc plausible.Scenario[S, O], r sampleRun, chains []s
 		for _, c := range chains {
 			all = append(all, c.Samples...)
 		}
+		var list []gallery.SampleFile
 		for _, e := range mcmc.Distinct(all, r.distinct, sc.Distance, sc.Same()) {
 			rec, err := sc.Record(e.State, r.fps)
 			if err != nil {
@@ -296,6 +315,14 @@ func finishSample[S, O any](sc plausible.Scenario[S, O], r sampleRun, chains []s
 			if err := assets.SaveRigidGLTF(path, a); err != nil {
 				return err
 			}
+			state, err := json.Marshal(e.State)
+			if err != nil {
+				return fmt.Errorf("chain %d, iteration %d: %w", e.Chain, e.Iteration, err)
+			}
+			list = append(list, gallery.SampleFile{File: filepath.Base(path), Chain: e.Chain, Iteration: e.Iteration, LogP: e.LogP, State: state})
+		}
+		if err := gallery.WriteSampleFiles(filepath.Join(r.dir, gallery.SamplesList), list); err != nil {
+			return err
 		}
 	}
 	for c, ch := range chains {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gallop/internal/shard"
+	"gallop/tools/farmrun"
 )
 
 // shardOptions are the options every shardable command takes: --shard K/N
@@ -26,23 +27,23 @@ type shardOptions struct {
 	round    int      // --shard-round
 }
 
-// addShardOptions adds the shard options to fs; prepared says whether the
-// command has a prepared stage (--prepare).
-func addShardOptions(fs *flag.FlagSet, command string, args []string, prepared bool) *shardOptions {
-	o := &shardOptions{command: command, args: shard.Strip(args), prepared: prepared, rounds: 1, round: 1}
+// addShardOptions adds the shard options of command (a name of
+// farmrun.Commands) to fs, as its farmrun.Plan says: --prepare when it has
+// a prepared stage, --shard-round when its shards run in rounds, shard K
+// of round r reading every file of round r−1 (default the last round).
+func addShardOptions(fs *flag.FlagSet, command string, args []string) *shardOptions {
+	plan, _ := farmrun.PlanOf(command) // every command that adds them has one (TestShardMergesHavePlans)
+	plan.Rounds = max(1, plan.Rounds)
+	o := &shardOptions{command: command, args: shard.Strip(args), prepared: plan.Prepared, rounds: plan.Rounds, round: plan.Rounds}
 	fs.StringVar(&o.spec, "shard", "", "run only shard K of N of the work (K/N) and write it to --shard-dir for `gallop merge`")
 	fs.StringVar(&o.dir, "shard-dir", ".", "with --shard or --prepare: the folder of the shard files")
-	if prepared {
+	if plan.Prepared {
 		fs.BoolVar(&o.prepare, "prepare", false, "do the work every shard shares and write it to --shard-dir for them")
 	}
+	if plan.Rounds > 1 {
+		fs.IntVar(&o.round, "shard-round", plan.Rounds, fmt.Sprintf("with --shard: which round of shards to run, 1 to %d, each reading the files of the round before", plan.Rounds))
+	}
 	return o
-}
-
-// addRounds makes the command's shards run in n rounds, shard K of round
-// r reading every file of round r−1 (--shard-round r; default the last).
-func (o *shardOptions) addRounds(fs *flag.FlagSet, n int) {
-	o.rounds, o.round = n, n
-	fs.IntVar(&o.round, "shard-round", n, fmt.Sprintf("with --shard: which round of shards to run, 1 to %d, each reading the files of the round before", n))
 }
 
 // mode is what the options ask for: whether to run a shard (and which),

@@ -22,15 +22,9 @@ import (
 	tsynth "gallop/tools/synth"
 )
 
-// synthClip is one clip of `gallop synth --json`.
-type synthClip struct {
-	Seed              uint64  `json:"seed"`
-	Frames            int     `json:"frames"`
-	Splices           int     `json:"splices"`
-	MaxSpliceAccRatio float64 `json:"max_splice_acceleration_ratio"`
-	EdgeRatio         float64 `json:"edge_ratio"`
-	File              string  `json:"file,omitempty"`
-}
+// synthClip is one clip of `gallop synth --json`, as the Synthesize tool
+// reads it back from the farm.
+type synthClip = tsynth.ClipReport
 
 // synthResult is what `gallop synth --json` prints.
 type synthResult struct {
@@ -75,6 +69,19 @@ func (t *targetsFlag) Set(s string) error {
 		return fmt.Errorf("%q: want INPUT@OUTPUT frame numbers, as 10@100", s)
 	}
 	*t = append(*t, synth.Target{Input: a, Output: b})
+	return nil
+}
+
+// obstaclesFlag collects --obstacle KIND:ARGS (tsynth.ParseObstacle).
+type obstaclesFlag []synth.Obstacle
+
+func (o *obstaclesFlag) String() string { return fmt.Sprint(len(*o), " obstacles") }
+func (o *obstaclesFlag) Set(s string) error {
+	ob, err := tsynth.ParseObstacle(s)
+	if err != nil {
+		return err
+	}
+	*o = append(*o, ob)
 	return nil
 }
 
@@ -151,14 +158,18 @@ func synthCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	components := fs.Bool("components", false, "split the mesh at a cut node of the bone graph and synthesise the parts independently")
 	var targets targetsFlag
 	fs.Var(&targets, "target", "INPUT@OUTPUT: show input frame INPUT at output frame OUTPUT (repeatable)")
+	var obstacles obstaclesFlag
+	fs.Var(&obstacles, "obstacle", "sphere:X,Y,Z,R, ground:HEIGHT (y up) or mesh:FILE.obj: a scene object the clips keep out of (repeatable)")
+	inFPS := fs.Float64("fps", 0, "the frame rate of IN (default: the file's; 30 for OBJ frames)")
 	outDir := fs.String("out", "", "write each clip to DIR/clip-SEED.glb as a skinned glTF")
 	morph := fs.Bool("morph", false, "with --out, write morph targets instead of a skin")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
-	shards := addShardOptions(fs, "synth", args, true)
+	shards := addShardOptions(fs, "synth", args)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop synth IN [--reference REF.obj] [--bones B] [--count N] [--seconds S]
                    [--seed K] [--threshold T] [--blend gradient|linear|poisson]
-                   [--components] [--target F@G ...] [--out DIR [--morph]] [--json]
+                   [--components] [--target F@G ...] [--obstacle KIND:ARGS ...] [--fps F]
+                   [--out DIR [--morph]] [--json]
                    [--prepare | --shard K/N] [--shard-dir D]
 
 Turns one mesh animation (IN: a folder of OBJ frames, or a .gltf / .glb file
@@ -194,6 +205,8 @@ shards and the merge find it.`)
 		return fmt.Errorf("--bones %d: want at least 1", *bones)
 	case *threshold < 0 || math.IsNaN(*threshold):
 		return fmt.Errorf("--threshold %v: want a positive cost", *threshold)
+	case *inFPS < 0 || *inFPS > 1000 || math.IsNaN(*inFPS):
+		return fmt.Errorf("--fps %v: want a rate up to 1000", *inFPS)
 	}
 	spec, sharded, err := shards.mode()
 	if err != nil {
@@ -215,7 +228,7 @@ shards and the merge find it.`)
 	var model *synth.Model
 	if have {
 		model, opts.Figures = prep.model(), &prep.Figures
-	} else if model, err = prepareSynth(&prep, in, *refPath, *bones, line); err != nil {
+	} else if model, err = prepareSynth(&prep, in, *refPath, *bones, *inFPS, line); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -257,7 +270,7 @@ shards and the merge find it.`)
 			return fmt.Errorf("the shards hold %d clips, their arguments ask for %d", len(units), *count)
 		}
 	} else {
-		s, err := a.NewSynthesizer(graphs, synth.Request{Frames: frames, Blend: blend, Targets: targets})
+		s, err := a.NewSynthesizer(graphs, synth.Request{Frames: frames, Blend: blend, Targets: targets, Obstacles: obstacles})
 		if err != nil {
 			return fmt.Errorf("%s: %w", in, err)
 		}
@@ -337,10 +350,10 @@ shards and the merge find it.`)
 }
 
 // prepareSynth loads the animation in and its rest pose (ref, or IN's
-// reference.obj beside its frames folder, else the first frame), infers
-// its SSDR rig of bones bones into p and returns its model, input frames
-// included.
-func prepareSynth(p *synthPrepared, in, ref string, bones int, line *progress) (*synth.Model, error) {
+// reference.obj beside its frames folder, else the first frame), takes
+// its frame rate (fps, or the file's when 0), infers its SSDR rig of bones
+// bones into p and returns its model, input frames included.
+func prepareSynth(p *synthPrepared, in, ref string, bones int, fps float64, line *progress) (*synth.Model, error) {
 	mesh, clip, err := loadAnimation(in)
 	if err != nil {
 		return nil, err
@@ -363,6 +376,9 @@ func prepareSynth(p *synthPrepared, in, ref string, bones int, line *progress) (
 		rest = r
 	}
 	p.FPS = clip.FPS
+	if fps > 0 {
+		p.FPS = fps
+	}
 	if !(p.FPS > 0) {
 		p.FPS = assets.DefaultFPS
 	}
@@ -400,12 +416,13 @@ func synthClips(s *synth.Synthesizer, a *synth.Analysis, seed uint64, lo, hi int
 		line.Report("synth: quality of %d of %d clips", done.Add(1), len(clips))
 		c := clips[i]
 		u := synthUnit{SpliceAccel: q.SpliceAccel, Walks: make([][]int, len(c.Walks))}
-		splices := 0
+		u.Clip = synthClip{Seed: c.Seed, Frames: len(c.Bones), MaxSpliceAccRatio: q.MaxAccel, EdgeRatio: q.EdgeRatio,
+			SpliceFrames: make([][]int, len(c.Walks)), SpliceAccel: q.SpliceAccel}
 		for k, w := range c.Walks {
-			splices += len(w.Splices)
+			u.Clip.Splices += len(w.Splices)
+			u.Clip.SpliceFrames[k] = w.Splices
 			u.Walks[k] = w.Source
 		}
-		u.Clip = synthClip{Seed: c.Seed, Frames: len(c.Bones), Splices: splices, MaxSpliceAccRatio: q.MaxAccel, EdgeRatio: q.EdgeRatio}
 		if lo+i < pairwiseClips {
 			u.Bones = flattenBones(c.Bones)
 		}

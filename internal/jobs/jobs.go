@@ -216,6 +216,22 @@ func (r *Runner) Wait() {
 	r.Poll()
 }
 
+// WaitTimeout waits, at most d, until every job started so far has
+// finished, and reports whether they all did; it does not poll. For the
+// end of the application, after CancelAll, so that jobs that clean up
+// after themselves (ending processes they started) can.
+func (r *Runner) WaitTimeout(d time.Duration) bool {
+	deadline := time.After(d)
+	for _, j := range r.Running() {
+		select {
+		case <-j.done:
+		case <-deadline:
+			return false
+		}
+	}
+	return true
+}
+
 // IsCanceled reports whether err means the job was cancelled.
 func IsCanceled(err error) bool {
 	return errors.Is(err, context.Canceled)

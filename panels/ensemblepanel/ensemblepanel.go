@@ -23,7 +23,8 @@ import (
 // Panel is the Ensemble tool in the window. Its zero value is ready to
 // use.
 type Panel struct {
-	m ensemble.Tool
+	m    ensemble.Tool
+	farm panels.FarmRun
 
 	mostBlending int // the most groups seen blending at once, for the trace
 
@@ -86,6 +87,7 @@ func (p *Panel) Update(h tools.Host) {
 	if r := p.m.Report(); r != "" {
 		s += "; " + r
 	}
+	s += panels.FarmTrace(&p.m.Farm)
 	if s != p.traceStatus || time.Since(p.traceAt) >= time.Second {
 		p.traceStatus, p.traceAt = s, time.Now()
 		fmt.Fprintln(os.Stderr, s)

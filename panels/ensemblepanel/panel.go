@@ -95,8 +95,12 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 	if p.m.Building() {
 		l = append(l, panels.Marked("ensemble: build", giu.Button("Stop##build").OnClick(p.m.StopBuild)))
 	} else {
-		l = append(l, panels.Marked("ensemble: build", giu.Button("Build").Disabled(p.m.Data() == nil || p.m.Opening()).OnClick(func() { p.m.Build(h) })))
+		l = append(l, giu.Row(
+			panels.Marked("ensemble: build", giu.Button("Build").Disabled(p.m.Data() == nil || p.m.Opening()).OnClick(func() { p.m.Build(h) })),
+			p.farm.Button(h, &p.m.Farm, p.m.Data() == nil || p.m.Opening(), func() { p.m.RunOnFarm(h) }),
+		))
 	}
+	l = append(l, p.farm.Status(&p.m.Farm))
 	pr := p.m.BuildProgress()
 	if pr != nil && p.m.Building() {
 		l = append(l, panels.Marked("ensemble: build progress", giu.ProgressBar(float32(pr.Fraction)).Size(-1, 0).Overlay(pr.Text)))

@@ -24,6 +24,8 @@ type Panel struct {
 	m       gallery.Gallery
 	editors editors
 	thumbs  panels.Thumbnails[*gallery.Sample]
+	farm    panels.FarmRun
+	traced  string // the farm's trace last printed
 
 	traceAt     time.Time
 	tracedFinal *gallery.Snapshot // the final snapshot last traced
@@ -66,6 +68,10 @@ func (p *Panel) Update(h tools.Host) {
 	if s := p.m.Chosen(); s != nil && s != p.tracedPlay {
 		p.tracedPlay = s
 		fmt.Fprintf(os.Stderr, "gallery: playing chain %d iteration %d (%d frames)\n", s.Chain+1, s.Iteration, s.Anim.NumFrames())
+	}
+	if f := panels.FarmTrace(&p.m.Farm); f != p.traced {
+		p.traced = f
+		fmt.Fprintf(os.Stderr, "gallery: farm%s\n", f)
 	}
 	if time.Since(p.traceAt) >= time.Second {
 		p.traceAt = time.Now()

@@ -78,12 +78,11 @@ func (p *Panel) chainPanel(h tools.Host) giu.Widget {
 			l = append(l, giu.SliderFloat(&w, 0, 10).Label("##kernel"+name).Size(-1).Format(name+": %.2f").OnChange(func() { p.m.Weights[i] = float64(w) }))
 		}
 	}
+	start := panels.Marked("gallery: start", giu.Button("Start").OnClick(func() { p.m.Start(h) }))
 	if p.m.Running() {
-		l = append(l, giu.Button("Stop").OnClick(p.m.Stop), panels.Mark("gallery: start"))
-	} else {
-		l = append(l, giu.Button("Start").OnClick(func() { p.m.Start(h) }), panels.Mark("gallery: start"))
+		start = panels.Marked("gallery: start", giu.Button("Stop").OnClick(p.m.Stop))
 	}
-	return l
+	return append(l, giu.Row(start, p.farm.Button(h, &p.m.Farm, false, func() { p.m.RunOnFarm(h) })), p.farm.Status(&p.m.Farm))
 }
 
 func (p *Panel) progressPanel() giu.Widget {

@@ -182,7 +182,7 @@ func (p *Panel) generatePanel(h tools.Host) giu.Widget {
 	blends := []string{synth.BlendGradient.String(), synth.BlendLinear.String(), synth.BlendPoisson.String()}
 	l := giu.Layout{
 		giu.Label("Variations"),
-		giu.InputInt(&s.Count).Label("variations").Size(100),
+		panels.Marked("synth: variations", giu.InputInt(&s.Count).Label("variations").Size(100)),
 		giu.InputFloat(&seconds).Label("seconds").Size(100).Format("%.3g").OnChange(func() { s.Seconds = float64(seconds) }),
 		giu.InputInt(&s.Seed).Label("seed (first variation)").Size(100),
 		giu.Custom(func() {
@@ -202,11 +202,11 @@ func (p *Panel) generatePanel(h tools.Host) giu.Widget {
 	if err := s.Check(h.Object().Mesh.NumVertices()); err != nil {
 		l = append(l, panels.ErrorLabel(err.Error()))
 	}
+	start := panels.Marked("synth: generate", giu.Button("Generate").Disabled(p.m.Analysis(h) == nil).OnClick(func() { p.m.Generate(h) }))
 	if p.m.Generating() {
-		l = append(l, giu.Button("Stop##generate").OnClick(p.m.StopGenerating), panels.Mark("synth: generate"))
-	} else {
-		l = append(l, giu.Button("Generate").Disabled(p.m.Analysis(h) == nil).OnClick(func() { p.m.Generate(h) }), panels.Mark("synth: generate"))
+		start = panels.Marked("synth: generate", giu.Button("Stop##generate").OnClick(p.m.StopGenerating))
 	}
+	l = append(l, giu.Row(start, p.farm.Button(h, &p.m.Farm, false, func() { p.m.RunOnFarm(h) })), p.farm.Status(&p.m.Farm))
 	if g := p.m.Gallery(); g != nil && p.m.Generating() {
 		l = append(l, giu.ProgressBar(float32(g.Done)/float32(max(1, len(g.Variations)))).Size(-1, 0).
 			Overlay(fmt.Sprintf("%d of %d variations", g.Done, len(g.Variations))))
@@ -333,7 +333,7 @@ func picture(v *tsynth.Variation, size float64) panels.Picture {
 func (p *Panel) grid(h tools.Host, g *tsynth.Gallery) {
 	spacing := imgui.CurrentStyle().ItemSpacing().X
 	perRow := max(1, int((imgui.ContentRegionAvail().X+spacing)/(thumbW+8+spacing)))
-	r := p.m.Analysis(h)
+	r := p.m.GalleryAnalysis()
 	if r == nil {
 		return
 	}

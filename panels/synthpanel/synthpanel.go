@@ -24,6 +24,7 @@ type Panel struct {
 	m      synth.Synth
 	thumbs panels.Thumbnails[*synth.Variation]
 
+	farm           panels.FarmRun
 	morph          bool  // export morph targets instead of a skin
 	input, output  int32 // the target being entered
 	objectObstacle int32 // the document object picked as an obstacle
@@ -81,6 +82,7 @@ func (p *Panel) Update(h tools.Host) {
 	if r := p.m.Report(); r != "" {
 		s += "; " + r
 	}
+	s += panels.FarmTrace(&p.m.Farm)
 	if s != p.traceStatus || time.Since(p.traceAt) >= time.Second {
 		p.traceStatus, p.traceAt = s, time.Now()
 		fmt.Fprintln(os.Stderr, s)

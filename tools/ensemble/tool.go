@@ -18,6 +18,7 @@ import (
 	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/csp"
 	"gallop/tools"
+	"gallop/tools/farmrun"
 )
 
 // Settings are the Ensemble tool's parameters. The zero value is not
@@ -79,6 +80,9 @@ type Tool struct {
 	// Settings are the next build's and play's parameters; the panel
 	// edits them in place (the wind through SetWind).
 	Settings Settings
+	// Farm holds the builds on the farm (RunOnFarm) and the next one's
+	// settings.
+	Farm farmrun.Jobs
 
 	opening *openRun  // the running or last open
 	data    *Data     // the opened dataset
@@ -122,8 +126,15 @@ func (t *Tool) defaults() {
 	}
 }
 
-// Close stops the tool's jobs (the document is being replaced).
+// Close stops the tool's jobs (the document is being replaced) and the
+// following of its farm runs (see farmrun.Jobs.Close).
 func (t *Tool) Close() {
+	t.Farm.Close()
+	t.stopJobs()
+}
+
+// stopJobs cancels the open, the build and the comparison.
+func (t *Tool) stopJobs() {
 	if t.opening != nil {
 		t.opening.task.Cancel()
 	}
@@ -183,7 +194,7 @@ func (t *Tool) OpenGraphFile(h tools.Host, path string) {
 
 func (t *Tool) startOpen(h tools.Host, r *openRun) {
 	t.defaults()
-	t.Close()
+	t.stopJobs()
 	t.opening = r
 	r.start(h.Jobs(), func() { t.opened(h, r) })
 }

@@ -23,6 +23,7 @@ import (
 	"gallop/internal/words"
 	"gallop/solver/plausible"
 	"gallop/tools"
+	"gallop/tools/farmrun"
 	"gallop/viewport"
 )
 
@@ -37,6 +38,9 @@ type Gallery struct {
 	// Weights are the proposal weights of the scenario's kernels (nil or
 	// of another length: its defaults).
 	Weights []float64
+	// Farm holds the runs on the farm (RunOnFarm) and the next one's
+	// settings.
+	Farm farmrun.Jobs
 
 	scenario int        // index into scenarios
 	settings []Settings // per scenario, made when first used
@@ -100,8 +104,10 @@ func (t *Gallery) defaults() {
 	}
 }
 
-// Close stops the tool's run (the document is being replaced).
+// Close stops the tool's run (the document is being replaced) and the
+// following of its farm runs (see farmrun.Jobs.Close).
 func (t *Gallery) Close() {
+	t.Farm.Close()
 	for _, r := range t.runs {
 		if r != nil {
 			r.task.Cancel()
@@ -290,7 +296,7 @@ func (t *Gallery) RunError() error {
 // PlotLabel names the scenario's plotted value ("" when it plots none).
 func (t *Gallery) PlotLabel() string {
 	r := t.cur()
-	if r == nil {
+	if r == nil || r.gallery == nil {
 		return ""
 	}
 	return r.gallery.PlotLabel()

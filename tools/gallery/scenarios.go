@@ -39,6 +39,9 @@ type Settings interface {
 	LogLambda() *float64
 	// Model checks the settings and returns the scenario they describe.
 	Model() (*Model, error)
+	// Flags returns the scenario's options of `gallop sample` (its
+	// --scenario among them) for these settings.
+	Flags() []string
 }
 
 // Model is a scenario without its types: what the tool runs, shows and

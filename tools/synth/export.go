@@ -7,6 +7,7 @@ import (
 
 	"gallop/assets"
 	"gallop/solver/rotation"
+	"gallop/solver/ssdr"
 	"gallop/solver/synth"
 )
 
@@ -99,4 +100,52 @@ func Save(path string, c *synth.Clip, name string, fps float64, rest *assets.Mes
 		return assets.SaveGLTF(path, BakedObject(c, name, fps, rest), assets.ExportOptions{Mode: assets.ExportMorph})
 	}
 	return assets.SaveGLTF(path, SkinnedObject(c, name, fps, rest), assets.ExportOptions{Mode: assets.ExportSkin})
+}
+
+// ClipFromSkinned is the inverse of SkinnedObject: from a skinned object
+// of that shape (as Save writes and assets.LoadGLTF reads back), the model
+// (the rest pose, the triangles and each vertex's bone weights) and each
+// frame's bones, F = U Σ Vᵀ and t from each bone's pair of joints. The
+// model has no input frames.
+func ClipFromSkinned(o *assets.Object) (*synth.Model, [][]synth.Affine, error) {
+	if o.Rig == nil || o.Skin == nil {
+		return nil, nil, fmt.Errorf("%s: not a skinned animation", o.Name)
+	}
+	joints := o.Rig.Joints
+	nb := len(joints) / 2
+	if nb == 0 || len(joints) != 2*nb {
+		return nil, nil, fmt.Errorf("%s: %d joints, want two per bone", o.Name, len(joints))
+	}
+	for b := range nb {
+		if joints[2*b].Parent != -1 || joints[2*b+1].Parent != 2*b {
+			return nil, nil, fmt.Errorf("%s: joint %d is not bone %d's (a root and its child)", o.Name, 2*b+1, b)
+		}
+	}
+	if len(o.Rig.Weights) != o.Mesh.NumVertices() {
+		return nil, nil, fmt.Errorf("%s: weights of %d vertices, the mesh has %d", o.Name, len(o.Rig.Weights), o.Mesh.NumVertices())
+	}
+	m := &synth.Model{Rest: o.Mesh.Positions, Triangles: o.Mesh.Triangles, Weights: make([][]ssdr.Influence, len(o.Rig.Weights))}
+	for i, l := range o.Rig.Weights {
+		m.Weights[i] = make([]ssdr.Influence, len(l))
+		for k, in := range l {
+			if in.Joint%2 != 1 || in.Joint >= len(joints) {
+				return nil, nil, fmt.Errorf("%s: vertex %d is bound to joint %d, not a bone's child joint", o.Name, i, in.Joint)
+			}
+			m.Weights[i][k] = ssdr.Influence{Bone: in.Joint / 2, Weight: in.Weight}
+		}
+	}
+	bones := make([][]synth.Affine, len(o.Skin.Frames))
+	for t, frame := range o.Skin.Frames {
+		if len(frame) != len(joints) {
+			return nil, nil, fmt.Errorf("%s: frame %d has %d joint transforms, want %d", o.Name, t, len(frame), len(joints))
+		}
+		bones[t] = make([]synth.Affine, nb)
+		for b := range nb {
+			root, child := frame[2*b], frame[2*b+1]
+			s := root.Scale
+			f := root.Rotation.Mat4().Mat3().Mul3(mgl64.Diag3(mgl64.Vec3{s[0], s[1], s[2]})).Mul3(child.Rotation.Mat4().Mat3())
+			bones[t][b] = synth.Affine{R: f, T: root.Translation}
+		}
+	}
+	return m, bones, nil
 }

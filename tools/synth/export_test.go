@@ -15,6 +15,8 @@ import (
 // pcow clip written as skinned glTF (two joints per affine bone) passes
 // the validator and re-imports to the synthesised positions within 1e-5
 // of the bounding-box diagonal at every frame; so does the morph export.
+// The clip rebuilt from the skinned file (ClipFromSkinned, as the tool
+// reads a farm run's clips) poses the mesh within the same bound.
 func TestSkinnedExportRoundTrip(t *testing.T) {
 	dir := shareddata.Path(t, "pcow")
 	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
@@ -82,6 +84,26 @@ func TestSkinnedExportRoundTrip(t *testing.T) {
 		t.Logf("%s: largest error %.3g of the diagonal", tc.name, worst/a.Diagonal)
 		if worst > 1e-5*a.Diagonal {
 			t.Errorf("%s: re-imported positions differ by %.3g of the diagonal", tc.name, worst/a.Diagonal)
+		}
+		if tc.mode != assets.ExportSkin {
+			continue
+		}
+		model, bones, err := ClipFromSkinned(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := &synth.Clip{Bones: bones, Analysis: &synth.Analysis{Model: model}}
+		worst = 0
+		var got []assets.Vec3
+		for f := range c.Bones {
+			want, got = c.Pose(want, f), back.Pose(got, f)
+			for i := range want {
+				worst = max(worst, got[i].Sub(want[i]).Len())
+			}
+		}
+		t.Logf("rebuilt from %s: largest error %.3g of the diagonal", tc.name, worst/a.Diagonal)
+		if len(bones) != 120 || worst > 1e-5*a.Diagonal {
+			t.Errorf("the clip rebuilt from %s: %d frames, posed %.3g of the diagonal away", tc.name, len(bones), worst/a.Diagonal)
 		}
 	}
 }

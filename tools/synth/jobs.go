@@ -182,7 +182,8 @@ func (g *Gallery) Made() int {
 	return n
 }
 
-// generation is one job making variations.
+// generation is one job making variations, or the clips of a farm run
+// (synth nil: no remix).
 type generation struct {
 	res   *Analysed
 	synth *synth.Synthesizer
@@ -250,22 +251,28 @@ func (g *generation) make(ctx context.Context, seeds []uint64) (*Variation, erro
 		return nil, err
 	}
 	v := &Variation{Clip: c, Quality: g.res.Analysis.Quality(c, g.synth.Window())}
-	v.Lo = assets.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
-	v.Hi = v.Lo.Mul(-1)
+	v.Lo, v.Hi = clipBounds(c)
+	return v, nil
+}
+
+// clipBounds returns a box around clip c's posed mesh at every tenth
+// frame and the last, for framing.
+func clipBounds(c *synth.Clip) (lo, hi assets.Vec3) {
+	lo = assets.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi = lo.Mul(-1)
 	var pos []assets.Vec3
 	last := len(c.Bones) - 1
 	for t := 0; ; t = min(t+10, last) {
 		pos = c.Pose(pos, t)
 		for _, p := range pos {
 			for k := range 3 {
-				v.Lo[k], v.Hi[k] = min(v.Lo[k], p[k]), max(v.Hi[k], p[k])
+				lo[k], hi[k] = min(lo[k], p[k]), max(hi[k], p[k])
 			}
 		}
 		if t == last {
-			break
+			return lo, hi
 		}
 	}
-	return v, nil
 }
 
 func (g *generation) snapshot() *Gallery {

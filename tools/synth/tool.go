@@ -11,6 +11,7 @@ import (
 	"gallop/internal/jobs"
 	"gallop/solver/synth"
 	"gallop/tools"
+	"gallop/tools/farmrun"
 )
 
 // Settings are the Synthesize tool's parameters. The zero value is not
@@ -72,6 +73,9 @@ type Synth struct {
 	Obstacles []Obstacle
 	// ShowComponents colours the mesh by component.
 	ShowComponents bool
+	// Farm holds the runs on the farm (RunOnFarm) and the next one's
+	// settings.
+	Farm farmrun.Jobs
 
 	obj      *assets.Object // the object the analysis belongs to
 	analysis *analysisRun   // the running or last analysis
@@ -96,13 +100,20 @@ func (t *Synth) defaults() {
 func (t *Synth) Sync(h tools.Host) {
 	t.defaults()
 	if t.obj != h.Object() {
-		t.Close()
+		t.stopJobs()
 		t.obj, t.analysis, t.res, t.graphs, t.graphErr, t.gen, t.chosen, t.report = h.Object(), nil, nil, nil, nil, nil, -1, ""
 	}
 }
 
-// Close stops the tool's jobs (the document is being replaced).
+// Close stops the tool's jobs (the document is being replaced) and the
+// following of its farm runs (see farmrun.Jobs.Close).
 func (t *Synth) Close() {
+	t.Farm.Close()
+	t.stopJobs()
+}
+
+// stopJobs cancels the analysis and the generation.
+func (t *Synth) stopJobs() {
 	if t.analysis != nil {
 		t.analysis.task.Cancel()
 	}
@@ -326,6 +337,15 @@ func (t *Synth) Gallery() *Gallery {
 	return t.gen.task.Shown()
 }
 
+// GalleryAnalysis returns the analysis the gallery's variations were made
+// on (the tool's own, or the one a farm run's clips came with), or nil.
+func (t *Synth) GalleryAnalysis() *Analysed {
+	if t.gen == nil {
+		return nil
+	}
+	return t.gen.res
+}
+
 // Chosen returns the variation shown, or nil.
 func (t *Synth) Chosen() *Variation {
 	g := t.Gallery()
@@ -361,7 +381,7 @@ func (t *Synth) BackToScene(h tools.Host) {
 // (obstacles may make it search); the gallery shows the result.
 func (t *Synth) Remix(h tools.Host, part int, seed uint64) {
 	v := t.Chosen()
-	if v == nil || t.Generating() || part < 0 || part >= len(v.Clip.Seeds) {
+	if v == nil || t.Generating() || t.gen.synth == nil || part < 0 || part >= len(v.Clip.Seeds) {
 		return
 	}
 	seeds := slices.Clone(v.Clip.Seeds)

@@ -1,0 +1,70 @@
+package ensemble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"gallop/tools"
+	"gallop/tools/farmrun"
+)
+
+// RunOnFarm builds the motion graph of the opened dataset with the
+// settings of now as `gallop ensemble build` on the farm (Farm's
+// settings); when it succeeds its graph file opens with the dataset, as
+// Open graph would. What is wrong is reported with h.Error and submits
+// nothing.
+func (t *Tool) RunOnFarm(h tools.Host) {
+	t.defaults()
+	if t.data == nil {
+		h.Error(errors.New("ensemble: open an ensemble first"))
+		return
+	}
+	if err := t.Settings.Check(); err != nil {
+		h.Error(err)
+		return
+	}
+	cmd, err := buildCommand(t.data, t.Settings.build(), t.Settings.TauMax)
+	if err != nil {
+		h.Error(fmt.Errorf("ensemble: %w", err))
+		return
+	}
+	t.Farm.Submit(h, farmrun.Request{
+		Tool: "ensemble",
+		Command: func(_ context.Context, dir string) ([]string, error) {
+			return append(cmd, "--out", filepath.Join(dir, "graph.json")), nil
+		},
+		Load: func(_ context.Context, dir string, _ []byte) (func() error, error) {
+			path := filepath.Join(dir, "graph.json")
+			if _, err := LoadGraph(path); err != nil {
+				return nil, err
+			}
+			return func() error { t.OpenGraphFile(h, path); return nil }, nil
+		},
+	})
+}
+
+// buildCommand is the `gallop ensemble build` of data's levels and groups
+// file (absolute paths) with these settings, without --out.
+func buildCommand(data *Data, s BuildSettings, tauMax int32) ([]string, error) {
+	cmd := []string{"ensemble", "build"}
+	for _, l := range data.Levels {
+		abs, err := filepath.Abs(l)
+		if err != nil {
+			return nil, err
+		}
+		cmd = append(cmd, abs)
+	}
+	if data.Groups != "" {
+		abs, err := filepath.Abs(data.Groups)
+		if err != nil {
+			return nil, err
+		}
+		cmd = append(cmd, "--groups", abs)
+	}
+	return append(cmd, "--tau-max", strconv.Itoa(int(tauMax)), "--samples", strconv.Itoa(s.Samples),
+		"--eta", strconv.FormatFloat(s.Eta, 'g', -1, 64), "--tries", strconv.Itoa(s.Tries),
+		"--seed", strconv.FormatUint(s.Seed, 10)), nil
+}

@@ -1,0 +1,57 @@
+package farmrun
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gallop/internal/farm"
+)
+
+func TestNewJob(t *testing.T) {
+	job, plan, err := NewJob("/bin/gallop", []string{"synth", "in.glb", "--count", "3", "--", "-odd"}, 3, "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantShard := []string{"/bin/gallop", "synth", "in.glb", "--count", "3", "--shard", farm.ShardToken + "/3", "--shard-dir", "/w", "--", "-odd"}
+	wantPrepare := []string{"/bin/gallop", "synth", "in.glb", "--count", "3", "--prepare", "--shard-dir", "/w", "--", "-odd"}
+	wantMerge := []string{"/bin/gallop", "merge", "/w/shard-1-of-3.gsh", "/w/shard-2-of-3.gsh", "/w/shard-3-of-3.gsh"}
+	if !slices.Equal(job.Shard, wantShard) || !slices.Equal(job.Prepare, wantPrepare) || !slices.Equal(job.Merge, wantMerge) || job.N != 3 {
+		t.Errorf("NewJob =\n%q\n%q\n%q\nwant\n%q\n%q\n%q", job.Shard, job.Prepare, job.Merge, wantShard, wantPrepare, wantMerge)
+	}
+	if plan != (Plan{Words: 1, Prepared: true, Rounds: 1}) {
+		t.Errorf("synth's plan %+v", plan)
+	}
+	if job, _, err := NewJob("/bin/gallop", []string{"sample"}, 2, "/w"); err != nil || job.Prepare != nil {
+		t.Errorf("a command without a prepared stage got %q (%v)", job.Prepare, err)
+	}
+	job, plan, err = NewJob("/bin/gallop", []string{"ensemble", "build", "a", "b"}, 2, "/w")
+	if err != nil || plan.Words != 2 || job.Rounds != 2 || !slices.Contains(job.Shard, farm.RoundToken) {
+		t.Errorf("ensemble build: %+v, %q, %v", plan, job.Shard, err)
+	}
+	for _, bad := range [][]string{nil, {"info", "x.obj"}, {"sample", "--shard", "1/2"}} {
+		if _, _, err := NewJob("/bin/gallop", bad, 2, "/w"); err == nil {
+			t.Errorf("NewJob(%q): no error", bad)
+		}
+	}
+}
+
+func TestNewDir(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "farm")
+	a, err := NewDir(parent, "synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewDir(parent, "synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b || !filepath.IsAbs(a) || !strings.HasSuffix(a, "-synth") || filepath.Dir(b) != filepath.Dir(a) {
+		t.Errorf("NewDir gave %s then %s", a, b)
+	}
+	if st, err := os.Stat(b); err != nil || !st.IsDir() {
+		t.Errorf("%s: %v", b, err)
+	}
+}
