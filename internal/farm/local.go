@@ -220,17 +220,7 @@ func (l *Local) Status(ctx context.Context, run *Run) (Progress, error) {
 		reason = fmt.Sprintf("the process that ran it (pid %d) ended before it finished", run.PID)
 	}
 	// A task may have written its marker just before the run ended.
-	p, err = fileProgress(run)
-	if err != nil || p.State != Running {
-		return p, err
-	}
-	m, err := readMarkers(run.Dir)
-	if err != nil {
-		return p, err
-	}
-	stage, k := firstUnfinished(run, m)
-	p.State, p.Failure = Failed, taskFailure(run.Dir, stage, k, reason)
-	return p, nil
+	return ended(run, func(Stage, int) string { return reason })
 }
 
 // processAlive reports whether process pid exists.

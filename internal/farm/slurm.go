@@ -142,17 +142,7 @@ func (s *Slurm) Status(ctx context.Context, run *Run) (Progress, error) {
 		return p, nil
 	}
 	// A task may have written its marker and left the queue since.
-	p, err = fileProgress(run)
-	if err != nil || p.State != Running {
-		return p, err
-	}
-	m, err := readMarkers(run.Dir)
-	if err != nil {
-		return p, err
-	}
-	stage, k := firstUnfinished(run, m)
-	p.State, p.Failure = Failed, taskFailure(run.Dir, stage, k, s.ended(ctx, run, stage, k))
-	return p, nil
+	return ended(run, func(stage Stage, k int) string { return s.ended(ctx, run, stage, k) })
 }
 
 // ended says why the task of stage (shard k) ended without a marker, by

@@ -70,6 +70,24 @@ func fileProgress(run *Run) (Progress, error) {
 	return p, nil
 }
 
+// ended is where run stands once its engine knows that none of its tasks
+// runs any more: by the markers, should a task have written one since the
+// engine looked, else Failed at its first unfinished task, for the reason
+// why gives.
+func ended(run *Run, why func(stage Stage, k int) string) (Progress, error) {
+	p, err := fileProgress(run)
+	if err != nil || p.State != Running {
+		return p, err
+	}
+	m, err := readMarkers(run.Dir)
+	if err != nil {
+		return p, err
+	}
+	stage, k := firstUnfinished(run, m)
+	p.State, p.Failure = Failed, taskFailure(run.Dir, stage, k, why(stage, k))
+	return p, nil
+}
+
 // firstUnfinished is the first task of run, in stage order, that has not
 // succeeded by the markers m.
 func firstUnfinished(run *Run, m markers) (Stage, int) {
