@@ -5,20 +5,25 @@ package dynskin
 import "unsafe"
 
 // spokesAVX is spokesGo for n ≥ 1 spokes (infl: the first) with AVX
-// (spokes_amd64.s): each spoke's d and |d|² in scalar operations, then
-// four spokes' square roots, divisions and products in 4-wide vectors,
-// added to the sums in spoke order; every operation is spokesGo's, so
-// the sums are bitwise the same. The bones are not checked: every
-// influence's bone must index segs (Model's do).
+// (spokes_amd64.s), four spokes at a time in 4-wide vectors, spoke j of
+// a group in lane j: the segments' fields and the weights gathered lane
+// by lane, then offset's projection and clamp and spokesGo's |d|, factor
+// and products, the products added to the sums lane by lane in spoke
+// order. Every lane does spokesGo's operations on its spoke in its order
+// (no fused multiply-adds; the clamp's VMINPD and VMAXPD give Go's min
+// and max for NaN and signed zeros, a +0 added turning max(0, −0) into
+// +0), and a spoke with |d| ≤ 0 or NaN, or a lane past the last spoke,
+// adds +0, which leaves the sums (never −0) as they are: the sums are
+// bitwise spokesGo's. The bones are not checked: every influence's bone
+// must index segs (Model's do).
 //
 //go:noescape
 func spokesAVX(b, x *[3]float64, infl *influence, n int, segs *preparedSegment)
 
 // spokes sums the spoke force of the influences infl at x into b as
-// spokesGo describes: by spokesAVX from 4 spokes on (the subdivided
-// horse's vertices have 7 on average), where it is the faster.
+// spokesGo describes: by spokesAVX for 1 spoke or more.
 func spokes(b, x *[3]float64, infl []influence, segs []preparedSegment) {
-	if !useAVX || len(infl) < 4 {
+	if !useAVX || len(infl) == 0 {
 		spokesGo(b, x, infl, segs)
 		return
 	}

@@ -5,115 +5,40 @@
 DATA spokeone<>+0(SB)/8, $1.0
 GLOBL spokeone<>(SB), RODATA|NOPTR, $8
 
-// Frame slots, four float64 each, lane j at 8j: the spokes d (three
-// components), |d|², w and w·|d⁰|.
-#define D0 0
-#define D1 32
-#define D2 64
-#define L2 96
-#define W 128
-#define WL0 160
+// spokelanes<>+32(r−1): the lanes of a group of r spokes, all ones in
+// lanes 0 to r−1 and zeros above.
+DATA spokelanes<>+0(SB)/8, $-1
+DATA spokelanes<>+8(SB)/8, $0
+DATA spokelanes<>+16(SB)/8, $0
+DATA spokelanes<>+24(SB)/8, $0
+DATA spokelanes<>+32(SB)/8, $-1
+DATA spokelanes<>+40(SB)/8, $-1
+DATA spokelanes<>+48(SB)/8, $0
+DATA spokelanes<>+56(SB)/8, $0
+DATA spokelanes<>+64(SB)/8, $-1
+DATA spokelanes<>+72(SB)/8, $-1
+DATA spokelanes<>+80(SB)/8, $-1
+DATA spokelanes<>+88(SB)/8, $0
+DATA spokelanes<>+96(SB)/8, $-1
+DATA spokelanes<>+104(SB)/8, $-1
+DATA spokelanes<>+112(SB)/8, $-1
+DATA spokelanes<>+120(SB)/8, $-1
+GLOBL spokelanes<>(SB), RODATA|NOPTR, $128
 
-// LANE4 loads slot s into dst by 8-byte loads, which the 8-byte stores
-// that filled it forward to (a 32-byte load would wait for them).
-#define LANE4(s, dst) \
-	VMOVSD      s(SP), X14; \
-	VMOVHPD     s+8(SP), X14, X14; \
-	VMOVSD      s+16(SP), X15; \
-	VMOVHPD     s+24(SP), X15, X15; \
-	VINSERTF128 $1, X15, Y14, dst
+// PAIR loads the two float64 at off in each of the four lanes' records
+// (R0, R1, R2, R3), transposed: lane j of lo gets the first of lane j's
+// record, lane j of hi the second. It uses ylo (lo may be it) and yt
+// (neither lo nor hi) in between, lanes 0 and 2 in ylo, 1 and 3 in yt.
+#define PAIR(R0, R1, R2, R3, off, lo, hi, xlo, ylo, xt, yt) \
+	VMOVUPD     off(R0), xlo; \
+	VINSERTF128 $1, off(R2), ylo, ylo; \
+	VMOVUPD     off(R1), xt; \
+	VINSERTF128 $1, off(R3), yt, yt; \
+	VUNPCKHPD   yt, ylo, hi; \
+	VUNPCKLPD   yt, ylo, lo
 
-// func spokesAVX(b, x *[3]float64, infl *influence, n int, segs *preparedSegment)
-//
-// X0-X2: x; X3-X5: the sums b; X6: 1; X7: 0. Per group of four spokes
-// (the last possibly short, its missing lanes |d|² = 0), each spoke's d
-// and |d|² in scalar operations as offset and spokesGo compute them, then
-// |d|, the factors and the products in 4-wide vectors, the products of
-// spokes with |d| > 0 and +0 for the others (which leaves a sum that
-// starts at +0 as it is) added to the sums lane by lane in spoke order.
-TEXT ·spokesAVX(SB), NOSPLIT, $192-40
-	MOVQ   b+0(FP), DI
-	MOVQ   x+8(FP), AX
-	MOVQ   infl+16(FP), SI
-	MOVQ   n+24(FP), CX
-	MOVQ   segs+32(FP), R9
-	VMOVSD (AX), X0
-	VMOVSD 8(AX), X1
-	VMOVSD 16(AX), X2
-	VXORPD X3, X3, X3
-	VXORPD X4, X4, X4
-	VXORPD X5, X5, X5
-	VMOVSD spokeone<>(SB), X6
-	VXORPD Y7, Y7, Y7
-
-group:
-	VMOVUPD Y7, D0(SP) // the lanes of a short group stay 0 (not denormal garbage)
-	VMOVUPD Y7, D1(SP)
-	VMOVUPD Y7, D2(SP)
-	VMOVUPD Y7, L2(SP)
-	VMOVUPD Y7, W(SP)
-	VMOVUPD Y7, WL0(SP)
-	XORQ    DX, DX
-
-spoke:
-	MOVLQSX (SI), AX
-	IMUL3Q  $72, AX, AX
-	LEAQ    (R9)(AX*1), BX
-	VSUBSD  (BX), X0, X8    // x − a
-	VSUBSD  8(BX), X1, X9
-	VSUBSD  16(BX), X2, X10
-	VMULSD  48(BX), X8, X11 // t = (x−a)·dn, in order
-	VMULSD  56(BX), X9, X12
-	VADDSD  X12, X11, X11
-	VMULSD  64(BX), X10, X12
-	VADDSD  X12, X11, X11
-	VMINSD  X11, X6, X11    // min(1, t), NaN if t is
-	VMAXSD  X11, X7, X11    // max(0, ·), NaN if · is, · if both are zeros
-	VADDSD  X7, X11, X11    // −0 to +0, as Go's max(0, −0)
-	VMULSD  24(BX), X11, X12
-	VSUBSD  X12, X8, X8     // d0 = (x−a)0 − t·d0
-	VMULSD  32(BX), X11, X12
-	VSUBSD  X12, X9, X9
-	VMULSD  40(BX), X11, X12
-	VSUBSD  X12, X10, X10
-	VMULSD  X8, X8, X11     // |d|² = (d0² + d1²) + d2²
-	VMULSD  X9, X9, X12
-	VADDSD  X12, X11, X11
-	VMULSD  X10, X10, X12
-	VADDSD  X12, X11, X11
-	VMOVSD  X8, D0(SP)(DX*8)
-	VMOVSD  X9, D1(SP)(DX*8)
-	VMOVSD  X10, D2(SP)(DX*8)
-	VMOVSD  X11, L2(SP)(DX*8)
-	MOVQ    8(SI), AX
-	MOVQ    AX, W(SP)(DX*8)
-	MOVQ    16(SI), AX
-	MOVQ    AX, WL0(SP)(DX*8)
-	ADDQ    $24, SI
-	INCQ    DX
-	DECQ    CX
-	JZ      sums
-	CMPQ    DX, $4
-	JNE     spoke
-
-sums:
-	LANE4(L2, Y8)
-	VSQRTPD Y8, Y8             // l
-	VCMPPD  $0x1e, Y7, Y8, Y9  // l > 0
-	LANE4(WL0, Y10)
-	VDIVPD  Y8, Y10, Y10
-	LANE4(W, Y11)
-	VSUBPD  Y11, Y10, Y10      // f = w·|d⁰|/l − w
-	LANE4(D0, Y11)
-	VMULPD  Y11, Y10, Y11
-	VANDPD  Y9, Y11, Y11       // f·d0 or +0
-	LANE4(D1, Y12)
-	VMULPD  Y12, Y10, Y12
-	VANDPD  Y9, Y12, Y12
-	LANE4(D2, Y13)
-	VMULPD  Y13, Y10, Y13
-	VANDPD  Y9, Y13, Y13
-
+// ADD4 adds lanes 0, 1, 2, 3 of yp (p its low half) to the scalar b one
+// after the other.
 #define ADD4(p, yp, b) \
 	VADDSD       p, b, b; \
 	VPERMILPD    $1, p, X14; \
@@ -123,13 +48,115 @@ sums:
 	VPERMILPD    $1, X15, X14; \
 	VADDSD       X14, b, b
 
-	ADD4(X11, Y11, X3)
-	ADD4(X12, Y12, X4)
-	ADD4(X13, Y13, X5)
-#undef ADD4
+// func spokesAVX(b, x *[3]float64, infl *influence, n int, segs *preparedSegment)
+//
+// Y0-Y2: x in every lane; X3-X5: the sums b; Y6: 1; Y7: 0. Per group of
+// four spokes, lane j spoke j of the group, everything in 4-wide
+// vectors: the segments' a, d and dn and the influences' w and w·|d⁰|
+// gathered lane by lane, then offset's operations in its order (x − a,
+// t = ((x−a)0·dn0 + (x−a)1·dn1) + (x−a)2·dn2, the clamp max(0, min(1,
+// t)), d = (x−a) − t·d) and spokesGo's (|d|² = (d0² + d1²) + d2², |d|,
+// f = w·|d⁰|/|d| − w, f·d). The products of spokes with |d| > 0 and +0
+// for the others are added to the sums lane by lane in spoke order; a
+// sum that starts at +0 is never −0, so adding +0 leaves it as it is.
+// The last group may be short (r = n mod 4 spokes): its missing lanes
+// repeat the group's first spoke (no load beyond infl's n records) and
+// are masked to +0.
+TEXT ·spokesAVX(SB), NOSPLIT, $0-40
+	MOVQ         b+0(FP), DI
+	MOVQ         x+8(FP), AX
+	MOVQ         infl+16(FP), SI
+	MOVQ         n+24(FP), CX
+	MOVQ         segs+32(FP), R9
+	VBROADCASTSD (AX), Y0
+	VBROADCASTSD 8(AX), Y1
+	VBROADCASTSD 16(AX), Y2
+	VXORPD       X3, X3, X3
+	VXORPD       X4, X4, X4
+	VXORPD       X5, X5, X5
+	VBROADCASTSD spokeone<>(SB), Y6
+	VXORPD       Y7, Y7, Y7
 
-	TESTQ CX, CX
-	JNZ   group
+group:
+	// R13: the group's lanes (r = min(n left, 4)); SI, R10, R11, R12:
+	// its influences, those past the last one the first.
+	MOVQ    $4, AX
+	CMPQ    CX, AX
+	CMOVQLT CX, AX
+	SHLQ    $5, AX
+	LEAQ    spokelanes<>(SB), R13
+	LEAQ    -32(R13)(AX*1), R13
+	LEAQ    24(SI), R10
+	CMPQ    CX, $1
+	CMOVQLE SI, R10
+	LEAQ    48(SI), R11
+	CMPQ    CX, $2
+	CMOVQLE SI, R11
+	LEAQ    72(SI), R12
+	CMPQ    CX, $3
+	CMOVQLE SI, R12
+
+	// AX, BX, DX, R8: the lanes' segments.
+	MOVLQSX (SI), AX
+	IMUL3Q  $72, AX, AX
+	ADDQ    R9, AX
+	MOVLQSX (R10), BX
+	IMUL3Q  $72, BX, BX
+	ADDQ    R9, BX
+	MOVLQSX (R11), DX
+	IMUL3Q  $72, DX, DX
+	ADDQ    R9, DX
+	MOVLQSX (R12), R8
+	IMUL3Q  $72, R8, R8
+	ADDQ    R9, R8
+
+	PAIR(AX, BX, DX, R8, 0, Y8, Y9, X8, Y8, X15, Y15)       // a0, a1
+	VSUBPD Y8, Y0, Y8                                        // e = x − a
+	VSUBPD Y9, Y1, Y9
+	PAIR(AX, BX, DX, R8, 16, Y10, Y11, X10, Y10, X15, Y15)  // a2, d0
+	VSUBPD Y10, Y2, Y10
+	PAIR(AX, BX, DX, R8, 48, Y12, Y13, X12, Y12, X15, Y15)  // dn0, dn1
+	VMULPD Y12, Y8, Y12                                      // t = (e0·dn0 + e1·dn1) + e2·dn2
+	VMULPD Y13, Y9, Y13
+	VADDPD Y13, Y12, Y12
+	PAIR(AX, BX, DX, R8, 56, Y13, Y14, X13, Y13, X15, Y15)  // dn1, dn2
+	VMULPD Y14, Y10, Y14
+	VADDPD Y14, Y12, Y12
+	VMINPD Y12, Y6, Y12                                      // min(1, t), NaN if t is
+	VMAXPD Y12, Y7, Y12                                      // max(0, ·), NaN if · is, · if both are zeros
+	VADDPD Y7, Y12, Y12                                      // −0 to +0, as Go's max(0, −0)
+	VMULPD Y11, Y12, Y11                                     // d0 = e0 − t·d0
+	VSUBPD Y11, Y8, Y8
+	PAIR(AX, BX, DX, R8, 32, Y13, Y14, X13, Y13, X15, Y15)  // d1, d2
+	VMULPD Y13, Y12, Y13
+	VSUBPD Y13, Y9, Y9
+	VMULPD Y14, Y12, Y14
+	VSUBPD Y14, Y10, Y10
+	VMULPD Y8, Y8, Y11                                       // |d|² = (d0² + d1²) + d2²
+	VMULPD Y9, Y9, Y12
+	VADDPD Y12, Y11, Y11
+	VMULPD Y10, Y10, Y12
+	VADDPD Y12, Y11, Y11
+	VSQRTPD Y11, Y11                                         // l
+	VCMPPD $0x1e, Y7, Y11, Y12                               // l > 0 (false for NaN)
+	VANDPD (R13), Y12, Y12                                   // and a lane of the group
+	PAIR(SI, R10, R11, R12, 8, Y13, Y15, X13, Y13, X14, Y14) // w, w·|d⁰|
+	VDIVPD Y11, Y15, Y15
+	VSUBPD Y13, Y15, Y15                                     // f = w·|d⁰|/l − w
+	VMULPD Y8, Y15, Y8
+	VANDPD Y12, Y8, Y8                                       // f·d0 or +0
+	VMULPD Y9, Y15, Y9
+	VANDPD Y12, Y9, Y9
+	VMULPD Y10, Y15, Y10
+	VANDPD Y12, Y10, Y10
+
+	ADD4(X8, Y8, X3)
+	ADD4(X9, Y9, X4)
+	ADD4(X10, Y10, X5)
+
+	ADDQ $96, SI
+	SUBQ $4, CX
+	JGT  group
 
 	VMOVSD X3, (DI)
 	VMOVSD X4, 8(DI)
