@@ -37,27 +37,18 @@ GLOBL spokelanes<>(SB), RODATA|NOPTR, $128
 	VUNPCKHPD   yt, ylo, hi; \
 	VUNPCKLPD   yt, ylo, lo
 
-// ADD4 adds lanes 0, 1, 2, 3 of yp (p its low half) to the scalar b one
-// after the other.
-#define ADD4(p, yp, b) \
-	VADDSD       p, b, b; \
-	VPERMILPD    $1, p, X14; \
-	VADDSD       X14, b, b; \
-	VEXTRACTF128 $1, yp, X15; \
-	VADDSD       X15, b, b; \
-	VPERMILPD    $1, X15, X14; \
-	VADDSD       X14, b, b
-
 // func spokesAVX(b, x *[3]float64, infl *influence, n int, segs *preparedSegment)
 //
-// Y0-Y2: x in every lane; X3-X5: the sums b; Y6: 1; Y7: 0. Per group of
+// Y0-Y2: x in every lane; Y3: the sums b (lane 3 a spare, Σ f·d2 again);
+// Y6: 1; Y7: 0. Per group of
 // four spokes, lane j spoke j of the group, everything in 4-wide
 // vectors: the segments' a, d and dn and the influences' w and w·|d⁰|
 // gathered lane by lane, then offset's operations in its order (x − a,
 // t = ((x−a)0·dn0 + (x−a)1·dn1) + (x−a)2·dn2, the clamp max(0, min(1,
 // t)), d = (x−a) − t·d) and spokesGo's (|d|² = (d0² + d1²) + d2², |d|,
 // f = w·|d⁰|/|d| − w, f·d). The products of spokes with |d| > 0 and +0
-// for the others are added to the sums lane by lane in spoke order; a
+// for the others are transposed to one vector per spoke and added to the
+// sums one spoke after the other, in spoke order; a
 // sum that starts at +0 is never −0, so adding +0 leaves it as it is.
 // The last group may be short (r = n mod 4 spokes): its missing lanes
 // repeat the group's first spoke (no load beyond infl's n records) and
@@ -71,9 +62,7 @@ TEXT ·spokesAVX(SB), NOSPLIT, $0-40
 	VBROADCASTSD (AX), Y0
 	VBROADCASTSD 8(AX), Y1
 	VBROADCASTSD 16(AX), Y2
-	VXORPD       X3, X3, X3
-	VXORPD       X4, X4, X4
-	VXORPD       X5, X5, X5
+	VXORPD       Y3, Y3, Y3
 	VBROADCASTSD spokeone<>(SB), Y6
 	VXORPD       Y7, Y7, Y7
 
@@ -98,17 +87,17 @@ group:
 
 	// AX, BX, DX, R8: the lanes' segments.
 	MOVLQSX (SI), AX
-	IMUL3Q  $72, AX, AX
-	ADDQ    R9, AX
+	LEAQ    (AX)(AX*8), AX
+	LEAQ    (R9)(AX*8), AX
 	MOVLQSX (R10), BX
-	IMUL3Q  $72, BX, BX
-	ADDQ    R9, BX
+	LEAQ    (BX)(BX*8), BX
+	LEAQ    (R9)(BX*8), BX
 	MOVLQSX (R11), DX
-	IMUL3Q  $72, DX, DX
-	ADDQ    R9, DX
+	LEAQ    (DX)(DX*8), DX
+	LEAQ    (R9)(DX*8), DX
 	MOVLQSX (R12), R8
-	IMUL3Q  $72, R8, R8
-	ADDQ    R9, R8
+	LEAQ    (R8)(R8*8), R8
+	LEAQ    (R9)(R8*8), R8
 
 	PAIR(AX, BX, DX, R8, 0, Y8, Y9, X8, Y8, X15, Y15)       // a0, a1
 	VSUBPD Y8, Y0, Y8                                        // e = x − a
@@ -150,16 +139,27 @@ group:
 	VMULPD Y10, Y15, Y10
 	VANDPD Y12, Y10, Y10
 
-	ADD4(X8, Y8, X3)
-	ADD4(X9, Y9, X4)
-	ADD4(X10, Y10, X5)
+	// The products by spoke, (f·d0, f·d1, f·d2, f·d2) for spoke j in
+	// Y11-Y14, added to the sums one spoke after the other.
+	VUNPCKLPD  Y9, Y8, Y11      // f·d0, f·d1 of spokes 0 and 2
+	VUNPCKHPD  Y9, Y8, Y12      // of spokes 1 and 3
+	VUNPCKLPD  Y10, Y10, Y13    // f·d2 twice of spokes 0 and 2
+	VUNPCKHPD  Y10, Y10, Y14    // of spokes 1 and 3
+	VPERM2F128 $0x20, Y13, Y11, Y8
+	VADDPD     Y8, Y3, Y3
+	VPERM2F128 $0x20, Y14, Y12, Y9
+	VADDPD     Y9, Y3, Y3
+	VPERM2F128 $0x31, Y13, Y11, Y8
+	VADDPD     Y8, Y3, Y3
+	VPERM2F128 $0x31, Y14, Y12, Y9
+	VADDPD     Y9, Y3, Y3
 
 	ADDQ $96, SI
 	SUBQ $4, CX
 	JGT  group
 
-	VMOVSD X3, (DI)
-	VMOVSD X4, 8(DI)
-	VMOVSD X5, 16(DI)
+	VMOVUPD      X3, (DI)
+	VEXTRACTF128 $1, Y3, X4
+	VMOVSD       X4, 16(DI)
 	VZEROUPPER
 	RET
