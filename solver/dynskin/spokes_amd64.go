@@ -6,10 +6,10 @@ import "unsafe"
 
 // spokesAVX is spokesGo for n ≥ 1 spokes (infl: the first) with AVX
 // (spokes_amd64.s), four spokes at a time in 4-wide vectors, spoke j of
-// a group in lane j: the segments' fields and the weights gathered lane
-// by lane, then offset's projection and clamp and spokesGo's |d|, factor
-// and products, the products added to the sums lane by lane in spoke
-// order. Every lane does spokesGo's operations on its spoke in its order
+// a group in lane j: the segments' fields and the weights loaded lane by
+// lane, then offset's projection and clamp and spokesGo's |d|, factor
+// and products, each spoke's three products added to the three sums in
+// spoke order. Every lane does spokesGo's operations on its spoke in its order
 // (no fused multiply-adds; the clamp's VMINPD and VMAXPD give Go's min
 // and max for NaN and signed zeros, a +0 added turning max(0, −0) into
 // +0), and a spoke with |d| ≤ 0 or NaN, or a lane past the last spoke,
@@ -36,5 +36,6 @@ var (
 	_ [1]struct{} = [unsafe.Sizeof(influence{}) / 24]struct{}{}
 	_ [1]struct{} = [unsafe.Offsetof(influence{}.wl0) / 16]struct{}{}
 	_ [1]struct{} = [unsafe.Sizeof(preparedSegment{}) / 72]struct{}{}
+	_ [1]struct{} = [unsafe.Offsetof(preparedSegment{}.d) / 24]struct{}{}
 	_ [1]struct{} = [unsafe.Offsetof(preparedSegment{}.dn) / 48]struct{}{}
 )

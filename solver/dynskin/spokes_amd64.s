@@ -40,19 +40,18 @@ GLOBL spokelanes<>(SB), RODATA|NOPTR, $128
 // func spokesAVX(b, x *[3]float64, infl *influence, n int, segs *preparedSegment)
 //
 // Y0-Y2: x in every lane; Y3: the sums b (lane 3 a spare, Σ f·d2 again);
-// Y6: 1; Y7: 0. Per group of
-// four spokes, lane j spoke j of the group, everything in 4-wide
-// vectors: the segments' a, d and dn and the influences' w and w·|d⁰|
-// gathered lane by lane, then offset's operations in its order (x − a,
+// Y6: 1; Y7: 0. Per group of four spokes, lane j spoke j of the group,
+// everything in 4-wide vectors: the segments' a, d and dn and the
+// influences' w and w·|d⁰| loaded lane by lane (PAIR; VGATHERDPD is the
+// slower on AMD's Zen), then offset's operations in its order (x − a,
 // t = ((x−a)0·dn0 + (x−a)1·dn1) + (x−a)2·dn2, the clamp max(0, min(1,
 // t)), d = (x−a) − t·d) and spokesGo's (|d|² = (d0² + d1²) + d2², |d|,
 // f = w·|d⁰|/|d| − w, f·d). The products of spokes with |d| > 0 and +0
 // for the others are transposed to one vector per spoke and added to the
-// sums one spoke after the other, in spoke order; a
-// sum that starts at +0 is never −0, so adding +0 leaves it as it is.
-// The last group may be short (r = n mod 4 spokes): its missing lanes
-// repeat the group's first spoke (no load beyond infl's n records) and
-// are masked to +0.
+// sums one spoke after the other, in spoke order; a sum that starts at
+// +0 is never −0, so adding +0 leaves it as it is. The last group may be
+// short (r = n mod 4 spokes): its missing lanes repeat the group's first
+// spoke (no load beyond infl's n records) and are masked to +0.
 TEXT ·spokesAVX(SB), NOSPLIT, $0-40
 	MOVQ         b+0(FP), DI
 	MOVQ         x+8(FP), AX
