@@ -132,34 +132,23 @@ func TestFarmSlurmKilledShard(t *testing.T) {
 }
 
 // killShard kills the process of shard spec of the run in dir, times
-// times (the next attempt each time), as soon as it runs.
+// times (each attempt's own process: one it has not killed before), as
+// soon as it runs.
 func killShard(ctx context.Context, dir, spec string, times int) error {
 	pattern := "--shard " + spec + " --shard-dir " + dir
-	for range times {
-		for {
-			out, _ := exec.CommandContext(ctx, "pgrep", "-f", "--", pattern).Output()
-			if pid := strings.Fields(string(out)); len(pid) > 0 {
-				if err := exec.CommandContext(ctx, "kill", "-KILL", pid[0]).Run(); err == nil {
-					break
-				}
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-		// Wait for it to be gone before looking for the retry.
-		for {
-			out, _ := exec.CommandContext(ctx, "pgrep", "-f", "--", pattern).Output()
-			if len(strings.Fields(string(out))) == 0 {
+	killed := map[string]bool{}
+	for len(killed) < times {
+		out, _ := exec.CommandContext(ctx, "pgrep", "-f", "--", pattern).Output()
+		for _, pid := range strings.Fields(string(out)) {
+			if !killed[pid] && exec.CommandContext(ctx, "kill", "-KILL", pid).Run() == nil {
+				killed[pid] = true
 				break
 			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(20 * time.Millisecond):
-			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 	return nil
