@@ -15,6 +15,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/shard"
+	"gallop/internal/words"
 	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
 	"gallop/tools/gallery"
@@ -114,7 +115,7 @@ does, wall times aside.`)
 	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout, dir: *out, fps: *fps, name: *scenario, lambda: *lambda,
 		shards: shards, files: files}
 	if *weights != "" {
-		if run.weights, err = parseDiceFloats(*weights, strings.Count(*weights, ",")+1); err != nil {
+		if run.weights, err = words.Floats(*weights, strings.Count(*weights, ",")+1); err != nil {
 			return fmt.Errorf("--weights %q: %v", *weights, err)
 		}
 	}

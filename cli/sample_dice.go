@@ -4,9 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 
+	"gallop/internal/words"
 	"gallop/solver/plausible"
 )
 
@@ -26,12 +25,12 @@ func diceSample(fs *flag.FlagSet) func(context.Context, sampleRun) error {
 		if r.lambda != 0 {
 			d.Lambda = r.lambda
 		}
-		xz, err := parseDiceFloats(*target, 2)
+		xz, err := words.Floats(*target, 2)
 		if err != nil {
 			return fmt.Errorf("--die-target %q: %v (want x,z in metres, e.g. 0.1,0)", *target, err)
 		}
 		d.Target = [2]float64{xz[0], xz[1]}
-		w, err := parseDiceFloats(*weights, 3)
+		w, err := words.Floats(*weights, 3)
 		if err != nil {
 			return fmt.Errorf("--die-weights %q: %v (want three numbers, e.g. 0.6,0.3,0.1)", *weights, err)
 		}
@@ -41,21 +40,4 @@ func diceSample(fs *flag.FlagSet) func(context.Context, sampleRun) error {
 		}
 		return sample(ctx, d, r)
 	}
-}
-
-// parseDiceFloats parses n comma-separated numbers.
-func parseDiceFloats(s string, n int) ([]float64, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != n {
-		return nil, fmt.Errorf("%d comma-separated values, want %d", len(parts), n)
-	}
-	out := make([]float64, n)
-	for i, p := range parts {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", p)
-		}
-		out[i] = v
-	}
-	return out, nil
 }

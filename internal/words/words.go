@@ -1,10 +1,12 @@
 // Package words writes numbers into English text for messages and
-// labels: "1 frame", "2 frames", never "1 frames".
+// labels: "1 frame", "2 frames", never "1 frames"; and reads the lists of
+// numbers options take ("0.1,0,2").
 package words
 
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Int writes n with its digits grouped by threes: Int(1466) is "1,466",
@@ -30,4 +32,21 @@ func Count(n int, singular, plural string) string {
 		return fmt.Sprintf("%d %s", n, singular)
 	}
 	return fmt.Sprintf("%s %s", Int(n), plural)
+}
+
+// Floats reads n comma-separated numbers (spaces around them allowed).
+func Floats(s string, n int) ([]float64, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != n {
+		return nil, fmt.Errorf("%d comma-separated numbers, want %d", len(parts), n)
+	}
+	out := make([]float64, n)
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", p)
+		}
+		out[i] = v
+	}
+	return out, nil
 }

@@ -17,7 +17,6 @@ import (
 	"gallop/solver/plausible"
 	"gallop/tools"
 	"gallop/tools/farmrun"
-	"gallop/viewport"
 )
 
 // SamplesList is the file `gallop sample --out DIR` lists its samples in:
@@ -166,12 +165,11 @@ func loadSamples(ctx context.Context, m *Model, dir string, out []byte) (*Snapsh
 		if err != nil {
 			return nil, fmt.Errorf("chain %d, iteration %d: %w", f.Chain+1, f.Iteration, err)
 		}
-		anim.Name = fmt.Sprintf("%s chain %d iteration %d", anim.Name, f.Chain+1, f.Iteration)
-		scene, err := viewport.NewRigidScene(anim)
+		smp, err := newSample(plausible.Entry{Chain: f.Chain, Iteration: f.Iteration, LogP: f.LogP}, f.State, anim)
 		if err != nil {
 			return nil, fmt.Errorf("chain %d, iteration %d: %w", f.Chain+1, f.Iteration, err)
 		}
-		snap.Samples = append(snap.Samples, &Sample{Entry: plausible.Entry{Chain: f.Chain, Iteration: f.Iteration, LogP: f.LogP}, State: f.State, Anim: anim, Scene: scene})
+		snap.Samples = append(snap.Samples, smp)
 	}
 	return snap, nil
 }

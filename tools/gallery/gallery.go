@@ -24,7 +24,6 @@ import (
 	"gallop/solver/plausible"
 	"gallop/tools"
 	"gallop/tools/farmrun"
-	"gallop/viewport"
 )
 
 // Gallery is the Gallery tool's model. Its zero value is ready to use:
@@ -387,13 +386,10 @@ func (f *Favourite) replay() (*Sample, error) {
 	if err != nil {
 		return nil, fmt.Errorf("favourite %s: %w", f.Label(), err)
 	}
-	anim.Name = fmt.Sprintf("%s chain %d iteration %d", anim.Name, f.Chain+1, f.Iteration)
-	scene, err := viewport.NewRigidScene(anim)
+	smp, err := newSample(plausible.Entry{Chain: f.Chain, Iteration: f.Iteration, LogP: f.LogP}, f.State, anim)
 	if err != nil {
 		return nil, fmt.Errorf("favourite %s: %w", f.Label(), err)
 	}
-	smp := &Sample{State: f.State, Anim: anim, Scene: scene}
-	smp.Chain, smp.Iteration, smp.LogP = f.Chain, f.Iteration, f.LogP
 	return smp, nil
 }
 

@@ -32,6 +32,17 @@ type Sample struct {
 	Scene *viewport.RigidScene
 }
 
+// newSample is the sample of entry e with its state and its recorded
+// animation, which it names after the entry and readies for the viewport.
+func newSample(e plausible.Entry, state json.RawMessage, anim *assets.RigidAnimation) (*Sample, error) {
+	anim.Name = fmt.Sprintf("%s chain %d iteration %d", anim.Name, e.Chain+1, e.Iteration)
+	scene, err := viewport.NewRigidScene(anim)
+	if err != nil {
+		return nil, err
+	}
+	return &Sample{Entry: e, State: state, Anim: anim, Scene: scene}, nil
+}
+
 // Caption names the sample in words, under its thumbnail: the chain that
 // found it and when ("chain 2, iteration 1,466").
 func (s *Sample) Caption() string {
@@ -173,12 +184,10 @@ func (r *run) snapshot(recorded map[[2]int]*Sample, shown *[]*Sample, buf *[]pla
 		if err != nil {
 			return nil, fmt.Errorf("recording chain %d, iteration %d: %w", e.Chain+1, e.Iteration, err)
 		}
-		anim.Name = fmt.Sprintf("%s chain %d iteration %d", anim.Name, e.Chain+1, e.Iteration)
-		scene, err := viewport.NewRigidScene(anim)
+		smp, err := newSample(e, state, anim)
 		if err != nil {
 			return nil, fmt.Errorf("recording chain %d, iteration %d: %w", e.Chain+1, e.Iteration, err)
 		}
-		smp := &Sample{Entry: e, State: state, Anim: anim, Scene: scene}
 		recorded[k] = smp
 		*shown = append(*shown, smp)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"gallop/assets"
+	"gallop/internal/words"
 	"gallop/solver/synth"
 	"gallop/tools"
 	"gallop/tools/farmrun"
@@ -45,14 +46,14 @@ func ParseObstacle(s string) (synth.Obstacle, error) {
 	kind, arg, _ := strings.Cut(s, ":")
 	switch kind {
 	case "sphere":
-		x, err := parseFloats(arg, 4)
+		x, err := words.Floats(arg, 4)
 		if err != nil {
 			return nil, fmt.Errorf("obstacle %q: %w (want sphere:X,Y,Z,R)", s, err)
 		}
 		o := Obstacle{Kind: ObstacleSphere, Center: assets.Vec3{x[0], x[1], x[2]}, Radius: x[3]}
 		return o.solver(nil)
 	case "ground":
-		x, err := parseFloats(arg, 1)
+		x, err := words.Floats(arg, 1)
 		if err != nil {
 			return nil, fmt.Errorf("obstacle %q: %w (want ground:HEIGHT)", s, err)
 		}
@@ -69,23 +70,6 @@ func ParseObstacle(s string) (synth.Obstacle, error) {
 		return o, nil
 	}
 	return nil, fmt.Errorf("obstacle %q: want sphere:X,Y,Z,R, ground:HEIGHT or mesh:FILE.obj", s)
-}
-
-// parseFloats reads n comma-separated numbers.
-func parseFloats(s string, n int) ([]float64, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != n {
-		return nil, fmt.Errorf("%d numbers, want %d", len(parts), n)
-	}
-	out := make([]float64, n)
-	for i, p := range parts {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", p)
-		}
-		out[i] = v
-	}
-	return out, nil
 }
 
 // num formats x so that strconv.ParseFloat gives x back exactly.
@@ -130,13 +114,8 @@ type farmInput struct {
 // here. What is wrong is reported with h.Error and submits nothing.
 func (t *Synth) RunOnFarm(h tools.Host) {
 	t.Sync(h)
-	o := h.Object()
-	if err := ClipError(o); err != nil {
-		h.Error(err)
-		return
-	}
-	if err := t.Settings.Check(o.Mesh.NumVertices()); err != nil {
-		h.Error(err)
+	o := t.input(h)
+	if o == nil {
 		return
 	}
 	in := &farmInput{obj: o, settings: t.Settings, targets: append([]synth.Target(nil), t.Targets...),

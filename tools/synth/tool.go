@@ -135,6 +135,22 @@ func ClipError(o *assets.Object) error {
 	return nil
 }
 
+// input returns the object the tool works on when it is a clip the
+// settings fit; otherwise it reports what is wrong with h.Error and
+// returns nil.
+func (t *Synth) input(h tools.Host) *assets.Object {
+	o := h.Object()
+	if err := ClipError(o); err != nil {
+		h.Error(err)
+		return nil
+	}
+	if err := t.Settings.Check(o.Mesh.NumVertices()); err != nil {
+		h.Error(err)
+		return nil
+	}
+	return o
+}
+
 // Analyse checks the object and settings and starts the analysis; what is
 // wrong is reported with h.Error and starts nothing.
 func (t *Synth) Analyse(h tools.Host) {
@@ -142,13 +158,8 @@ func (t *Synth) Analyse(h tools.Host) {
 	if t.Analysing() {
 		return
 	}
-	o := h.Object()
-	if err := ClipError(o); err != nil {
-		h.Error(err)
-		return
-	}
-	if err := t.Settings.Check(o.Mesh.NumVertices()); err != nil {
-		h.Error(err)
+	o := t.input(h)
+	if o == nil {
 		return
 	}
 	if t.gen != nil {
