@@ -51,11 +51,20 @@ func checkJob(job Job) (Job, error) {
 		{"work folder", job.Dir}, {"working directory", o.Workdir}, {"job name", o.Name},
 		{"partition", o.Partition}, {"time limit", o.Time},
 	} {
-		if strings.ContainsAny(s.v, unsafeChars) {
-			return job, fmt.Errorf("%s %q holds white space, a quote, a backslash or %%, which a job script's #SBATCH lines cannot", s.what, s.v)
+		if err := CheckSetting(s.what, s.v); err != nil {
+			return job, err
 		}
 	}
 	return job, nil
+}
+
+// CheckSetting refuses a path or setting (named what) that a job script's
+// #SBATCH lines cannot hold: white space, a quote, a backslash or '%'.
+func CheckSetting(what, v string) error {
+	if strings.ContainsAny(v, unsafeChars) {
+		return fmt.Errorf("%s %q holds white space, a quote, a backslash or %%, which a job script's #SBATCH lines cannot", what, v)
+	}
+	return nil
 }
 
 // task names the task of stage (shard k of a shards stage) in the files

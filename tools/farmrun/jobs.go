@@ -37,8 +37,9 @@ func (s Settings) Check() error {
 		return fmt.Errorf("farm: %d shards, want 1 to 10000", s.Shards)
 	case s.CPUs < 0 || s.CPUs > 1024:
 		return fmt.Errorf("farm: %d CPUs per task, want 1 to 1024 (0 for 1)", s.CPUs)
-	case strings.ContainsAny(s.Partition, " \t\n'\"%"):
-		return fmt.Errorf("farm: partition %q: no spaces, quotes or %%", s.Partition)
+	}
+	if err := farm.CheckSetting("partition", s.Partition); err != nil {
+		return fmt.Errorf("farm: %w", err)
 	}
 	return nil
 }
