@@ -90,7 +90,10 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 passes over the animation), mesh tube (2,282
                                 vertices, 3 bones), horse (8,431; 20 SSDR
                                 bones from horse-gallop) or horse_subdivided
-                                (33,705; the same rig)
+                                (33,705; the same rig), after a first pass
+  dynamics_step_<mesh>_first_pass_ns_per_vertex
+                                that first pass, whose steps also put each
+                                goal frame in the model's vertex order
   dynamics_start_<mesh>_ms      putting the mesh on the first frame (each
                                 ring's polar decomposition), once per pass,
                                 not counted in the step

@@ -128,15 +128,19 @@ func Fit(ctx context.Context, m *Model, g *Goal, example [][]mgl64.Vec3, opts Fi
 		nfit = 5
 	}
 	p := Uniform(m.n, Puppet)
-	s, err := NewSim(m, p, g.FPS, opts.Sim)
+	s, err := NewSim(m, p, g, opts.Sim)
 	if err != nil {
 		return nil, err
 	}
-	s.fit = make([]qpSums, m.n)
+	s.fit = make([]qpSums, m.n) // per slot
+	target := make([][]mgl64.Vec3, len(example))
+	for f, x := range example {
+		target[f] = m.toSlots(x)
+	}
 	res := &FitResult{Params: append([]Material(nil), p...)}
 	star := make([]Material, m.n)
 	for k := 0; ; k++ {
-		e, err := fitSimulate(s, g, example)
+		e, err := fitSimulate(s, example, target)
 		if err != nil {
 			// The update diverged: keep the best.
 			return res, fmt.Errorf("iteration %d: %w", k, err)
@@ -158,9 +162,9 @@ func Fit(ctx context.Context, m *Model, g *Goal, example [][]mgl64.Vec3, opts Fi
 			return res, ctx.Err()
 		}
 		parallel.For((m.n+chunk-1)/chunk, func(c int) {
-			for i := c * chunk; i < min(m.n, (c+1)*chunk); i++ {
-				x := solveQP(&s.fit[i], nfit)
-				star[i] = materialOf(&x)
+			for k := c * chunk; k < min(m.n, (c+1)*chunk); k++ {
+				x := solveQP(&s.fit[k], nfit)
+				star[m.perm[k]] = materialOf(&x)
 			}
 		})
 		for i := range p {
@@ -175,15 +179,16 @@ func Fit(ctx context.Context, m *Model, g *Goal, example [][]mgl64.Vec3, opts Fi
 	}
 }
 
-// fitSimulate runs s over the goal, accumulating each vertex's
-// least-squares sums against the example, and returns E.
-func fitSimulate(s *Sim, g *Goal, example [][]mgl64.Vec3) (float64, error) {
+// fitSimulate runs s over its goal, accumulating each slot's
+// least-squares sums against the example (target: its frames in the
+// model's slots), and returns E, summed in the mesh's order.
+func fitSimulate(s *Sim, example, target [][]mgl64.Vec3) (float64, error) {
 	clear(s.fit)
-	s.Start(0, g.Positions[0], g.Positions[1])
+	s.Start(0)
 	e := sqDist(s.Positions(), example[0])
-	for f := 0; f+1 < g.NumFrames(); f++ {
-		s.fitTarget = example[f+1]
-		if err := s.Advance(g.Positions[f], g.Positions[f+1], g.Bones[f], g.Bones[f+1]); err != nil {
+	for f := 0; f+1 < len(example); f++ {
+		s.fitTarget = target[f+1]
+		if err := s.Advance(f + 1); err != nil {
 			return 0, err
 		}
 		e += sqDist(s.Positions(), example[f+1])

@@ -14,6 +14,17 @@ import (
 // y, length 4, radius 0.5, with two bones along its axis.
 func tubeModel(t testing.TB, rings, around int) (*Model, []mgl64.Vec3) {
 	t.Helper()
+	rest, tris, w, segs := tubeMesh(rings, around)
+	m, err := NewModel(rest, tris, w, segs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, rest
+}
+
+// tubeMesh returns tubeModel's mesh: rest positions, triangles, skin
+// weights and bone segments.
+func tubeMesh(rings, around int) ([]mgl64.Vec3, [][3]int, [][]ssdr.Influence, []Segment) {
 	var rest []mgl64.Vec3
 	var tris [][3]int
 	var w [][]ssdr.Influence
@@ -33,11 +44,13 @@ func tubeModel(t testing.TB, rings, around int) (*Model, []mgl64.Vec3) {
 		}
 	}
 	segs := []Segment{{A: mgl64.Vec3{0, 0, 0}, B: mgl64.Vec3{0, 2, 0}}, {A: mgl64.Vec3{0, 2, 0}, B: mgl64.Vec3{0, 4, 0}}}
-	m, err := NewModel(rest, tris, w, segs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, rest
+	return rest, tris, w, segs
+}
+
+// stillGoal returns a goal of two frames at positions x with bone
+// segments segs, at fps frames per second.
+func stillGoal(x []mgl64.Vec3, segs []Segment, fps float64) *Goal {
+	return &Goal{FPS: fps, Positions: [][]mgl64.Vec3{x, x}, Bones: [][]Segment{segs, segs}}
 }
 
 // forcesByStep returns vertex i's five forces in s's state, with the
@@ -46,10 +59,11 @@ func tubeModel(t testing.TB, rings, around int) (*Model, []mgl64.Vec3) {
 // vertex moves by πₖh²Fₖ from x + h·v.
 func forcesByStep(t *testing.T, s *Sim, i int, g0, g1 []mgl64.Vec3, segs []Segment) (f [nParams]mgl64.Vec3) {
 	t.Helper()
-	s.g0, s.g1, s.u, s.un = g0, g1, 0, 1
+	s.g0, s.g1, s.u, s.un = s.m.toSlots(g0), s.m.toSlots(g1), 0, 1
 	for b, seg := range segs {
 		s.segs[b] = seg.prepare()
 	}
+	i = int(s.m.at[i])
 	x, v := mgl64.Vec3(s.cur.n[i].x), mgl64.Vec3(s.cur.n[i].v)
 	var r ringSums
 	q := s.cur.q[i]
@@ -67,7 +81,9 @@ func forcesByStep(t *testing.T, s *Sim, i int, g0, g1 []mgl64.Vec3, segs []Segme
 		if err := s.SetParams(p); err != nil {
 			t.Fatal(err)
 		}
-		s.stepVertex(i, &r, q, false)
+		var b [3][4]float64
+		s.groupSpokes(&b, i/4)
+		s.stepVertex(i, &r, q, [3]float64{b[0][i%4], b[1][i%4], b[2][i%4]}, false)
 		f[k] = mgl64.Vec3(s.nxt.n[i].x).Sub(x.Add(v.Mul(s.h))).Mul(1 / (upper[k] * s.h * s.h))
 	}
 	return f

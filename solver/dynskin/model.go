@@ -7,6 +7,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/internal/finite"
+	"gallop/internal/parallel"
 	"gallop/solver/meshgraph"
 	"gallop/solver/ssdr"
 )
@@ -189,27 +190,42 @@ func CheckParams(p []Material, n int) error {
 // Model is the fixed part of a dynamic skin: the rest mesh's 1-rings, the
 // skin weights and the spokes' rest lengths. It is immutable and safe for
 // concurrent use.
+//
+// It keeps its vertices in an order of its own, the mesh's Cuthill–McKee
+// order (meshgraph), in which a vertex's ring lies near it: the step
+// reads every vertex's ring, and on a mesh whose own order scatters them
+// (a subdivided mesh's edge midpoints come after all its corners) the
+// reads miss the cache. Its fields below are in that order, indexed by
+// slot; perm and at translate, and every method that takes or returns
+// vertices (and Sim's) uses the mesh's order. Each ring keeps the mesh's
+// order of its neighbours, so sums over a ring, and every result, are
+// bitwise those of the mesh's own order.
 type Model struct {
 	n     int
-	rest  []mgl64.Vec3
 	diag  float64      // the rest bounding box's diagonal
-	start []int32      // ring of i: ring[start[i]:start[i+1]]
-	ring  []int32      // neighbours, sorted (meshgraph.Adjacency's rows)
-	edge0 []mgl64.Vec3 // xⱼ⁰ − xᵢ⁰ per ring entry
-	mean0 []mgl64.Vec3 // mean of edge0 over the ring
+	perm  []int32      // the vertex in slot k: perm[k]
+	at    []int32      // the slot of vertex i: at[i]
+	start []int32      // ring of slot k: ring[start[k]:start[k+1]]
+	ring  []int32      // neighbours' slots, in increasing vertex number (meshgraph.Adjacency's rows)
+	rest  []mgl64.Vec3 // rest positions xᵢ⁰
+	mean0 []mgl64.Vec3 // mean of the rest edges xⱼ⁰ − xᵢ⁰ over the ring
 	inv   []float64    // 1/|nbr(i)|, 0 for an isolated vertex
 
-	istart []int32     // influences of i: infl[istart[i]:istart[i+1]]
-	infl   []influence // the spokes of every vertex
+	rstart []int32    // spoke rows of slot group g (slots 4g to 4g+3): rows[rstart[g]:rstart[g+1]]
+	rows   []spokeRow // the spokes of every slot group
 	bones  int
 	segs0  []Segment
 }
 
-// influence is one of a vertex's spokes: its bone, its skin weight w and
-// w·|d⁰|, the weight times the rest spoke length.
-type influence struct {
-	bone   int32
-	w, wl0 float64
+// spokeRow holds the s-th spoke of each of a group of four slots, lane j
+// for slot 4g+j (the layout spokes4 reads without shuffling): its bone,
+// the skin weight w and w·|d⁰|, the weight times the rest spoke length.
+// A group has as many rows as its slot with the most spokes; a slot with
+// fewer (or a lane past the last slot) has w = w·|d⁰| = 0 and bone 0 in
+// the rest, a spoke whose force, 0·d, adds nothing.
+type spokeRow struct {
+	bone   [4]int32
+	w, wl0 [4]float64
 }
 
 // NewModel checks and prepares a dynamic skin: rest positions, triangles
@@ -235,31 +251,37 @@ func NewModel(rest []mgl64.Vec3, triangles [][3]int, weights [][]ssdr.Influence,
 			return nil, fmt.Errorf("bone %d: non-finite segment %v", b, s)
 		}
 	}
-	m := &Model{n: n, rest: rest, bones: len(segments), segs0: segments}
+	m := &Model{n: n, bones: len(segments), segs0: segments}
 	adj, err := meshgraph.New(n, triangles)
 	if err != nil {
 		return nil, err
 	}
-	m.start, m.ring = adj.Start, adj.Nbr
+	m.perm = adj.CuthillMcKee()
+	m.at = make([]int32, n)
+	for k, i := range m.perm {
+		m.at[i] = int32(k)
+	}
+	m.start = make([]int32, n+1)
+	m.ring = make([]int32, 0, len(adj.Nbr))
 	m.inv = make([]float64, n)
 	m.mean0 = make([]mgl64.Vec3, n)
-	m.edge0 = make([]mgl64.Vec3, 0, len(m.ring))
-	for i := range n {
-		l := adj.Neighbours(i)
+	m.rest = make([]mgl64.Vec3, n)
+	for k, i := range m.perm {
+		m.rest[k] = rest[i]
+		l := adj.Neighbours(int(i))
 		var sum mgl64.Vec3
 		for _, j := range l {
 			e := rest[j].Sub(rest[i])
-			m.edge0 = append(m.edge0, e)
+			m.ring = append(m.ring, m.at[j])
 			sum = sum.Add(e)
 		}
+		m.start[k+1] = int32(len(m.ring))
 		if len(l) > 0 {
-			m.inv[i] = 1 / float64(len(l))
-			m.mean0[i] = sum.Mul(m.inv[i])
+			m.inv[k] = 1 / float64(len(l))
+			m.mean0[k] = sum.Mul(m.inv[k])
 		}
 	}
-	m.istart = make([]int32, n+1)
 	for i, l := range weights {
-		sum := 0.0
 		for _, in := range l {
 			if in.Bone < 0 || in.Bone >= len(segments) {
 				return nil, fmt.Errorf("vertex %d: bone %d out of range [0, %d)", i, in.Bone, len(segments))
@@ -267,16 +289,31 @@ func NewModel(rest []mgl64.Vec3, triangles [][3]int, weights [][]ssdr.Influence,
 			if !(in.Weight >= 0) || math.IsInf(in.Weight, 0) {
 				return nil, fmt.Errorf("vertex %d: invalid weight %v", i, in.Weight)
 			}
-			sum += in.Weight
-			if in.Weight > 0 {
-				len0 := segments[in.Bone].project(rest[i]).Len()
-				m.infl = append(m.infl, influence{bone: int32(in.Bone), w: in.Weight, wl0: in.Weight * len0})
-			}
 		}
-		if math.Abs(sum-1) > 1e-3 {
+		if sum := weightSum(l); math.Abs(sum-1) > 1e-3 {
 			return nil, fmt.Errorf("vertex %d: skin weights sum to %v, want 1", i, sum)
 		}
-		m.istart[i+1] = int32(len(m.infl))
+	}
+	groups := (n + 3) / 4
+	m.rstart = make([]int32, groups+1)
+	for g := range groups {
+		for j := range min(4, n-4*g) {
+			i := m.perm[4*g+j]
+			s := 0
+			for _, in := range weights[i] {
+				if in.Weight <= 0 {
+					continue
+				}
+				if int(m.rstart[g])+s == len(m.rows) {
+					m.rows = append(m.rows, spokeRow{})
+				}
+				row := &m.rows[int(m.rstart[g])+s]
+				len0 := segments[in.Bone].project(rest[i]).Len()
+				row.bone[j], row.w[j], row.wl0[j] = int32(in.Bone), in.Weight, in.Weight*len0
+				s++
+			}
+		}
+		m.rstart[g+1] = int32(len(m.rows))
 	}
 	lo, hi := rest[0], rest[0]
 	for _, p := range rest {
@@ -286,6 +323,27 @@ func NewModel(rest []mgl64.Vec3, triangles [][3]int, weights [][]ssdr.Influence,
 	}
 	m.diag = hi.Sub(lo).Len()
 	return m, nil
+}
+
+// weightSum returns the sum of the weights of l.
+func weightSum(l []ssdr.Influence) float64 {
+	sum := 0.0
+	for _, in := range l {
+		sum += in.Weight
+	}
+	return sum
+}
+
+// toSlots returns x, one position per vertex in the mesh's order, in
+// the model's slots.
+func (m *Model) toSlots(x []mgl64.Vec3) []mgl64.Vec3 {
+	out := make([]mgl64.Vec3, m.n)
+	parallel.For((m.n+chunk-1)/chunk, func(c int) {
+		for k := c * chunk; k < min(m.n, (c+1)*chunk); k++ {
+			out[k] = x[m.perm[k]]
+		}
+	})
+	return out
 }
 
 // NumVertices returns the number of vertices.

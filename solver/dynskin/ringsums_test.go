@@ -23,20 +23,23 @@ func TestRingSumsRawMatchesGo(t *testing.T) {
 			x[i].v[k] = s * rng.NormFloat64()
 		}
 	}
+	rest := make([]mgl64.Vec3, len(x))
+	for i := range rest {
+		rest[i] = mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+	}
 	x[7].v[0] = math.Inf(1)
 	x[9].v[2] = math.NaN()
 	for n := 0; n <= 12; n++ {
 		for trial := range 20 {
 			i := rng.IntN(len(x))
 			ring := make([]int32, n)
-			edge := make([]mgl64.Vec3, n)
 			for k := range ring {
 				ring[k] = int32(rng.IntN(len(x)))
-				edge[k] = mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 			}
+			mean0 := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 			var got, want ringSums
-			ringSumsRaw(&got, x, i, ring, edge)
-			ringSumsGo(&want, x, i, ring, edge)
+			ringSumsRaw(&got, x, i, ring, rest, &mean0)
+			ringSumsGo(&want, x, i, ring, rest, &mean0)
 			same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
 			for k := range 9 {
 				if !same(got.a[k], want.a[k]) {

@@ -3,6 +3,7 @@ package dynskin
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -83,7 +84,8 @@ func (s State) Clone() State {
 // of coming from two arrays.
 type node struct{ x, v [3]float64 }
 
-// simState is the state in the step's layout: nodes and ring rotations.
+// simState is the state in the step's layout: nodes and ring rotations,
+// in the model's slots.
 type simState struct {
 	n []node
 	q []mgl64.Quat
@@ -108,49 +110,58 @@ func (e *BlowUpError) Error() string {
 	return fmt.Sprintf("the simulation blew up at frame %d, vertex %d (position %v, more than %d rest diagonals from its goal or not finite): lower the parameters there or add substeps", e.Frame, e.Vertex, e.Position, BlowUpFactor)
 }
 
-// Sim steps a model. It is not safe for concurrent use; its steps use
-// every core (internal/parallel).
+// Sim steps a model driven by a goal. It is not safe for concurrent use;
+// its steps use every core (internal/parallel).
 type Sim struct {
 	m      *Model
-	p      []Material // what the simulation runs: Material.Effective of the parameters given
+	p      []Material // per slot, what the simulation runs: Material.Effective of the parameters given
 	opts   Options
 	fps, h float64
+
+	// goal drives the model; slots[f] is its frame f in the model's
+	// slots, made on the frame's first use (a step reading the goal in
+	// the mesh's order, scattered over memory in the slots' order, took
+	// a third of its time).
+	goal  *Goal
+	slots [][]mgl64.Vec3
 
 	cur, nxt simState
 	frame    int          // the goal frame cur is at
 	pos      []mgl64.Vec3 // cur's positions for Positions, when posOK
 	posOK    bool
 
-	// Per step: the goal interpolated between two frames.
+	// Per step: the goal interpolated between two frames, in slots.
 	g0, g1 []mgl64.Vec3
 	u, un  float64 // interpolation fractions of this step's start and end
 	segs   []preparedSegment
 
 	pokeOn     bool
-	pokeVertex int
+	pokeSlot   int
 	pokeTarget mgl64.Vec3
 
-	bad []int32 // per chunk: first blown-up vertex, or -1
+	bad []int32 // per chunk: the first blown-up slot, or -1
 
-	// fit, when not nil, receives each vertex's least-squares sums on the
-	// last step into a frame, against the example frame fitTarget.
+	// fit, when not nil, receives each slot's least-squares sums on the
+	// last step into a frame, against the example frame fitTarget (in
+	// slots).
 	fit       []qpSums
 	fitTarget []mgl64.Vec3
 }
 
-// NewSim returns a simulation of m with parameters p, for a goal of fps
-// frames per second.
-func NewSim(m *Model, p []Material, fps float64, opts Options) (*Sim, error) {
-	if !(fps > 0) || math.IsInf(fps, 0) {
-		return nil, fmt.Errorf("frame rate %v is not a positive number", fps)
+// NewSim returns a simulation of m with parameters p, driven by goal g
+// (Goal.Check), which must not change while the simulation uses it.
+func NewSim(m *Model, p []Material, g *Goal, opts Options) (*Sim, error) {
+	if err := g.Check(m); err != nil {
+		return nil, err
 	}
+	fps := g.FPS
 	if opts.Substeps < 0 || opts.Substeps > 1000 {
 		return nil, fmt.Errorf("%d substeps: want 1 to 1000", opts.Substeps)
 	}
 	if !finite.Vec3(opts.Gravity) {
 		return nil, fmt.Errorf("non-finite gravity %v", opts.Gravity)
 	}
-	s := &Sim{m: m, p: make([]Material, m.n), opts: opts, fps: fps, h: 1 / (fps * float64(opts.substeps()))}
+	s := &Sim{m: m, p: make([]Material, m.n), opts: opts, fps: fps, h: 1 / (fps * float64(opts.substeps())), goal: g, slots: make([][]mgl64.Vec3, g.NumFrames())}
 	if err := s.SetParams(p); err != nil {
 		return nil, err
 	}
@@ -169,18 +180,27 @@ func (s *Sim) SetParams(p []Material) error {
 	if err := CheckParams(p, s.m.n); err != nil {
 		return err
 	}
-	for i, m := range p {
-		s.p[i] = m.Effective()
+	for k, i := range s.m.perm {
+		s.p[k] = p[i].Effective()
 	}
 	return nil
 }
 
-// Start puts the mesh on goal frame `frame` (positions g0, the next
-// frame's g1 for the goal velocity (g1 − g0)·FPS; g1 = g0 for a goal at
-// rest), with each 1-ring's rotation from the polar decomposition.
-func (s *Sim) Start(frame int, g0, g1 []mgl64.Vec3) {
-	for i := range s.cur.n {
-		s.cur.n[i] = node{x: g0[i], v: g1[i].Sub(g0[i]).Mul(s.fps)}
+// slotted returns goal frame f in the model's slots.
+func (s *Sim) slotted(f int) []mgl64.Vec3 {
+	if s.slots[f] == nil {
+		s.slots[f] = s.m.toSlots(s.goal.Positions[f])
+	}
+	return s.slots[f]
+}
+
+// Start puts the mesh on goal frame f with the goal's velocity towards
+// frame f+1, (x̂(f+1) − x̂(f))·FPS (at rest on the last frame), and each
+// 1-ring's rotation from the polar decomposition.
+func (s *Sim) Start(f int) {
+	g0, g1 := s.slotted(f), s.slotted(min(f+1, s.goal.NumFrames()-1))
+	for k := range s.cur.n {
+		s.cur.n[k] = node{x: g0[k], v: g1[k].Sub(g0[k]).Mul(s.fps)}
 	}
 	parallel.For((s.m.n+chunk-1)/chunk, func(c int) {
 		var r ringSums
@@ -190,24 +210,23 @@ func (s *Sim) Start(frame int, g0, g1 []mgl64.Vec3) {
 			s.cur.q[i] = mgl64.Mat4ToQuat(rot.Mat4()).Normalize()
 		}
 	})
-	s.frame, s.posOK = frame, false
+	s.frame, s.posOK = f, false
 }
 
 // State returns a copy of the state, for restarting from it.
 func (s *Sim) State() State {
-	st := State{X: make([]mgl64.Vec3, s.m.n), V: make([]mgl64.Vec3, s.m.n), Q: append([]mgl64.Quat(nil), s.cur.q...)}
-	for i, nd := range s.cur.n {
-		st.X[i], st.V[i] = nd.x, nd.v
+	st := State{X: make([]mgl64.Vec3, s.m.n), V: make([]mgl64.Vec3, s.m.n), Q: make([]mgl64.Quat, s.m.n)}
+	for k, i := range s.m.perm {
+		st.X[i], st.V[i], st.Q[i] = s.cur.n[k].x, s.cur.n[k].v, s.cur.q[k]
 	}
 	return st
 }
 
 // SetState restores a state State returned at goal frame `frame`.
 func (s *Sim) SetState(frame int, st State) {
-	for i := range s.cur.n {
-		s.cur.n[i] = node{x: st.X[i], v: st.V[i]}
+	for k, i := range s.m.perm {
+		s.cur.n[k], s.cur.q[k] = node{x: st.X[i], v: st.V[i]}, st.Q[i]
 	}
-	copy(s.cur.q, st.Q)
 	s.frame, s.posOK = frame, false
 }
 
@@ -218,8 +237,8 @@ func (s *Sim) Frame() int { return s.frame }
 // step).
 func (s *Sim) Positions() []mgl64.Vec3 {
 	if !s.posOK {
-		for i := range s.pos {
-			s.pos[i] = s.cur.n[i].x
+		for k, i := range s.m.perm {
+			s.pos[i] = s.cur.n[k].x
 		}
 		s.posOK = true
 	}
@@ -231,20 +250,22 @@ func (s *Sim) Positions() []mgl64.Vec3 {
 // of the mesh follows through the same forces.
 func (s *Sim) SetPoke(v int, target mgl64.Vec3) {
 	if v >= 0 && v < s.m.n && finite.Vec3(target) {
-		s.pokeOn, s.pokeVertex, s.pokeTarget = true, v, target
+		s.pokeOn, s.pokeSlot, s.pokeTarget = true, int(s.m.at[v]), target
 	}
 }
 
 // ClearPoke releases the poked vertex.
 func (s *Sim) ClearPoke() { s.pokeOn = false }
 
-// Advance steps from the current goal frame to the next: g0, b0 are that
-// frame's goal positions and bone segments, g1, b1 the next one's. It
+// Advance steps from the goal frame the state is at, f = Frame(), to
+// goal frame next: f+1 plays the goal, 0 from the last frame closes a
+// loop, f itself holds the goal still (a poke on a paused timeline). It
 // returns a *BlowUpError, leaving the state before the step, when a
 // vertex leaves the range.
-func (s *Sim) Advance(g0, g1 []mgl64.Vec3, b0, b1 []Segment) error {
-	n := s.opts.substeps()
-	s.g0, s.g1 = g0, g1
+func (s *Sim) Advance(next int) error {
+	n, f := s.opts.substeps(), s.frame
+	s.g0, s.g1 = s.slotted(f), s.slotted(next)
+	b0, b1 := s.goal.Bones[f], s.goal.Bones[next]
 	for k := 0; k < n; k++ {
 		s.u, s.un = float64(k)/float64(n), float64(k+1)/float64(n)
 		for b := range s.segs {
@@ -254,13 +275,13 @@ func (s *Sim) Advance(g0, g1 []mgl64.Vec3, b0, b1 []Segment) error {
 		parallel.For(len(s.bad), func(c int) { s.stepChunk(c, last) })
 		for _, v := range s.bad {
 			if v >= 0 {
-				return &BlowUpError{Frame: s.frame + 1, Vertex: int(v), Position: s.nxt.n[v].x}
+				return &BlowUpError{Frame: next, Vertex: int(s.m.perm[v]), Position: s.nxt.n[v].x}
 			}
 		}
 		s.cur, s.nxt = s.nxt, s.cur
 		s.posOK = false
 	}
-	s.frame++
+	s.frame = next
 	return nil
 }
 
@@ -278,50 +299,47 @@ type ringSums struct {
 	sv [3]float64
 }
 
-// ringSums stores vertex i's ring sums in state x in r: ringSumsRaw
-// sums Σⱼ xⱼe⁰ⱼᵀ (in a), Σⱼ (xⱼ − xᵢ) and Σⱼ vⱼ in increasing ring
-// order, then A = Σⱼ xⱼe⁰ⱼᵀ − xᵢ(Σⱼ e⁰ⱼ)ᵀ with Σⱼ e⁰ⱼ = |nbr|·mean e⁰,
-// which loses about log₂(|xᵢ|/|e⁰|) bits to cancellation (about 7 on the
-// horse, whose edges are about a hundredth of their distance from the
-// origin).
+// ringSums stores slot i's ring sums in state x in r (ringSumsGo).
 func (m *Model) ringSums(r *ringSums, i int, x []node) {
-	lo, hi := m.start[i], m.start[i+1]
-	ring := m.ring[lo:hi]
-	edge := m.edge0[lo:hi]
-	ringSumsRaw(r, x, i, ring, edge[:len(ring)])
+	ringSumsRaw(r, x, i, m.ring[m.start[i]:m.start[i+1]], m.rest, &m.mean0[i])
+}
+
+// ringSumsGo is the ring sums in Go. The first of two passes over the ring
+// (each pass's running sums fit in the registers) sums Σⱼ xⱼeⱼᵀ (column k
+// is Σⱼ eⱼ[k]·xⱼ) with the rest edge eⱼ = restⱼ − restᵢ computed as it
+// goes (a stored edge would be read from memory, as many bytes as a node
+// per neighbour); then r.a gets A = Σⱼ xⱼeⱼᵀ − xᵢ(Σⱼ eⱼ)ᵀ with Σⱼ eⱼ =
+// |nbr|·mean0, the mean rest edge, which loses about log₂(|xᵢ|/|e|) bits
+// to cancellation (about 7 on the horse, whose edges are about a
+// hundredth of their distance from the origin). The second pass sums
+// r.dx = Σⱼ (xⱼ − xᵢ) and r.sv = Σⱼ vⱼ. Every sum runs from 0 in ring
+// order.
+func ringSumsGo(r *ringSums, x []node, i int, ring []int32, rest []mgl64.Vec3, mean0 *mgl64.Vec3) {
+	ri := &rest[i]
+	r0, r1, r2 := ri[0], ri[1], ri[2]
+	var a0, a1, a2, a3, a4, a5, a6, a7, a8 float64
+	for _, j := range ring {
+		xj, rj := &x[j].x, &rest[j]
+		e0, e1, e2 := rj[0]-r0, rj[1]-r1, rj[2]-r2
+		a0 += xj[0] * e0
+		a1 += xj[1] * e0
+		a2 += xj[2] * e0
+		a3 += xj[0] * e1
+		a4 += xj[1] * e1
+		a5 += xj[2] * e1
+		a6 += xj[0] * e2
+		a7 += xj[1] * e2
+		a8 += xj[2] * e2
+	}
 	xi := &x[i].x
 	x0, x1, x2 := xi[0], xi[1], xi[2]
 	n := float64(len(ring))
-	s0 := &m.mean0[i]
-	s00, s01, s02 := s0[0]*n, s0[1]*n, s0[2]*n
-	a := &r.a
-	a[0], a[1], a[2] = a[0]-x0*s00, a[1]-x1*s00, a[2]-x2*s00
-	a[3], a[4], a[5] = a[3]-x0*s01, a[4]-x1*s01, a[5]-x2*s01
-	a[6], a[7], a[8] = a[6]-x0*s02, a[7]-x1*s02, a[8]-x2*s02
-}
-
-// ringSumsGo is ringSumsRaw in Go, in two passes over the ring so that
-// each pass's running sums fit in the registers: r.a gets Σⱼ xⱼeⱼᵀ
-// (column k is Σⱼ eⱼ[k]·xⱼ), r.dx Σⱼ (xⱼ − xᵢ) and r.sv Σⱼ vⱼ, every sum
-// from 0 in ring order. Edge has ring's length.
-func ringSumsGo(r *ringSums, x []node, i int, ring []int32, edge []mgl64.Vec3) {
-	edge = edge[:len(ring)]
-	var a0, a1, a2, a3, a4, a5, a6, a7, a8 float64
-	for k, j := range ring {
-		xj, e := &x[j].x, &edge[k]
-		a0 += xj[0] * e[0]
-		a1 += xj[1] * e[0]
-		a2 += xj[2] * e[0]
-		a3 += xj[0] * e[1]
-		a4 += xj[1] * e[1]
-		a5 += xj[2] * e[1]
-		a6 += xj[0] * e[2]
-		a7 += xj[1] * e[2]
-		a8 += xj[2] * e[2]
+	s0, s1, s2 := mean0[0]*n, mean0[1]*n, mean0[2]*n
+	r.a = mgl64.Mat3{
+		a0 - x0*s0, a1 - x1*s0, a2 - x2*s0,
+		a3 - x0*s1, a4 - x1*s1, a5 - x2*s1,
+		a6 - x0*s2, a7 - x1*s2, a8 - x2*s2,
 	}
-	r.a = mgl64.Mat3{a0, a1, a2, a3, a4, a5, a6, a7, a8}
-	xi := &x[i].x
-	x0, x1, x2 := xi[0], xi[1], xi[2]
 	var d0, d1, d2, v0, v1, v2 float64
 	for _, j := range ring {
 		xj, vj := &x[j].x, &x[j].v
@@ -336,24 +354,27 @@ func ringSumsGo(r *ringSums, x []node, i int, ring []int32, edge []mgl64.Vec3) {
 	r.sv = [3]float64{v0, v1, v2}
 }
 
-// spokesGo sets b to Σ (w·|d⁰|/|d| − w)·d, h² times the spoke force at x
-// (Eq. 8 with the rest lengths |d⁰| of the influences infl), d the offset
-// of x from the bone segment segs[bone] of each influence with |d| > 0,
-// summed from 0 in the influences' order.
-func spokesGo(b, x *[3]float64, infl []influence, segs []preparedSegment) {
-	x0, x1, x2 := x[0], x[1], x[2]
-	var b0, b1, b2 float64
-	for k := range infl {
-		in := &infl[k]
-		d0, d1, d2 := segs[in.bone].offset(x0, x1, x2)
-		if l := math.Sqrt(d0*d0 + d1*d1 + d2*d2); l > 0 {
-			f := in.wl0/l - in.w
-			b0 += f * d0
-			b1 += f * d1
-			b2 += f * d2
+// spokesGo sets column j of b to Σ (w·|d⁰|/|d| − w)·d, h² times the
+// spoke force at the position of x[j] (Eq. 8 with the rest lengths |d⁰|
+// of lane j of the spoke rows), d the offset of the position from the
+// bone segment segs[bone] of each spoke with |d| > 0, summed from 0 in
+// the rows' order.
+func spokesGo(b *[3][4]float64, x *[4]node, rows []spokeRow, segs []preparedSegment) {
+	for j := range 4 {
+		x0, x1, x2 := x[j].x[0], x[j].x[1], x[j].x[2]
+		var b0, b1, b2 float64
+		for r := range rows {
+			row := &rows[r]
+			d0, d1, d2 := segs[row.bone[j]].offset(x0, x1, x2)
+			if l := math.Sqrt(d0*d0 + d1*d1 + d2*d2); l > 0 {
+				f := row.wl0[j]/l - row.w[j]
+				b0 += f * d0
+				b1 += f * d1
+				b2 += f * d2
+			}
 		}
+		b[0][j], b[1][j], b[2][j] = b0, b1, b2
 	}
-	*b = [3]float64{b0, b1, b2}
 }
 
 // columns holds one vertex's five forces G, L, B, D, K (in that order) as
@@ -362,17 +383,21 @@ func spokesGo(b, x *[3]float64, infl []influence, segs []preparedSegment) {
 // vertex.
 type columns [nParams][3]float64
 
-// stepChunk advances chunk c's vertices by one step from s.cur into
-// s.nxt (stepVertex), four at a time: their rings' sums, then their
-// rotations' steps together (refineRings), then the rest of each one's
-// step. s.bad[c] becomes the first vertex that left the range, or -1.
+// stepChunk advances chunk c's slots by one step from s.cur into s.nxt
+// (stepVertex), a group of four at a time: their rings' sums, their
+// rotations' steps together (refineRings), their spokes together
+// (spokes), then the rest of each one's step. s.bad[c] becomes the first
+// slot that left the range, or -1.
 func (s *Sim) stepChunk(c int, fit bool) {
 	m, st := s.m, &s.cur
 	s.bad[c] = -1
 	var r [4]ringSums
 	var q [4]mgl64.Quat
+	var sp [3][4]float64
+	var a stepArgs
 	for lo, hi := c*chunk, min(m.n, (c+1)*chunk); lo < hi; lo += 4 {
 		nb := min(4, hi-lo)
+		s.groupSpokes(&sp, lo/4)
 		lanes := uint(0)
 		for k := range nb {
 			i := lo + k
@@ -383,24 +408,45 @@ func (s *Sim) stepChunk(c int, fit bool) {
 			}
 		}
 		refineRings(&q, &r, lanes)
+		copy(s.nxt.q[lo:lo+nb], q[:nb])
+		if ok, done := s.stepGroup(&a, lo, &r, &q, &sp, fit); done {
+			if ok != 0b1111 && s.bad[c] < 0 {
+				s.bad[c] = int32(lo + bits.TrailingZeros(^ok))
+			}
+			continue
+		}
 		for k := range nb {
 			i := lo + k
-			s.nxt.q[i] = q[k]
-			if !s.stepVertex(i, &r[k], q[k], fit) && s.bad[c] < 0 {
+			if !s.stepVertex(i, &r[k], q[k], [3]float64{sp[0][k], sp[1][k], sp[2][k]}, fit) && s.bad[c] < 0 {
 				s.bad[c] = int32(i)
 			}
 		}
 	}
 }
 
-// stepVertex advances vertex i by one step from s.cur into s.nxt and
-// reports whether it stayed in range, given its ring's sums r in s.cur
-// and its ring's rotation q (one step of rotation.Refine from s.cur.q[i];
-// see the package comment), both unused for a vertex without a ring.
-// With the columns cₖ of its forces and the external acceleration a,
-// h·v' = h·v + h²·a + Σₖ πₖcₖ and x' = x + h·v'; with fit, the columns
-// go to s.fit[i].
-func (s *Sim) stepVertex(i int, r *ringSums, q mgl64.Quat, fit bool) bool {
+// groupSpokes sets column j of b to h² times the spoke force on slot
+// 4g+j in s.cur (spokesGo), for the slots of group g; a column past the
+// last slot is left meaningless.
+func (s *Sim) groupSpokes(b *[3][4]float64, g int) {
+	m := s.m
+	rows := m.rows[m.rstart[g]:m.rstart[g+1]]
+	if 4*g+4 <= m.n {
+		spokes(b, (*[4]node)(s.cur.n[4*g:]), rows, s.segs)
+		return
+	}
+	var x [4]node
+	copy(x[:], s.cur.n[4*g:])
+	spokes(b, &x, rows, s.segs)
+}
+
+// stepVertex advances the vertex in slot i by one step from s.cur into
+// s.nxt and reports whether it stayed in range, given its ring's sums r
+// in s.cur and its ring's rotation q (one step of rotation.Refine from
+// s.cur.q[i]; see the package comment), both unused for a vertex without
+// a ring, and its spoke force b (groupSpokes). With the columns cₖ of
+// its forces and the external acceleration a, h·v' = h·v + h²·a +
+// Σₖ πₖcₖ and x' = x + h·v'; with fit, the columns go to s.fit[i].
+func (s *Sim) stepVertex(i int, r *ringSums, q mgl64.Quat, b [3]float64, fit bool) bool {
 	m, h, st := s.m, s.h, &s.cur
 	inv := m.inv[i]
 	var c columns
@@ -408,7 +454,7 @@ func (s *Sim) stepVertex(i int, r *ringSums, q mgl64.Quat, fit bool) bool {
 	x0, x1, x2 := xi[0], xi[1], xi[2]
 	v0, v1, v2 := vi[0], vi[1], vi[2]
 	// h²·B = Σ w (|d⁰|/|d| − 1)·d over the spokes.
-	spokes(&c[2], xi, m.infl[m.istart[i]:m.istart[i+1]], s.segs)
+	c[2] = b
 	// h²·G = x̂ − x and h²·K = h·(v̂ − v), the goal interpolated at s.u.
 	g0, g1 := &s.g0[i], &s.g1[i]
 	u, fps := s.u, s.fps
@@ -433,7 +479,7 @@ func (s *Sim) stepVertex(i int, r *ringSums, q mgl64.Quat, fit bool) bool {
 	}
 	p := &s.p[i]
 	ext := s.opts.Gravity
-	if s.pokeOn && i == s.pokeVertex {
+	if s.pokeOn && i == s.pokeSlot {
 		ext = ext.Add(s.pokeTarget.Sub(*xi).Mul(1 / (h * h)))
 	}
 	xn, vn := &s.nxt.n[i].x, &s.nxt.n[i].v
@@ -460,15 +506,15 @@ func Simulate(m *Model, p []Material, g *Goal, opts Options) ([][]mgl64.Vec3, er
 	if err := g.Check(m); err != nil {
 		return nil, err
 	}
-	s, err := NewSim(m, p, g.FPS, opts)
+	s, err := NewSim(m, p, g, opts)
 	if err != nil {
 		return nil, err
 	}
 	out := make([][]mgl64.Vec3, g.NumFrames())
-	s.Start(0, g.Positions[0], g.Positions[1])
+	s.Start(0)
 	out[0] = append([]mgl64.Vec3(nil), s.Positions()...)
 	for f := 0; f+1 < g.NumFrames(); f++ {
-		if err := s.Advance(g.Positions[f], g.Positions[f+1], g.Bones[f], g.Bones[f+1]); err != nil {
+		if err := s.Advance(f + 1); err != nil {
 			return nil, err
 		}
 		out[f+1] = append([]mgl64.Vec3(nil), s.Positions()...)

@@ -2,8 +2,8 @@
 
 package dynskin
 
-// spokes sums the spoke force of the influences infl at x into b as
+// spokes sums the spoke forces of the rows at the nodes x into b as
 // spokesGo describes.
-func spokes(b, x *[3]float64, infl []influence, segs []preparedSegment) {
-	spokesGo(b, x, infl, segs)
+func spokes(b *[3][4]float64, x *[4]node, rows []spokeRow, segs []preparedSegment) {
+	spokesGo(b, x, rows, segs)
 }

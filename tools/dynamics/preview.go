@@ -265,25 +265,23 @@ func (s *session) restart(r *request) {
 	g := s.rig.Goal
 	var err error
 	opts := dynskin.Options{Substeps: int(r.settings.Substeps)}
-	if s.sim, err = dynskin.NewSim(s.rig.Model, r.params, g.FPS, opts); err == nil {
-		s.lsim, err = dynskin.NewSim(s.rig.Model, r.params, g.FPS, opts)
+	if s.sim, err = dynskin.NewSim(s.rig.Model, r.params, g, opts); err == nil {
+		s.lsim, err = dynskin.NewSim(s.rig.Model, r.params, g, opts)
 	}
 	if err != nil {
 		s.err, s.done = fmt.Errorf("%s: %w", r.name, err), true
 		return
 	}
-	s.sim.Start(0, g.Positions[0], g.Positions[1])
+	s.sim.Start(0)
 	if !r.settings.Loop {
 		s.warm = g.NumFrames()
 	}
 }
 
-// advance steps sim from goal frame f to the next, the last frame's next
-// being frame 0 (a loop).
-func (s *session) advance(sim *dynskin.Sim, f int) error {
-	g := s.rig.Goal
-	n := (f + 1) % g.NumFrames()
-	return sim.Advance(g.Positions[f], g.Positions[n], g.Bones[f], g.Bones[n])
+// advance steps sim from its goal frame to the next, the last frame's
+// next being frame 0 (a loop).
+func (s *session) advance(sim *dynskin.Sim) error {
+	return sim.Advance((sim.Frame() + 1) % s.rig.Goal.NumFrames())
 }
 
 // step simulates the next frame: of the loop's warm-up pass first, then
@@ -292,7 +290,7 @@ func (s *session) step() {
 	g := s.rig.Goal
 	n := g.NumFrames()
 	if s.warm < n {
-		if err := s.advance(s.sim, s.warm); err != nil {
+		if err := s.advance(s.sim); err != nil {
 			s.err, s.done = fmt.Errorf("warming up the loop: %w", err), true
 			return
 		}
@@ -300,7 +298,7 @@ func (s *session) step() {
 		return
 	}
 	if len(s.frames) > 0 {
-		if err := s.advance(s.sim, len(s.frames)-1); err != nil {
+		if err := s.advance(s.sim); err != nil {
 			s.err, s.done = err, true
 			return
 		}
@@ -317,7 +315,7 @@ func (s *session) step() {
 	if len(s.frames) == n {
 		// The seam: one more step, from the last frame to the first.
 		s.done = true
-		if err := s.advance(s.sim, n-1); err == nil {
+		if err := s.advance(s.sim); err == nil {
 			for i, p := range s.sim.Positions() {
 				s.seam = math.Max(s.seam, p.Sub(s.frames[0][i]).Len())
 			}
@@ -342,8 +340,8 @@ func (s *session) live(r *request) (*snapshot, time.Duration) {
 		}
 		c := min(f/checkpointEvery, len(s.checks)-1)
 		s.lsim.SetState(c*checkpointEvery, s.checks[c])
-		for k := c * checkpointEvery; k < f; k++ {
-			if err := s.advance(s.lsim, k); err != nil {
+		for range f - c*checkpointEvery {
+			if err := s.advance(s.lsim); err != nil {
 				return &snapshot{req: r, rig: s.rig, frames: s.frames, err: err}, -1
 			}
 		}
@@ -365,14 +363,14 @@ func (s *session) live(r *request) (*snapshot, time.Duration) {
 			return nil, time.Duration(float64(time.Second) / g.FPS / 2)
 		}
 		for range min(due, 4) {
-			if err := s.liveStep(s.lsim.Advance(g.Positions[f], g.Positions[f], g.Bones[f], g.Bones[f]), r); err != nil {
+			if err := s.liveStep(s.lsim.Advance(f), r); err != nil {
 				return s.stopLive(r, err), -1
 			}
 			s.held++
 		}
 	case f > s.liveFrame && f <= s.liveFrame+4:
-		for k := s.liveFrame; k < f; k++ {
-			if err := s.liveStep(s.advance(s.lsim, k), r); err != nil {
+		for range f - s.liveFrame {
+			if err := s.liveStep(s.advance(s.lsim), r); err != nil {
 				return s.stopLive(r, err), -1
 			}
 		}

@@ -1,0 +1,346 @@
+//go:build !purego
+
+#include "textflag.h"
+
+DATA steptwo<>+0(SB)/8, $2.0
+GLOBL steptwo<>(SB), RODATA|NOPTR, $8
+
+// PAIR loads the two float64 at off in each of the four lanes' records
+// (R0, R1, R2, R3), transposed: lane j of lo gets the first of lane j's
+// record, lane j of hi the second. It uses ylo (lo may be it) and yt
+// (neither lo nor hi) in between, lanes 0 and 2 in ylo, 1 and 3 in yt.
+#define PAIR(R0, R1, R2, R3, off, lo, hi, xlo, ylo, xt, yt) \
+	VMOVUPD     off(R0), xlo; \
+	VINSERTF128 $1, off(R2), ylo, ylo; \
+	VMOVUPD     off(R1), xt; \
+	VINSERTF128 $1, off(R3), yt, yt; \
+	VUNPCKHPD   yt, ylo, hi; \
+	VUNPCKLPD   yt, ylo, lo
+
+// UNPAIR stores lo and hi, lane j of each, as the two float64 at off in
+// lane j's record (R0, R1, R2, R3): PAIR backwards, through t1 and t2.
+#define UNPAIR(R0, R1, R2, R3, off, lo, hi, t1, t2, xt1, xt2) \
+	VUNPCKLPD    hi, lo, t1; \
+	VUNPCKHPD    hi, lo, t2; \
+	VMOVUPD      xt1, off(R0); \
+	VMOVUPD      xt2, off(R1); \
+	VEXTRACTF128 $1, t1, off(R2); \
+	VEXTRACTF128 $1, t2, off(R3)
+
+// func stepGroupAVX(a *stepArgs) int
+//
+// stepVertex for the four slots of a group (without the fit's columns
+// and without a poke), slot j in lane j of 4-wide vectors: the inputs
+// are transposed into a.tmp, field by field (PAIR), then every lane does
+// stepVertex's operations in its order, without fused multiply-adds
+// (products and sums commute exactly, so an operand's side does not
+// matter; differences keep theirs), the surface and damping columns
+// masked to +0 where the slot has no ring (inv = 0), as stepVertex
+// leaves them 0; the new positions and velocities are transposed into
+// the nodes of a.nxt. It returns the lanes (bit j for lane j) whose
+// squared distance from the goal is at most a.lim2, false for NaN.
+TEXT ·stepGroupAVX(SB), NOSPLIT, $0-16
+	MOVQ a+0(FP), DI
+
+
+	// Transposed inputs: nodes, goal frames, ring sums, rotations, mean
+	// rest edges and materials.
+	MOVQ 0(DI), AX
+	LEAQ 48(AX), BX
+	LEAQ 96(AX), CX
+	LEAQ 144(AX), DX
+	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 160(DI)
+	VMOVUPD Y1, 192(DI)
+	PAIR(AX, BX, CX, DX, 16, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 224(DI)
+	VMOVUPD Y1, 256(DI)
+	PAIR(AX, BX, CX, DX, 32, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 288(DI)
+	VMOVUPD Y1, 320(DI)
+	MOVQ 16(DI), AX
+	LEAQ 24(AX), BX
+	LEAQ 48(AX), CX
+	LEAQ 72(AX), DX
+	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 352(DI)
+	VMOVUPD Y1, 384(DI)
+	PAIR(AX, BX, CX, DX, 8, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y1, 416(DI)
+	MOVQ 24(DI), AX
+	LEAQ 24(AX), BX
+	LEAQ 48(AX), CX
+	LEAQ 72(AX), DX
+	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 448(DI)
+	VMOVUPD Y1, 480(DI)
+	PAIR(AX, BX, CX, DX, 8, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y1, 512(DI)
+	MOVQ 32(DI), AX
+	LEAQ 128(AX), BX
+	LEAQ 256(AX), CX
+	LEAQ 384(AX), DX
+	PAIR(AX, BX, CX, DX, 72, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 544(DI)
+	VMOVUPD Y1, 576(DI)
+	PAIR(AX, BX, CX, DX, 88, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 608(DI)
+	PAIR(AX, BX, CX, DX, 104, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 672(DI)
+	VMOVUPD Y1, 704(DI)
+	PAIR(AX, BX, CX, DX, 112, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y1, 736(DI)
+	MOVQ 40(DI), AX
+	LEAQ 32(AX), BX
+	LEAQ 64(AX), CX
+	LEAQ 96(AX), DX
+	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 768(DI)
+	VMOVUPD Y1, 800(DI)
+	PAIR(AX, BX, CX, DX, 16, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 832(DI)
+	VMOVUPD Y1, 864(DI)
+	MOVQ 56(DI), AX
+	LEAQ 24(AX), BX
+	LEAQ 48(AX), CX
+	LEAQ 72(AX), DX
+	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 896(DI)
+	VMOVUPD Y1, 928(DI)
+	PAIR(AX, BX, CX, DX, 8, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y1, 960(DI)
+	MOVQ 72(DI), AX
+	LEAQ 40(AX), BX
+	LEAQ 80(AX), CX
+	LEAQ 120(AX), DX
+	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 992(DI)
+	VMOVUPD Y1, 1024(DI)
+	PAIR(AX, BX, CX, DX, 16, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y0, 1056(DI)
+	VMOVUPD Y1, 1088(DI)
+	PAIR(AX, BX, CX, DX, 24, Y0, Y1, X0, Y0, X2, Y2)
+	VMOVUPD Y1, 1120(DI)
+
+	// Y15: the lanes with a ring (inv > 0); Y14: inv.
+	MOVQ    64(DI), AX
+	VMOVUPD (AX), Y14
+	VXORPD  Y15, Y15, Y15
+	VCMPPD  $0x1e, Y15, Y14, Y15
+
+	// t = 2u × e: Y11, Y12, Y13 (as x + x, which is 2x exactly).
+	VMOVUPD 832(DI), Y0
+	VMULPD 960(DI), Y0, Y0
+	VMOVUPD 864(DI), Y1
+	VMULPD 928(DI), Y1, Y1
+	VSUBPD Y1, Y0, Y0
+	VADDPD Y0, Y0, Y11
+	VMOVUPD 864(DI), Y0
+	VMULPD 896(DI), Y0, Y0
+	VMOVUPD 800(DI), Y1
+	VMULPD 960(DI), Y1, Y1
+	VSUBPD Y1, Y0, Y0
+	VADDPD Y0, Y0, Y12
+	VMOVUPD 800(DI), Y0
+	VMULPD 928(DI), Y0, Y0
+	VMOVUPD 832(DI), Y1
+	VMULPD 896(DI), Y1, Y1
+	VSUBPD Y1, Y0, Y0
+	VADDPD Y0, Y0, Y13
+
+	// Y10: dd, the squared distance from the goal at the step's end.
+	VXORPD Y10, Y10, Y10
+
+	// Component 0.
+	VMOVUPD 768(DI), Y0
+	VMULPD Y11, Y0, Y0
+	VADDPD 896(DI), Y0, Y0
+	VMOVUPD 832(DI), Y1
+	VMULPD Y13, Y1, Y1
+	VADDPD Y1, Y0, Y0
+	VMOVUPD 864(DI), Y1
+	VMULPD Y12, Y1, Y1
+	VSUBPD Y1, Y0, Y0
+	VMOVUPD 544(DI), Y2
+	VMULPD Y14, Y2, Y2
+	VSUBPD Y0, Y2, Y2
+	VANDPD Y15, Y2, Y2
+	VMOVUPD 672(DI), Y3
+	VMULPD Y14, Y3, Y3
+	VSUBPD 256(DI), Y3, Y3
+	VBROADCASTSD 96(DI), Y9
+	VMULPD Y9, Y3, Y3
+	VANDPD Y15, Y3, Y3
+	VMOVUPD 448(DI), Y4
+	VSUBPD 352(DI), Y4, Y4
+	VBROADCASTSD 80(DI), Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD 352(DI), Y5, Y5
+	VSUBPD 160(DI), Y5, Y5
+	VBROADCASTSD 104(DI), Y6
+	VMULPD Y4, Y6, Y6
+	VSUBPD 256(DI), Y6, Y6
+	VMULPD Y9, Y6, Y6
+	MOVQ 48(DI), AX
+	VMULPD 992(DI), Y5, Y7
+	VMULPD 1024(DI), Y2, Y8
+	VADDPD Y8, Y7, Y7
+	VMOVUPD 0(AX), Y8
+	VMULPD 1056(DI), Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 1088(DI), Y3, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 1120(DI), Y6, Y8
+	VADDPD Y8, Y7, Y7
+	VBROADCASTSD 128(DI), Y8
+	VADDPD Y8, Y7, Y7
+	VBROADCASTSD 112(DI), Y8
+	VMULPD Y8, Y7, Y7
+	VADDPD 256(DI), Y7, Y7
+	VMOVUPD Y7, 1248(DI)
+	VMULPD Y9, Y7, Y7
+	VADDPD 160(DI), Y7, Y7
+	VMOVUPD Y7, 1152(DI)
+	VBROADCASTSD 88(DI), Y8
+	VMULPD Y4, Y8, Y8
+	VADDPD 352(DI), Y8, Y8
+	VSUBPD Y8, Y7, Y7
+	VMULPD Y7, Y7, Y7
+	VADDPD Y7, Y10, Y10
+
+	// Component 1.
+	VMOVUPD 768(DI), Y0
+	VMULPD Y12, Y0, Y0
+	VADDPD 928(DI), Y0, Y0
+	VMOVUPD 864(DI), Y1
+	VMULPD Y11, Y1, Y1
+	VADDPD Y1, Y0, Y0
+	VMOVUPD 800(DI), Y1
+	VMULPD Y13, Y1, Y1
+	VSUBPD Y1, Y0, Y0
+	VMOVUPD 576(DI), Y2
+	VMULPD Y14, Y2, Y2
+	VSUBPD Y0, Y2, Y2
+	VANDPD Y15, Y2, Y2
+	VMOVUPD 704(DI), Y3
+	VMULPD Y14, Y3, Y3
+	VSUBPD 288(DI), Y3, Y3
+	VBROADCASTSD 96(DI), Y9
+	VMULPD Y9, Y3, Y3
+	VANDPD Y15, Y3, Y3
+	VMOVUPD 480(DI), Y4
+	VSUBPD 384(DI), Y4, Y4
+	VBROADCASTSD 80(DI), Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD 384(DI), Y5, Y5
+	VSUBPD 192(DI), Y5, Y5
+	VBROADCASTSD 104(DI), Y6
+	VMULPD Y4, Y6, Y6
+	VSUBPD 288(DI), Y6, Y6
+	VMULPD Y9, Y6, Y6
+	MOVQ 48(DI), AX
+	VMULPD 992(DI), Y5, Y7
+	VMULPD 1024(DI), Y2, Y8
+	VADDPD Y8, Y7, Y7
+	VMOVUPD 32(AX), Y8
+	VMULPD 1056(DI), Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 1088(DI), Y3, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 1120(DI), Y6, Y8
+	VADDPD Y8, Y7, Y7
+	VBROADCASTSD 136(DI), Y8
+	VADDPD Y8, Y7, Y7
+	VBROADCASTSD 112(DI), Y8
+	VMULPD Y8, Y7, Y7
+	VADDPD 288(DI), Y7, Y7
+	VMOVUPD Y7, 1280(DI)
+	VMULPD Y9, Y7, Y7
+	VADDPD 192(DI), Y7, Y7
+	VMOVUPD Y7, 1184(DI)
+	VBROADCASTSD 88(DI), Y8
+	VMULPD Y4, Y8, Y8
+	VADDPD 384(DI), Y8, Y8
+	VSUBPD Y8, Y7, Y7
+	VMULPD Y7, Y7, Y7
+	VADDPD Y7, Y10, Y10
+
+	// Component 2.
+	VMOVUPD 768(DI), Y0
+	VMULPD Y13, Y0, Y0
+	VADDPD 960(DI), Y0, Y0
+	VMOVUPD 800(DI), Y1
+	VMULPD Y12, Y1, Y1
+	VADDPD Y1, Y0, Y0
+	VMOVUPD 832(DI), Y1
+	VMULPD Y11, Y1, Y1
+	VSUBPD Y1, Y0, Y0
+	VMOVUPD 608(DI), Y2
+	VMULPD Y14, Y2, Y2
+	VSUBPD Y0, Y2, Y2
+	VANDPD Y15, Y2, Y2
+	VMOVUPD 736(DI), Y3
+	VMULPD Y14, Y3, Y3
+	VSUBPD 320(DI), Y3, Y3
+	VBROADCASTSD 96(DI), Y9
+	VMULPD Y9, Y3, Y3
+	VANDPD Y15, Y3, Y3
+	VMOVUPD 512(DI), Y4
+	VSUBPD 416(DI), Y4, Y4
+	VBROADCASTSD 80(DI), Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD 416(DI), Y5, Y5
+	VSUBPD 224(DI), Y5, Y5
+	VBROADCASTSD 104(DI), Y6
+	VMULPD Y4, Y6, Y6
+	VSUBPD 320(DI), Y6, Y6
+	VMULPD Y9, Y6, Y6
+	MOVQ 48(DI), AX
+	VMULPD 992(DI), Y5, Y7
+	VMULPD 1024(DI), Y2, Y8
+	VADDPD Y8, Y7, Y7
+	VMOVUPD 64(AX), Y8
+	VMULPD 1056(DI), Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 1088(DI), Y3, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 1120(DI), Y6, Y8
+	VADDPD Y8, Y7, Y7
+	VBROADCASTSD 144(DI), Y8
+	VADDPD Y8, Y7, Y7
+	VBROADCASTSD 112(DI), Y8
+	VMULPD Y8, Y7, Y7
+	VADDPD 320(DI), Y7, Y7
+	VMOVUPD Y7, 1312(DI)
+	VMULPD Y9, Y7, Y7
+	VADDPD 224(DI), Y7, Y7
+	VMOVUPD Y7, 1216(DI)
+	VBROADCASTSD 88(DI), Y8
+	VMULPD Y4, Y8, Y8
+	VADDPD 416(DI), Y8, Y8
+	VSUBPD Y8, Y7, Y7
+	VMULPD Y7, Y7, Y7
+	VADDPD Y7, Y10, Y10
+
+	// The new nodes.
+	MOVQ 8(DI), AX
+	LEAQ 48(AX), BX
+	LEAQ 96(AX), CX
+	LEAQ 144(AX), DX
+	VMOVUPD 1152(DI), Y0
+	VMOVUPD 1184(DI), Y1
+	UNPAIR(AX, BX, CX, DX, 0, Y0, Y1, Y2, Y3, X2, X3)
+	VMOVUPD 1216(DI), Y0
+	VMOVUPD 1248(DI), Y1
+	UNPAIR(AX, BX, CX, DX, 16, Y0, Y1, Y2, Y3, X2, X3)
+	VMOVUPD 1280(DI), Y0
+	VMOVUPD 1312(DI), Y1
+	UNPAIR(AX, BX, CX, DX, 32, Y0, Y1, Y2, Y3, X2, X3)
+
+	// The lanes in range: dd ≤ lim², false for NaN.
+	VBROADCASTSD 120(DI), Y8
+	VCMPPD       $0x12, Y8, Y10, Y10
+	VMOVMSKPD    Y10, AX
+	MOVQ         AX, ret+8(FP)
+	VZEROUPPER
+	RET
