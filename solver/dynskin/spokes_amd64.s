@@ -1,21 +1,10 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 DATA spokeone<>+0(SB)/8, $1.0
 GLOBL spokeone<>(SB), RODATA|NOPTR, $8
-
-// PAIR loads the two float64 at off in each of the four lanes' records
-// (R0, R1, R2, R3), transposed: lane j of lo gets the first of lane j's
-// record, lane j of hi the second. It uses ylo (lo may be it) and yt
-// (neither lo nor hi) in between, lanes 0 and 2 in ylo, 1 and 3 in yt.
-#define PAIR(R0, R1, R2, R3, off, lo, hi, xlo, ylo, xt, yt) \
-	VMOVUPD     off(R0), xlo; \
-	VINSERTF128 $1, off(R2), ylo, ylo; \
-	VMOVUPD     off(R1), xt; \
-	VINSERTF128 $1, off(R3), yt, yt; \
-	VUNPCKHPD   yt, ylo, hi; \
-	VUNPCKLPD   yt, ylo, lo
 
 // func spokesAVX(b *[3][4]float64, x *[4]node, rows *spokeRow, n int, segs *preparedSegment)
 //

@@ -1,344 +1,249 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
-DATA steptwo<>+0(SB)/8, $2.0
-GLOBL steptwo<>(SB), RODATA|NOPTR, $8
+// stepArgs' fields (step_amd64.go checks the offsets of u, hext and tmp).
+#define A_CUR 0
+#define A_NXT 8
+#define A_G0 16
+#define A_G1 24
+#define A_R 32
+#define A_Q 40
+#define A_SP 48
+#define A_MEAN0 56
+#define A_INV 64
+#define A_P 72
+#define A_U 80
+#define A_UN 88
+#define A_H 96
+#define A_FPS 104
+#define A_IH 112
+#define A_LIM2 120
+#define A_HEXT 128
 
-// PAIR loads the two float64 at off in each of the four lanes' records
-// (R0, R1, R2, R3), transposed: lane j of lo gets the first of lane j's
-// record, lane j of hi the second. It uses ylo (lo may be it) and yt
-// (neither lo nor hi) in between, lanes 0 and 2 in ylo, 1 and 3 in yt.
-#define PAIR(R0, R1, R2, R3, off, lo, hi, xlo, ylo, xt, yt) \
-	VMOVUPD     off(R0), xlo; \
-	VINSERTF128 $1, off(R2), ylo, ylo; \
-	VMOVUPD     off(R1), xt; \
-	VINSERTF128 $1, off(R3), yt, yt; \
-	VUNPCKHPD   yt, ylo, hi; \
-	VUNPCKLPD   yt, ylo, lo
+// The transposed fields in stepArgs.tmp, 32 bytes each: lane j of a field
+// is slot j's value. Inputs: positions, velocities, the goal frames, the
+// rings' Σ(xⱼ − xᵢ) and Σvⱼ, the rotations (w, u), the mean rest edges, the
+// parameters α β γ λ κ; outputs: the new positions and velocities.
+#define T_X0 160
+#define T_X1 192
+#define T_X2 224
+#define T_V0 256
+#define T_V1 288
+#define T_V2 320
+#define T_G00 352
+#define T_G01 384
+#define T_G02 416
+#define T_G10 448
+#define T_G11 480
+#define T_G12 512
+#define T_DX0 544
+#define T_DX1 576
+#define T_DX2 608
+#define T_PAD 640
+#define T_SV0 672
+#define T_SV1 704
+#define T_SV2 736
+#define T_W 768
+#define T_U0 800
+#define T_U1 832
+#define T_U2 864
+#define T_E0 896
+#define T_E1 928
+#define T_E2 960
+#define T_A 992
+#define T_B 1024
+#define T_G 1056
+#define T_L 1088
+#define T_K 1120
+#define T_XN0 1152
+#define T_XN1 1184
+#define T_XN2 1216
+#define T_VN0 1248
+#define T_VN1 1280
+#define T_VN2 1312
 
-// UNPAIR stores lo and hi, lane j of each, as the two float64 at off in
-// lane j's record (R0, R1, R2, R3): PAIR backwards, through t1 and t2.
-#define UNPAIR(R0, R1, R2, R3, off, lo, hi, t1, t2, xt1, xt2) \
-	VUNPCKLPD    hi, lo, t1; \
-	VUNPCKHPD    hi, lo, t2; \
-	VMOVUPD      xt1, off(R0); \
-	VMOVUPD      xt2, off(R1); \
-	VEXTRACTF128 $1, t1, off(R2); \
-	VEXTRACTF128 $1, t2, off(R3)
+// COMPONENT does stepVertex's work for component k of the four lanes,
+// given t = 2u × e in Y11-Y13 (tk its component k, ta and tb those of the
+// components a = k+1 and b = k+2 mod 3), inv in Y14, the mask of the
+// lanes with a ring in Y15 and dd so far in Y10:
+//
+//	c1 = (Σ(xⱼ−xᵢ)ₖ·inv − (((eₖ + w·tk) + u_a·tb) − u_b·ta)) where a ring
+//	c3 = h·(Σvⱼₖ·inv − vₖ) where a ring
+//	gd = g1ₖ − g0ₖ;  c0 = (g0ₖ + u·gd) − xₖ;  c4 = h·(gd·fps − vₖ)
+//	dx = ((((α·c0 + β·c1) + γ·c2) + λ·c3) + κ·c4) + h²·extₖ
+//	vn = vₖ + dx·ih;  xn = xₖ + h·vn;  dd += (xn − (g0ₖ + un·gd))²
+//
+// with c2 the spokes' column k (row SP of a.sp); Y0-Y9 are scratch.
+#define COMPONENT(E, UA, TB, UB, TA, TK, DX, SV, V, G1, G0, X, SP, HEXT, VN, XN) \
+	VMOVUPD      T_W(DI), Y0; \
+	VMULPD       TK, Y0, Y0; \
+	VADDPD       E(DI), Y0, Y0; \
+	VMOVUPD      UA(DI), Y1; \
+	VMULPD       TB, Y1, Y1; \
+	VADDPD       Y1, Y0, Y0; \
+	VMOVUPD      UB(DI), Y1; \
+	VMULPD       TA, Y1, Y1; \
+	VSUBPD       Y1, Y0, Y0; \
+	VMOVUPD      DX(DI), Y2; \
+	VMULPD       Y14, Y2, Y2; \
+	VSUBPD       Y0, Y2, Y2; \
+	VANDPD       Y15, Y2, Y2; \
+	VMOVUPD      SV(DI), Y3; \
+	VMULPD       Y14, Y3, Y3; \
+	VSUBPD       V(DI), Y3, Y3; \
+	VBROADCASTSD A_H(DI), Y9; \
+	VMULPD       Y9, Y3, Y3; \
+	VANDPD       Y15, Y3, Y3; \
+	VMOVUPD      G1(DI), Y4; \
+	VSUBPD       G0(DI), Y4, Y4; \
+	VBROADCASTSD A_U(DI), Y5; \
+	VMULPD       Y4, Y5, Y5; \
+	VADDPD       G0(DI), Y5, Y5; \
+	VSUBPD       X(DI), Y5, Y5; \
+	VBROADCASTSD A_FPS(DI), Y6; \
+	VMULPD       Y4, Y6, Y6; \
+	VSUBPD       V(DI), Y6, Y6; \
+	VMULPD       Y9, Y6, Y6; \
+	MOVQ         A_SP(DI), AX; \
+	VMULPD       T_A(DI), Y5, Y7; \
+	VMULPD       T_B(DI), Y2, Y8; \
+	VADDPD       Y8, Y7, Y7; \
+	VMOVUPD      SP(AX), Y8; \
+	VMULPD       T_G(DI), Y8, Y8; \
+	VADDPD       Y8, Y7, Y7; \
+	VMULPD       T_L(DI), Y3, Y8; \
+	VADDPD       Y8, Y7, Y7; \
+	VMULPD       T_K(DI), Y6, Y8; \
+	VADDPD       Y8, Y7, Y7; \
+	VBROADCASTSD HEXT(DI), Y8; \
+	VADDPD       Y8, Y7, Y7; \
+	VBROADCASTSD A_IH(DI), Y8; \
+	VMULPD       Y8, Y7, Y7; \
+	VADDPD       V(DI), Y7, Y7; \
+	VMOVUPD      Y7, VN(DI); \
+	VMULPD       Y9, Y7, Y7; \
+	VADDPD       X(DI), Y7, Y7; \
+	VMOVUPD      Y7, XN(DI); \
+	VBROADCASTSD A_UN(DI), Y8; \
+	VMULPD       Y4, Y8, Y8; \
+	VADDPD       G0(DI), Y8, Y8; \
+	VSUBPD       Y8, Y7, Y7; \
+	VMULPD       Y7, Y7, Y7; \
+	VADDPD       Y7, Y10, Y10
+
+// CROSS sets T to 2·(UA·EB − UB·EA), as the sum of the difference with
+// itself (2x exactly).
+#define CROSS(UA, EB, UB, EA, T) \
+	VMOVUPD UA(DI), Y0; \
+	VMULPD  EB(DI), Y0, Y0; \
+	VMOVUPD UB(DI), Y1; \
+	VMULPD  EA(DI), Y1, Y1; \
+	VSUBPD  Y1, Y0, Y0; \
+	VADDPD  Y0, Y0, T
+
+// LANES sets AX, BX, CX, DX to the four lanes' records of an array whose
+// first record's address is at OFF(DI), STRIDE bytes apart.
+#define LANES(OFF, STRIDE) \
+	MOVQ OFF(DI), AX; \
+	LEAQ STRIDE(AX), BX; \
+	LEAQ (2*STRIDE)(AX), CX; \
+	LEAQ (3*STRIDE)(AX), DX
+
+// FIELDS stores the transposed pair of float64 at OFF of the lanes'
+// records (LANES) as the fields LO and HI.
+#define FIELDS(OFF, LO, HI) \
+	PAIR(AX, BX, CX, DX, OFF, Y0, Y1, X0, Y0, X2, Y2); \
+	VMOVUPD Y0, LO(DI); \
+	VMOVUPD Y1, HI(DI)
+
+// NEWNODES stores the fields LO and HI as the pair of float64 at OFF of
+// the lanes' records (LANES).
+#define NEWNODES(OFF, LO, HI) \
+	VMOVUPD LO(DI), Y0; \
+	VMOVUPD HI(DI), Y1; \
+	UNPAIR(AX, BX, CX, DX, OFF, Y0, Y1, Y2, Y3, X2, X3)
 
 // func stepGroupAVX(a *stepArgs) int
 //
 // stepVertex for the four slots of a group (without the fit's columns
 // and without a poke), slot j in lane j of 4-wide vectors: the inputs
-// are transposed into a.tmp, field by field (PAIR), then every lane does
-// stepVertex's operations in its order, without fused multiply-adds
-// (products and sums commute exactly, so an operand's side does not
-// matter; differences keep theirs), the surface and damping columns
-// masked to +0 where the slot has no ring (inv = 0), as stepVertex
-// leaves them 0; the new positions and velocities are transposed into
-// the nodes of a.nxt. It returns the lanes (bit j for lane j) whose
-// squared distance from the goal is at most a.lim2, false for NaN.
+// are transposed into a.tmp, field by field, then every lane does
+// stepVertex's operations in its order (COMPONENT), without fused
+// multiply-adds (products and sums commute exactly, so an operand's side
+// does not matter; differences keep theirs), the surface and damping
+// columns masked to +0 where the slot has no ring (inv = 0), as
+// stepVertex leaves them 0; the new positions and velocities are
+// transposed into the nodes of a.nxt. It returns the lanes (bit j for
+// lane j) whose squared distance from the goal is at most a.lim2, false
+// for NaN. A field read at an odd offset (FIELDS(8, ...)) takes its
+// record's last two float64; one it does not need goes to T_PAD or is
+// overwritten by the next.
 TEXT ·stepGroupAVX(SB), NOSPLIT, $0-16
 	MOVQ a+0(FP), DI
 
+	// Nodes (48 bytes: x, v).
+	LANES(A_CUR, 48)
+	FIELDS(0, T_X0, T_X1)
+	FIELDS(16, T_X2, T_V0)
+	FIELDS(32, T_V1, T_V2)
 
-	// Transposed inputs: nodes, goal frames, ring sums, rotations, mean
-	// rest edges and materials.
-	MOVQ 0(DI), AX
-	LEAQ 48(AX), BX
-	LEAQ 96(AX), CX
-	LEAQ 144(AX), DX
-	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 160(DI)
-	VMOVUPD Y1, 192(DI)
-	PAIR(AX, BX, CX, DX, 16, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 224(DI)
-	VMOVUPD Y1, 256(DI)
-	PAIR(AX, BX, CX, DX, 32, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 288(DI)
-	VMOVUPD Y1, 320(DI)
-	MOVQ 16(DI), AX
-	LEAQ 24(AX), BX
-	LEAQ 48(AX), CX
-	LEAQ 72(AX), DX
-	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 352(DI)
-	VMOVUPD Y1, 384(DI)
-	PAIR(AX, BX, CX, DX, 8, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y1, 416(DI)
-	MOVQ 24(DI), AX
-	LEAQ 24(AX), BX
-	LEAQ 48(AX), CX
-	LEAQ 72(AX), DX
-	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 448(DI)
-	VMOVUPD Y1, 480(DI)
-	PAIR(AX, BX, CX, DX, 8, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y1, 512(DI)
-	MOVQ 32(DI), AX
-	LEAQ 128(AX), BX
-	LEAQ 256(AX), CX
-	LEAQ 384(AX), DX
-	PAIR(AX, BX, CX, DX, 72, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 544(DI)
-	VMOVUPD Y1, 576(DI)
-	PAIR(AX, BX, CX, DX, 88, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 608(DI)
-	PAIR(AX, BX, CX, DX, 104, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 672(DI)
-	VMOVUPD Y1, 704(DI)
-	PAIR(AX, BX, CX, DX, 112, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y1, 736(DI)
-	MOVQ 40(DI), AX
-	LEAQ 32(AX), BX
-	LEAQ 64(AX), CX
-	LEAQ 96(AX), DX
-	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 768(DI)
-	VMOVUPD Y1, 800(DI)
-	PAIR(AX, BX, CX, DX, 16, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 832(DI)
-	VMOVUPD Y1, 864(DI)
-	MOVQ 56(DI), AX
-	LEAQ 24(AX), BX
-	LEAQ 48(AX), CX
-	LEAQ 72(AX), DX
-	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 896(DI)
-	VMOVUPD Y1, 928(DI)
-	PAIR(AX, BX, CX, DX, 8, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y1, 960(DI)
-	MOVQ 72(DI), AX
-	LEAQ 40(AX), BX
-	LEAQ 80(AX), CX
-	LEAQ 120(AX), DX
-	PAIR(AX, BX, CX, DX, 0, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 992(DI)
-	VMOVUPD Y1, 1024(DI)
-	PAIR(AX, BX, CX, DX, 16, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y0, 1056(DI)
-	VMOVUPD Y1, 1088(DI)
-	PAIR(AX, BX, CX, DX, 24, Y0, Y1, X0, Y0, X2, Y2)
-	VMOVUPD Y1, 1120(DI)
+	// The goal frames (24 bytes).
+	LANES(A_G0, 24)
+	FIELDS(0, T_G00, T_G01)
+	FIELDS(8, T_G01, T_G02)
+	LANES(A_G1, 24)
+	FIELDS(0, T_G10, T_G11)
+	FIELDS(8, T_G11, T_G12)
 
-	// Y15: the lanes with a ring (inv > 0); Y14: inv.
-	MOVQ    64(DI), AX
+	// The rings' sums (128 bytes: A, Σ(xⱼ − xᵢ) at 72, a spare, Σvⱼ at 104).
+	LANES(A_R, 128)
+	FIELDS(72, T_DX0, T_DX1)
+	FIELDS(88, T_DX2, T_PAD)
+	FIELDS(104, T_SV0, T_SV1)
+	FIELDS(112, T_SV1, T_SV2)
+
+	// The rotations (32 bytes: w, u).
+	LANES(A_Q, 32)
+	FIELDS(0, T_W, T_U0)
+	FIELDS(16, T_U1, T_U2)
+
+	// The mean rest edges (24 bytes).
+	LANES(A_MEAN0, 24)
+	FIELDS(0, T_E0, T_E1)
+	FIELDS(8, T_E1, T_E2)
+
+	// The parameters (40 bytes: α, β, γ, λ, κ).
+	LANES(A_P, 40)
+	FIELDS(0, T_A, T_B)
+	FIELDS(16, T_G, T_L)
+	FIELDS(24, T_L, T_K)
+
+	// Y14: inv; Y15: the lanes with a ring (inv > 0).
+	MOVQ    A_INV(DI), AX
 	VMOVUPD (AX), Y14
 	VXORPD  Y15, Y15, Y15
 	VCMPPD  $0x1e, Y15, Y14, Y15
 
-	// t = 2u × e: Y11, Y12, Y13 (as x + x, which is 2x exactly).
-	VMOVUPD 832(DI), Y0
-	VMULPD 960(DI), Y0, Y0
-	VMOVUPD 864(DI), Y1
-	VMULPD 928(DI), Y1, Y1
-	VSUBPD Y1, Y0, Y0
-	VADDPD Y0, Y0, Y11
-	VMOVUPD 864(DI), Y0
-	VMULPD 896(DI), Y0, Y0
-	VMOVUPD 800(DI), Y1
-	VMULPD 960(DI), Y1, Y1
-	VSUBPD Y1, Y0, Y0
-	VADDPD Y0, Y0, Y12
-	VMOVUPD 800(DI), Y0
-	VMULPD 928(DI), Y0, Y0
-	VMOVUPD 832(DI), Y1
-	VMULPD 896(DI), Y1, Y1
-	VSUBPD Y1, Y0, Y0
-	VADDPD Y0, Y0, Y13
-
-	// Y10: dd, the squared distance from the goal at the step's end.
+	// t = 2u × e in Y11, Y12, Y13; dd = 0 in Y10.
+	CROSS(T_U1, T_E2, T_U2, T_E1, Y11)
+	CROSS(T_U2, T_E0, T_U0, T_E2, Y12)
+	CROSS(T_U0, T_E1, T_U1, T_E0, Y13)
 	VXORPD Y10, Y10, Y10
 
-	// Component 0.
-	VMOVUPD 768(DI), Y0
-	VMULPD Y11, Y0, Y0
-	VADDPD 896(DI), Y0, Y0
-	VMOVUPD 832(DI), Y1
-	VMULPD Y13, Y1, Y1
-	VADDPD Y1, Y0, Y0
-	VMOVUPD 864(DI), Y1
-	VMULPD Y12, Y1, Y1
-	VSUBPD Y1, Y0, Y0
-	VMOVUPD 544(DI), Y2
-	VMULPD Y14, Y2, Y2
-	VSUBPD Y0, Y2, Y2
-	VANDPD Y15, Y2, Y2
-	VMOVUPD 672(DI), Y3
-	VMULPD Y14, Y3, Y3
-	VSUBPD 256(DI), Y3, Y3
-	VBROADCASTSD 96(DI), Y9
-	VMULPD Y9, Y3, Y3
-	VANDPD Y15, Y3, Y3
-	VMOVUPD 448(DI), Y4
-	VSUBPD 352(DI), Y4, Y4
-	VBROADCASTSD 80(DI), Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD 352(DI), Y5, Y5
-	VSUBPD 160(DI), Y5, Y5
-	VBROADCASTSD 104(DI), Y6
-	VMULPD Y4, Y6, Y6
-	VSUBPD 256(DI), Y6, Y6
-	VMULPD Y9, Y6, Y6
-	MOVQ 48(DI), AX
-	VMULPD 992(DI), Y5, Y7
-	VMULPD 1024(DI), Y2, Y8
-	VADDPD Y8, Y7, Y7
-	VMOVUPD 0(AX), Y8
-	VMULPD 1056(DI), Y8, Y8
-	VADDPD Y8, Y7, Y7
-	VMULPD 1088(DI), Y3, Y8
-	VADDPD Y8, Y7, Y7
-	VMULPD 1120(DI), Y6, Y8
-	VADDPD Y8, Y7, Y7
-	VBROADCASTSD 128(DI), Y8
-	VADDPD Y8, Y7, Y7
-	VBROADCASTSD 112(DI), Y8
-	VMULPD Y8, Y7, Y7
-	VADDPD 256(DI), Y7, Y7
-	VMOVUPD Y7, 1248(DI)
-	VMULPD Y9, Y7, Y7
-	VADDPD 160(DI), Y7, Y7
-	VMOVUPD Y7, 1152(DI)
-	VBROADCASTSD 88(DI), Y8
-	VMULPD Y4, Y8, Y8
-	VADDPD 352(DI), Y8, Y8
-	VSUBPD Y8, Y7, Y7
-	VMULPD Y7, Y7, Y7
-	VADDPD Y7, Y10, Y10
-
-	// Component 1.
-	VMOVUPD 768(DI), Y0
-	VMULPD Y12, Y0, Y0
-	VADDPD 928(DI), Y0, Y0
-	VMOVUPD 864(DI), Y1
-	VMULPD Y11, Y1, Y1
-	VADDPD Y1, Y0, Y0
-	VMOVUPD 800(DI), Y1
-	VMULPD Y13, Y1, Y1
-	VSUBPD Y1, Y0, Y0
-	VMOVUPD 576(DI), Y2
-	VMULPD Y14, Y2, Y2
-	VSUBPD Y0, Y2, Y2
-	VANDPD Y15, Y2, Y2
-	VMOVUPD 704(DI), Y3
-	VMULPD Y14, Y3, Y3
-	VSUBPD 288(DI), Y3, Y3
-	VBROADCASTSD 96(DI), Y9
-	VMULPD Y9, Y3, Y3
-	VANDPD Y15, Y3, Y3
-	VMOVUPD 480(DI), Y4
-	VSUBPD 384(DI), Y4, Y4
-	VBROADCASTSD 80(DI), Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD 384(DI), Y5, Y5
-	VSUBPD 192(DI), Y5, Y5
-	VBROADCASTSD 104(DI), Y6
-	VMULPD Y4, Y6, Y6
-	VSUBPD 288(DI), Y6, Y6
-	VMULPD Y9, Y6, Y6
-	MOVQ 48(DI), AX
-	VMULPD 992(DI), Y5, Y7
-	VMULPD 1024(DI), Y2, Y8
-	VADDPD Y8, Y7, Y7
-	VMOVUPD 32(AX), Y8
-	VMULPD 1056(DI), Y8, Y8
-	VADDPD Y8, Y7, Y7
-	VMULPD 1088(DI), Y3, Y8
-	VADDPD Y8, Y7, Y7
-	VMULPD 1120(DI), Y6, Y8
-	VADDPD Y8, Y7, Y7
-	VBROADCASTSD 136(DI), Y8
-	VADDPD Y8, Y7, Y7
-	VBROADCASTSD 112(DI), Y8
-	VMULPD Y8, Y7, Y7
-	VADDPD 288(DI), Y7, Y7
-	VMOVUPD Y7, 1280(DI)
-	VMULPD Y9, Y7, Y7
-	VADDPD 192(DI), Y7, Y7
-	VMOVUPD Y7, 1184(DI)
-	VBROADCASTSD 88(DI), Y8
-	VMULPD Y4, Y8, Y8
-	VADDPD 384(DI), Y8, Y8
-	VSUBPD Y8, Y7, Y7
-	VMULPD Y7, Y7, Y7
-	VADDPD Y7, Y10, Y10
-
-	// Component 2.
-	VMOVUPD 768(DI), Y0
-	VMULPD Y13, Y0, Y0
-	VADDPD 960(DI), Y0, Y0
-	VMOVUPD 800(DI), Y1
-	VMULPD Y12, Y1, Y1
-	VADDPD Y1, Y0, Y0
-	VMOVUPD 832(DI), Y1
-	VMULPD Y11, Y1, Y1
-	VSUBPD Y1, Y0, Y0
-	VMOVUPD 608(DI), Y2
-	VMULPD Y14, Y2, Y2
-	VSUBPD Y0, Y2, Y2
-	VANDPD Y15, Y2, Y2
-	VMOVUPD 736(DI), Y3
-	VMULPD Y14, Y3, Y3
-	VSUBPD 320(DI), Y3, Y3
-	VBROADCASTSD 96(DI), Y9
-	VMULPD Y9, Y3, Y3
-	VANDPD Y15, Y3, Y3
-	VMOVUPD 512(DI), Y4
-	VSUBPD 416(DI), Y4, Y4
-	VBROADCASTSD 80(DI), Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD 416(DI), Y5, Y5
-	VSUBPD 224(DI), Y5, Y5
-	VBROADCASTSD 104(DI), Y6
-	VMULPD Y4, Y6, Y6
-	VSUBPD 320(DI), Y6, Y6
-	VMULPD Y9, Y6, Y6
-	MOVQ 48(DI), AX
-	VMULPD 992(DI), Y5, Y7
-	VMULPD 1024(DI), Y2, Y8
-	VADDPD Y8, Y7, Y7
-	VMOVUPD 64(AX), Y8
-	VMULPD 1056(DI), Y8, Y8
-	VADDPD Y8, Y7, Y7
-	VMULPD 1088(DI), Y3, Y8
-	VADDPD Y8, Y7, Y7
-	VMULPD 1120(DI), Y6, Y8
-	VADDPD Y8, Y7, Y7
-	VBROADCASTSD 144(DI), Y8
-	VADDPD Y8, Y7, Y7
-	VBROADCASTSD 112(DI), Y8
-	VMULPD Y8, Y7, Y7
-	VADDPD 320(DI), Y7, Y7
-	VMOVUPD Y7, 1312(DI)
-	VMULPD Y9, Y7, Y7
-	VADDPD 224(DI), Y7, Y7
-	VMOVUPD Y7, 1216(DI)
-	VBROADCASTSD 88(DI), Y8
-	VMULPD Y4, Y8, Y8
-	VADDPD 416(DI), Y8, Y8
-	VSUBPD Y8, Y7, Y7
-	VMULPD Y7, Y7, Y7
-	VADDPD Y7, Y10, Y10
+	COMPONENT(T_E0, T_U1, Y13, T_U2, Y12, Y11, T_DX0, T_SV0, T_V0, T_G10, T_G00, T_X0, 0, A_HEXT, T_VN0, T_XN0)
+	COMPONENT(T_E1, T_U2, Y11, T_U0, Y13, Y12, T_DX1, T_SV1, T_V1, T_G11, T_G01, T_X1, 32, (A_HEXT+8), T_VN1, T_XN1)
+	COMPONENT(T_E2, T_U0, Y12, T_U1, Y11, Y13, T_DX2, T_SV2, T_V2, T_G12, T_G02, T_X2, 64, (A_HEXT+16), T_VN2, T_XN2)
 
 	// The new nodes.
-	MOVQ 8(DI), AX
-	LEAQ 48(AX), BX
-	LEAQ 96(AX), CX
-	LEAQ 144(AX), DX
-	VMOVUPD 1152(DI), Y0
-	VMOVUPD 1184(DI), Y1
-	UNPAIR(AX, BX, CX, DX, 0, Y0, Y1, Y2, Y3, X2, X3)
-	VMOVUPD 1216(DI), Y0
-	VMOVUPD 1248(DI), Y1
-	UNPAIR(AX, BX, CX, DX, 16, Y0, Y1, Y2, Y3, X2, X3)
-	VMOVUPD 1280(DI), Y0
-	VMOVUPD 1312(DI), Y1
-	UNPAIR(AX, BX, CX, DX, 32, Y0, Y1, Y2, Y3, X2, X3)
+	LANES(A_NXT, 48)
+	NEWNODES(0, T_XN0, T_XN1)
+	NEWNODES(16, T_XN2, T_VN0)
+	NEWNODES(32, T_VN1, T_VN2)
 
 	// The lanes in range: dd ≤ lim², false for NaN.
-	VBROADCASTSD 120(DI), Y8
+	VBROADCASTSD A_LIM2(DI), Y8
 	VCMPPD       $0x12, Y8, Y10, Y10
 	VMOVMSKPD    Y10, AX
 	MOVQ         AX, ret+8(FP)
