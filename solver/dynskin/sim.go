@@ -503,9 +503,6 @@ func (s *Sim) stepVertex(i int, r *ringSums, q mgl64.Quat, b [3]float64, fit boo
 // Simulate runs the model with parameters p over the whole goal and
 // returns the positions at every goal frame (frame 0 is the goal's).
 func Simulate(m *Model, p []Material, g *Goal, opts Options) ([][]mgl64.Vec3, error) {
-	if err := g.Check(m); err != nil {
-		return nil, err
-	}
 	s, err := NewSim(m, p, g, opts)
 	if err != nil {
 		return nil, err
