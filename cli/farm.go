@@ -200,11 +200,7 @@ output is DIR/merged.out) or failed (which task, why, the end of its log).
 The exit status is 1 when the run failed.`)
 		fs.PrintDefaults()
 	}
-	dir, err := parseInput(fs, args)
-	if err != nil {
-		return err
-	}
-	run, engine, err := loadRun(dir)
+	run, engine, err := loadRun(fs, args)
 	if err != nil {
 		return err
 	}
@@ -216,7 +212,7 @@ The exit status is 1 when the run failed.`)
 	}
 	st := farmStatus{Engine: run.Engine, Dir: run.Dir, Jobs: run.Jobs, PID: run.PID, Progress: p}
 	if p.State == farm.Succeeded {
-		st.Merged = filepath.Join(run.Dir, "merged.out")
+		st.Merged = farm.MergedPath(run.Dir)
 	}
 	if *asJSON {
 		if err := json.NewEncoder(stdout).Encode(st); err != nil {
@@ -244,11 +240,7 @@ DIR (scancel; a local run's process is sent SIGTERM) and returns once none
 is queued or running.`)
 		fs.PrintDefaults()
 	}
-	dir, err := parseInput(fs, args)
-	if err != nil {
-		return err
-	}
-	run, engine, err := loadRun(dir)
+	run, engine, err := loadRun(fs, args)
 	if err != nil {
 		return err
 	}
@@ -261,8 +253,13 @@ is queued or running.`)
 	return nil
 }
 
-// loadRun reads the run in dir and its engine.
-func loadRun(dir string) (*farm.Run, farm.Engine, error) {
+// loadRun parses the options and the work folder DIR of args and reads
+// the run in DIR and its engine.
+func loadRun(fs *flag.FlagSet, args []string) (*farm.Run, farm.Engine, error) {
+	dir, err := parseInput(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
 	run, err := farm.Load(dir)
 	if err != nil {
 		return nil, nil, err

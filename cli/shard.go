@@ -33,7 +33,6 @@ type shardOptions struct {
 // of round r reading every file of round r−1 (default the last round).
 func addShardOptions(fs *flag.FlagSet, command string, args []string) *shardOptions {
 	plan, _ := farmrun.PlanOf(command) // every command that adds them has one (TestShardMergesHavePlans)
-	plan.Rounds = max(1, plan.Rounds)
 	o := &shardOptions{command: command, args: shard.Strip(args), prepared: plan.Prepared, rounds: plan.Rounds, round: plan.Rounds}
 	fs.StringVar(&o.spec, "shard", "", "run only shard K of N of the work (K/N) and write it to --shard-dir for `gallop merge`")
 	fs.StringVar(&o.dir, "shard-dir", ".", "with --shard or --prepare: the folder of the shard files")

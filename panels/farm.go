@@ -90,9 +90,10 @@ func (f *FarmRun) popup(js *farmrun.Jobs, submit func()) giu.Layout {
 func (f *FarmRun) Status(js *farmrun.Jobs) giu.Layout {
 	var l giu.Layout
 	for i, j := range js.List() {
-		line := Text(j.Line())
+		text := j.Line()
+		line := Text(text)
 		if j.Status().Phase == farmrun.Failed {
-			line = ErrorLabel(j.Line())
+			line = ErrorLabel(text)
 		}
 		button := giu.SmallButton(fmt.Sprintf("Cancel##farm%d", i)).OnClick(j.Cancel)
 		if !j.Active() {

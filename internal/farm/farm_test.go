@@ -172,7 +172,7 @@ func TestFailingShardFailsTheRun(t *testing.T) {
 				t.Errorf("error lacks %q:\n%s", want, msg)
 			}
 		}
-		if _, err := os.Stat(mergedPath(job.Dir)); err == nil {
+		if _, err := os.Stat(MergedPath(job.Dir)); err == nil {
 			t.Error("the merge ran after a shard failed")
 		}
 	})

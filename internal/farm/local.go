@@ -41,14 +41,11 @@ const killWait = 5 * time.Second
 
 // Submit writes the job scripts and starts running them in the background.
 func (l *Local) Submit(ctx context.Context, job Job) (*Run, error) {
-	job, err := checkJob(job)
+	job, run, err := newRun(job, l.Name())
 	if err != nil {
 		return nil, err
 	}
-	if err := writeScripts(job); err != nil {
-		return nil, err
-	}
-	run := &Run{Engine: l.Name(), Dir: job.Dir, N: job.N, Rounds: job.Rounds, Prepare: job.Prepare != nil, PID: os.Getpid()}
+	run.PID = os.Getpid()
 	if err := run.save(); err != nil {
 		return nil, err
 	}

@@ -81,15 +81,7 @@ func task(stage Stage, k int) string {
 
 // taskTitle names it in messages: "prepare", "shard 3", "round 2 shard 3",
 // "merge".
-func taskTitle(stage Stage, k int) string {
-	switch {
-	case stage == StageShards:
-		return "shard " + strconv.Itoa(k)
-	case stage.Round() > 0:
-		return fmt.Sprintf("round %d shard %d", stage.Round(), k)
-	}
-	return string(stage)
-}
+func taskTitle(stage Stage, k int) string { return strings.ReplaceAll(task(stage, k), "-", " ") }
 
 func scriptPath(dir string, stage Stage) string {
 	return filepath.Join(dir, "jobs", string(stage)+".sh")
@@ -107,8 +99,9 @@ func markerPath(dir string, stage Stage, k int, ok bool) string {
 	return filepath.Join(dir, "state", task(stage, k)+ext)
 }
 
-// mergedPath is the merge's standard output.
-func mergedPath(dir string) string { return filepath.Join(dir, "merged.out") }
+// MergedPath is the file of the merge's standard output in the work
+// folder dir.
+func MergedPath(dir string) string { return filepath.Join(dir, "merged.out") }
 
 // quote quotes s for bash.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -124,6 +117,20 @@ func commandLine(argv []string, shard bool) string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// newRun checks job (checkJob) for the engine named engine, writes its
+// scripts (writeScripts) and returns the job with its defaults and its
+// Run, not yet saved.
+func newRun(job Job, engine string) (Job, *Run, error) {
+	job, err := checkJob(job)
+	if err != nil {
+		return job, nil, err
+	}
+	if err := writeScripts(job); err != nil {
+		return job, nil, err
+	}
+	return job, &Run{Engine: engine, Dir: job.Dir, N: job.N, Rounds: job.Rounds, Prepare: job.Prepare != nil}, nil
 }
 
 // writeScripts creates job's work folder and writes its job scripts. It
@@ -186,7 +193,7 @@ func script(job Job, stage Stage) string {
 		cmd = commandLine(job.Prepare, false)
 	case StageMerge:
 		line("task=merge")
-		cmd = commandLine(job.Merge, false) + " >" + quote(mergedPath(job.Dir)+".part")
+		cmd = commandLine(job.Merge, false) + " >" + quote(MergedPath(job.Dir)+".part")
 	default: // a shards stage
 		line("K=\"${SLURM_ARRAY_TASK_ID:?not a task of the shards array job}\"")
 		line("task=%s", strings.Replace(task(stage, 0), "shard-0", "shard-$K", 1))
@@ -217,7 +224,7 @@ func script(job Job, stage Stage) string {
 	line("\texit \"$status\"")
 	line("fi")
 	if stage == StageMerge {
-		line("mv -f %s %s", quote(mergedPath(job.Dir)+".part"), quote(mergedPath(job.Dir)))
+		line("mv -f %s %s", quote(MergedPath(job.Dir)+".part"), quote(MergedPath(job.Dir)))
 	}
 	line(": >\"$state/$task.ok\"")
 	line("echo \"farm: $task: done\" >&2")

@@ -48,14 +48,10 @@ func slurm(ctx context.Context, name string, args ...string) (string, error) {
 // Submit writes the job scripts and submits them. When a submission fails
 // it cancels the jobs submitted before it.
 func (s *Slurm) Submit(ctx context.Context, job Job) (*Run, error) {
-	job, err := checkJob(job)
+	job, run, err := newRun(job, s.Name())
 	if err != nil {
 		return nil, err
 	}
-	if err := writeScripts(job); err != nil {
-		return nil, err
-	}
-	run := &Run{Engine: s.Name(), Dir: job.Dir, N: job.N, Rounds: job.Rounds, Prepare: job.Prepare != nil}
 	stages := append(shardStages(job.Rounds), StageMerge)
 	if run.Prepare {
 		stages = append([]Stage{StagePrepare}, stages...)
@@ -180,7 +176,7 @@ func (s *Slurm) poll() time.Duration {
 }
 
 // maxPollErrors is how many looks at a job in a row may fail (a busy
-// controller times out) before Wait gives up following it.
+// controller times out) before following it is given up.
 const maxPollErrors = 10
 
 // Wait follows run with Status every Poll; see Engine.
@@ -188,27 +184,48 @@ func (s *Slurm) Wait(ctx context.Context, run *Run, progress func(Progress)) ([]
 	return wait(ctx, s, run, s.poll(), progress)
 }
 
-// wait follows run on engine e, looking every poll; see Engine.Wait.
+// wait follows run on engine e, looking every poll, and cancels it when
+// ctx is; see Engine.Wait.
 func wait(ctx context.Context, e Engine, run *Run, poll time.Duration, progress func(Progress)) ([]byte, error) {
+	out, err := Follow(ctx, e, run, poll, progress)
+	if ctx.Err() != nil {
+		stop, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if cerr := e.Cancel(stop, run); cerr != nil {
+			return nil, errors.Join(ctx.Err(), fmt.Errorf("cancelling the run: %w", cerr))
+		}
+		return nil, ctx.Err()
+	}
+	return out, err
+}
+
+// Follow looks at run on engine e every poll until it ends, calling
+// progress (when not nil) each time its Progress changes and once at its
+// end. It returns the merge's standard output when the run succeeded; a
+// *TaskError when a task failed, after cancelling the rest of the run;
+// ctx.Err() when ctx is cancelled, leaving the run as it is (Engine.Wait
+// cancels it); and an error when maxPollErrors looks in a row failed.
+func Follow(ctx context.Context, e Engine, run *Run, poll time.Duration, progress func(Progress)) ([]byte, error) {
+	report := func(Progress) {}
+	if progress != nil {
+		report = progress
+	}
 	var last Progress
 	errs := 0
 	for {
 		p, err := e.Status(ctx, run)
 		switch {
 		case ctx.Err() != nil:
+			return nil, ctx.Err()
 		case err != nil:
 			if errs++; errs >= maxPollErrors {
 				return nil, fmt.Errorf("following the run in %s (it may still run): %w", run.Dir, err)
 			}
 		case p.State == Succeeded:
-			if progress != nil {
-				progress(p)
-			}
+			report(p)
 			return merged(run.Dir)
 		case p.State == Failed:
-			if progress != nil {
-				progress(p)
-			}
+			report(p)
 			stop, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			if cerr := e.Cancel(stop, run); cerr != nil {
@@ -217,19 +234,13 @@ func wait(ctx context.Context, e Engine, run *Run, poll time.Duration, progress 
 			return nil, p.Failure
 		default:
 			errs = 0
-			if progress != nil && (p.State != last.State || p.Stage != last.Stage || p.Done != last.Done) {
-				progress(p)
+			if p.State != last.State || p.Stage != last.Stage || p.Done != last.Done {
+				report(p)
 			}
 			last = p
 		}
 		select {
 		case <-ctx.Done():
-			stop, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if cerr := e.Cancel(stop, run); cerr != nil {
-				return nil, errors.Join(ctx.Err(), fmt.Errorf("cancelling the run: %w", cerr))
-			}
-			return nil, ctx.Err()
 		case <-time.After(poll):
 		}
 	}

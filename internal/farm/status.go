@@ -35,16 +35,21 @@ func (m markers) failed(stage Stage, k int) bool { return m[task(stage, k)+".fai
 // task the scheduler ended leaves no marker, so the run stays Running
 // here and the engine must tell.
 func fileProgress(run *Run) (Progress, error) {
-	p := Progress{State: Running, Stage: StagePrepare, N: run.N}
 	m, err := readMarkers(run.Dir)
 	if err != nil {
-		return p, err
+		return Progress{State: Running, Stage: StagePrepare, N: run.N}, err
 	}
+	return markerProgress(run, m), nil
+}
+
+// markerProgress is fileProgress by the markers m.
+func markerProgress(run *Run, m markers) Progress {
+	p := Progress{State: Running, Stage: StagePrepare, N: run.N}
 	if run.Prepare && !m.ok(StagePrepare, 0) {
 		if m.failed(StagePrepare, 0) {
 			p.State, p.Failure = Failed, commandFailure(run.Dir, StagePrepare, 0)
 		}
-		return p, nil
+		return p
 	}
 	for _, stage := range shardStages(run.Rounds) {
 		p.Stage, p.Done = stage, 0
@@ -57,7 +62,7 @@ func fileProgress(run *Run) (Progress, error) {
 			}
 		}
 		if p.Failure != nil || p.Done < run.N {
-			return p, nil
+			return p
 		}
 	}
 	p.Stage = StageMerge
@@ -67,7 +72,7 @@ func fileProgress(run *Run) (Progress, error) {
 	case m.ok(StageMerge, 0):
 		p.State = Succeeded
 	}
-	return p, nil
+	return p
 }
 
 // ended is where run stands once its engine knows that none of its tasks
@@ -75,13 +80,13 @@ func fileProgress(run *Run) (Progress, error) {
 // engine looked, else Failed at its first unfinished task, for the reason
 // why gives.
 func ended(run *Run, why func(stage Stage, k int) string) (Progress, error) {
-	p, err := fileProgress(run)
-	if err != nil || p.State != Running {
-		return p, err
-	}
 	m, err := readMarkers(run.Dir)
 	if err != nil {
-		return p, err
+		return Progress{State: Running, Stage: StagePrepare, N: run.N}, err
+	}
+	p := markerProgress(run, m)
+	if p.State != Running {
+		return p, nil
 	}
 	stage, k := firstUnfinished(run, m)
 	p.State, p.Failure = Failed, taskFailure(run.Dir, stage, k, why(stage, k))
@@ -134,7 +139,7 @@ func taskFailure(dir string, stage Stage, k int, reason string) *TaskError {
 
 // merged is the merge's standard output of a run that succeeded.
 func merged(dir string) ([]byte, error) {
-	out, err := os.ReadFile(mergedPath(dir))
+	out, err := os.ReadFile(MergedPath(dir))
 	if err != nil {
 		return nil, fmt.Errorf("the merge succeeded but its output is unreadable: %w", err)
 	}

@@ -1,6 +1,6 @@
 // Package words writes numbers into English text for messages and
-// labels: "1 frame", "2 frames", never "1 frames"; and reads the lists of
-// numbers options take ("0.1,0,2").
+// labels: "1 frame", "2 frames", never "1 frames"; and writes and reads
+// the numbers options take ("0.1,0,2"), exactly.
 package words
 
 import (
@@ -33,6 +33,11 @@ func Count(n int, singular, plural string) string {
 	}
 	return fmt.Sprintf("%s %s", Int(n), plural)
 }
+
+// Float writes x as the shortest text that strconv.ParseFloat (and
+// Floats) reads back as exactly x: the numbers of a command line that
+// must run exactly as the window would.
+func Float(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // Floats reads n comma-separated numbers (spaces around them allowed).
 func Floats(s string, n int) ([]float64, error) {

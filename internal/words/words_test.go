@@ -20,3 +20,17 @@ func TestInt(t *testing.T) {
 		}
 	}
 }
+
+// TestFloatRoundTrip: Float writes numbers that Floats reads back exactly.
+func TestFloatRoundTrip(t *testing.T) {
+	xs := []float64{0.1, 1.0 / 3, -2.5e-300, 6.02214076e23, 0, 7}
+	for _, x := range xs {
+		got, err := Floats(Float(x), 1)
+		if err != nil || got[0] != x {
+			t.Errorf("Float(%v) = %q reads back as %v, %v", x, Float(x), got, err)
+		}
+	}
+	if s := Float(0.1); s != "0.1" {
+		t.Errorf("Float(0.1) = %q, want the shortest text", s)
+	}
+}

@@ -102,12 +102,6 @@ func CheckExample(m *Model, g *Goal, example [][]mgl64.Vec3) error {
 // package comment. It uses both cores. The context stops it between
 // iterations, returning the best so far with the context's error.
 func Fit(ctx context.Context, m *Model, g *Goal, example [][]mgl64.Vec3, opts FitOptions) (*FitResult, error) {
-	if err := g.Check(m); err != nil {
-		return nil, err
-	}
-	if err := CheckExample(m, g, example); err != nil {
-		return nil, err
-	}
 	iters := opts.Iterations
 	if iters <= 0 {
 		iters = DefaultFitIterations
@@ -128,8 +122,11 @@ func Fit(ctx context.Context, m *Model, g *Goal, example [][]mgl64.Vec3, opts Fi
 		nfit = 5
 	}
 	p := Uniform(m.n, Puppet)
-	s, err := NewSim(m, p, g, opts.Sim)
+	s, err := NewSim(m, p, g, opts.Sim) // checks the goal
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckExample(m, g, example); err != nil {
 		return nil, err
 	}
 	s.fit = make([]qpSums, m.n) // per slot

@@ -395,6 +395,7 @@ func (s *Sim) stepChunk(c int, fit bool) {
 	var q [4]mgl64.Quat
 	var sp [3][4]float64
 	var a stepArgs
+	s.stepConstants(&a)
 	for lo, hi := c*chunk, min(m.n, (c+1)*chunk); lo < hi; lo += 4 {
 		nb := min(4, hi-lo)
 		s.groupSpokes(&sp, lo/4)

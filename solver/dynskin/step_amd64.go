@@ -36,24 +36,31 @@ type stepArgs struct {
 //go:noescape
 func stepGroupAVX(a *stepArgs) int
 
+// stepConstants sets the step's constants in a, the kernel's arguments
+// that a chunk's groups share.
+func (s *Sim) stepConstants(a *stepArgs) {
+	h := s.h
+	lim := BlowUpFactor * s.m.diag
+	h2 := h * h
+	ext := s.opts.Gravity
+	a.u, a.un, a.h, a.fps, a.ih, a.lim2 = s.u, s.un, h, s.fps, s.fps*float64(s.opts.substeps()), lim*lim
+	a.hext = [3]float64{h2 * ext[0], h2 * ext[1], h2 * ext[2]}
+}
+
 // stepGroup steps the four slots from lo on as stepVertex does, with the
 // spokes' columns sp and the rings' sums r and rotations q, when it can
 // (AVX, no fit, no poke among them), and returns the slots (bit j for
 // slot lo+j) that stayed in range and whether it did. a is the kernel's
-// arguments, kept by the caller from group to group (its fields are set
-// here; its 1 kB of room is not cleared for each group).
+// arguments, the step's constants set (stepConstants) and kept by the
+// caller from group to group: the group's pointers are set here, and
+// its 1 kB of room is not cleared for each group.
 func (s *Sim) stepGroup(a *stepArgs, lo int, r *[4]ringSums, q *[4]mgl64.Quat, sp *[3][4]float64, fit bool) (uint, bool) {
 	if !useAVX || fit || lo+4 > s.m.n || s.pokeOn && s.pokeSlot >= lo && s.pokeSlot < lo+4 {
 		return 0, false
 	}
-	m, h := s.m, s.h
-	lim := BlowUpFactor * m.diag
-	h2 := h * h
-	ext := s.opts.Gravity
+	m := s.m
 	a.cur, a.nxt, a.g0, a.g1 = &s.cur.n[lo], &s.nxt.n[lo], &s.g0[lo], &s.g1[lo]
 	a.r, a.q, a.sp, a.mean0, a.inv, a.p = r, q, sp, &m.mean0[lo], &m.inv[lo], &s.p[lo]
-	a.u, a.un, a.h, a.fps, a.ih, a.lim2 = s.u, s.un, h, s.fps, s.fps*float64(s.opts.substeps()), lim*lim
-	a.hext = [3]float64{h2 * ext[0], h2 * ext[1], h2 * ext[2]}
 	_ = s.g0[lo+3]
 	_ = s.g1[lo+3]
 	return uint(stepGroupAVX(a)), true

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"gallop/internal/words"
 	"gallop/tools"
 	"gallop/tools/farmrun"
 )
@@ -37,10 +38,8 @@ func (t *Tool) RunOnFarm(h tools.Host) {
 			return append(cmd, "--out", filepath.Join(dir, "graph.json")), nil
 		},
 		Load: func(_ context.Context, dir string, _ []byte) (func() error, error) {
+			// The graph is read once, by the job that opens it.
 			path := filepath.Join(dir, "graph.json")
-			if _, err := LoadGraph(path); err != nil {
-				return nil, err
-			}
 			return func() error { t.OpenGraphFile(h, path); return nil }, nil
 		},
 	})
@@ -65,6 +64,6 @@ func buildCommand(data *Data, s BuildSettings, tauMax int32) ([]string, error) {
 		cmd = append(cmd, "--groups", abs)
 	}
 	return append(cmd, "--tau-max", strconv.Itoa(int(tauMax)), "--samples", strconv.Itoa(s.Samples),
-		"--eta", strconv.FormatFloat(s.Eta, 'g', -1, 64), "--tries", strconv.Itoa(s.Tries),
+		"--eta", words.Float(s.Eta), "--tries", strconv.Itoa(s.Tries),
 		"--seed", strconv.FormatUint(s.Seed, 10)), nil
 }

@@ -133,18 +133,18 @@ func LevelFolders(path string) (levels []string, groups string, err error) {
 
 // openRun is a job opening a dataset, or a graph file and its dataset.
 type openRun struct {
-	levels []string
+	levels []string // the dataset's, when it opens without a graph
 	groups string
-	graph  string // the graph file, "" to open the dataset only
+	graph  string // the graph file, which names its dataset; "" to open the dataset only
 	task   jobs.Task[Progress]
 	data   *Data  // set when it succeeds
 	built  *Built // set when it opened a graph
 }
 
 func (r *openRun) start(runner *jobs.Runner, done func()) {
-	name := "Ensemble: open " + filepath.Dir(filepath.Clean(r.levels[0]))
-	if r.graph != "" {
-		name = "Ensemble: open " + r.graph
+	name := "Ensemble: open " + r.graph
+	if r.graph == "" {
+		name = "Ensemble: open " + filepath.Dir(filepath.Clean(r.levels[0]))
 	}
 	r.task.Start(runner, name, r.work, done)
 }

@@ -182,14 +182,10 @@ func (t *Tool) OpenGraph(h tools.Host) {
 	h.OpenFile("Open a motion graph", []string{"json"}, func(path string) { t.OpenGraphFile(h, path) })
 }
 
-// OpenGraphFile opens the graph file at path with its dataset, as a job.
+// OpenGraphFile opens the graph file at path with its dataset, as a job
+// that reads the file (its error is reported when the job ends).
 func (t *Tool) OpenGraphFile(h tools.Host, path string) {
-	f, err := LoadGraph(path)
-	if err != nil {
-		h.Error(fmt.Errorf("ensemble: %w", err))
-		return
-	}
-	t.startOpen(h, &openRun{levels: f.Levels, groups: f.Groups, graph: path})
+	t.startOpen(h, &openRun{graph: path})
 }
 
 func (t *Tool) startOpen(h tools.Host, r *openRun) {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -240,10 +238,6 @@ func (js *Jobs) Close() {
 // poll is the time between two looks at a running job.
 const poll = 1500 * time.Millisecond
 
-// maxPollErrors is how many looks in a row may fail (a busy controller)
-// before the job is no longer followed.
-const maxPollErrors = 10
-
 // Submit checks the settings and runs req on the farm as a job of h's
 // runner: the work folder made, the command's input written, the job
 // submitted and followed every 1.5 s; once it succeeded its result is read
@@ -289,7 +283,10 @@ func (js *Jobs) Submit(h tools.Host, req Request) {
 // leaves it running.
 func (j *Job) follow(ctx context.Context, rep jobs.Reporter, req Request, parent, exe string) (func() error, error) {
 	rep.Report(0, "submitting")
+	// st is published as a copy each time: a published Status is the UI
+	// thread's to read.
 	st := Status{Phase: Submitting}
+	publish := func() { cp := st; j.status.Publish(&cp) }
 	var err error
 	if parent == "" {
 		if parent, err = CacheParent(); err != nil {
@@ -308,7 +305,7 @@ func (j *Job) follow(ctx context.Context, rep jobs.Reporter, req Request, parent
 	if st.Dir, err = NewDir(parent, req.Tool); err != nil {
 		return nil, err
 	}
-	j.status.Publish(&st)
+	publish()
 	command, err := req.Command(ctx, st.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("the command's input: %w", err)
@@ -323,50 +320,26 @@ func (j *Job) follow(ctx context.Context, rep jobs.Reporter, req Request, parent
 		return nil, fmt.Errorf("submitting to %s: %w", engine.Name(), err)
 	}
 	st.Phase, st.Run = Running, run
-	j.status.Publish(&st)
+	publish()
 	rep.Idle() // the status line in the tool's panel says how far it is
-	errs := 0
-	for {
-		p, err := engine.Status(ctx, run)
-		switch {
-		case ctx.Err() != nil:
-			return nil, j.stop(engine, run, st)
-		case err != nil:
-			if errs++; errs >= maxPollErrors {
-				return nil, fmt.Errorf("following the run in %s (it may still run): %w", run.Dir, err)
-			}
-		case p.State == farm.Failed:
-			st.Progress = p
-			j.status.Publish(&st)
-			stop, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if cerr := engine.Cancel(stop, run); cerr != nil {
-				return nil, errors.Join(p.Failure, fmt.Errorf("cancelling the rest of the run: %w", cerr))
-			}
-			return nil, p.Failure
-		case p.State == farm.Succeeded:
-			st.Phase, st.Progress = Loading, p
-			j.status.Publish(&st)
-			rep.Report(0.5, "loading the result")
-			out, err := os.ReadFile(filepath.Join(run.Dir, "merged.out"))
-			if err != nil {
-				return nil, fmt.Errorf("the run succeeded but its output is unreadable: %w", err)
-			}
-			apply, err := req.Load(ctx, run.Dir, out)
-			if err != nil {
-				return nil, fmt.Errorf("loading the result in %s: %w", run.Dir, err)
-			}
-			return apply, nil
-		default:
-			errs = 0
-			st.Progress = p
-			j.status.Publish(&st)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(poll):
-		}
+	out, err := farm.Follow(ctx, engine, run, poll, func(p farm.Progress) {
+		st.Progress = p
+		publish()
+	})
+	switch {
+	case ctx.Err() != nil:
+		return nil, j.stop(engine, run, st)
+	case err != nil:
+		return nil, err
 	}
+	st.Phase = Loading
+	publish()
+	rep.Report(0.5, "loading the result")
+	apply, err := req.Load(ctx, run.Dir, out)
+	if err != nil {
+		return nil, fmt.Errorf("loading the result in %s: %w", run.Dir, err)
+	}
+	return apply, nil
 }
 
 // stop ends following run after ctx was cancelled: it cancels the run when

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gallop/internal/words"
 	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
 	"gallop/tools"
@@ -43,29 +44,26 @@ func WriteSampleFiles(path string, list []SampleFile) error {
 	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
-// num formats x so that strconv.ParseFloat gives x back exactly.
-func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
 // Flags implements Settings.
 func (b *Ball2DSettings) Flags() []string {
-	return []string{"--scenario", "ball2d", "--target", num(b.Target), "--sigma", num(b.Sigma), "--tolerance", num(b.Tolerance)}
+	return []string{"--scenario", "ball2d", "--target", words.Float(b.Target), "--sigma", words.Float(b.Sigma), "--tolerance", words.Float(b.Tolerance)}
 }
 
 // Flags implements Settings.
 func (b *BowlingSettings) Flags() []string {
-	return []string{"--scenario", "bowling", "--pins", b.Pins, "--lambda", num(math.Exp(b.LogLam))}
+	return []string{"--scenario", "bowling", "--pins", b.Pins, "--lambda", words.Float(math.Exp(b.LogLam))}
 }
 
 // Flags implements Settings.
 func (s *SpellSettings) Flags() []string {
-	return []string{"--scenario", "spell", "--word", strings.Join(s.Fill, "/"), "--balls", strconv.Itoa(s.Balls), "--lambda", num(math.Exp(s.LogLam))}
+	return []string{"--scenario", "spell", "--word", strings.Join(s.Fill, "/"), "--balls", strconv.Itoa(s.Balls), "--lambda", words.Float(math.Exp(s.LogLam))}
 }
 
 // Flags implements Settings. The proposal weights go in --weights, which
 // overrides --die-weights.
 func (d *DiceSettings) Flags() []string {
-	return []string{"--scenario", "dice", "--face", strconv.Itoa(d.Face), "--die-target", num(d.Target[0]) + "," + num(d.Target[1]),
-		"--die-sigma", num(d.Sigma), "--die-tolerance", num(d.Tolerance), "--lambda", num(math.Exp(d.LogLam))}
+	return []string{"--scenario", "dice", "--face", strconv.Itoa(d.Face), "--die-target", words.Float(d.Target[0]) + "," + words.Float(d.Target[1]),
+		"--die-sigma", words.Float(d.Sigma), "--die-tolerance", words.Float(d.Tolerance), "--lambda", words.Float(math.Exp(d.LogLam))}
 }
 
 // RunOnFarm runs what Start would with the scenario's and the chains'
@@ -98,7 +96,7 @@ func (t *Gallery) RunOnFarm(h tools.Host) {
 	}
 	ws := make([]string, len(weights))
 	for i, w := range weights {
-		ws[i] = num(w)
+		ws[i] = words.Float(w)
 	}
 	cmd := append([]string{"sample"}, s.Flags()...)
 	cmd = append(cmd, "--chains", strconv.Itoa(int(t.Chains)), "--iterations", strconv.Itoa(int(t.Iterations)), "--seed", strconv.Itoa(int(t.Seed)),

@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,31 +71,6 @@ func ParseObstacle(s string) (synth.Obstacle, error) {
 	return nil, fmt.Errorf("obstacle %q: want sphere:X,Y,Z,R, ground:HEIGHT or mesh:FILE.obj", s)
 }
 
-// num formats x so that strconv.ParseFloat gives x back exactly.
-func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
-// writeOBJ writes a mesh of these positions and triangles as an OBJ file
-// that assets.LoadOBJ reads back exactly: the same vertices in the same
-// order, every digit of each coordinate, and the triangles.
-func writeOBJ(path string, pos []assets.Vec3, tris [][3]int) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	for _, p := range pos {
-		fmt.Fprintf(w, "v %s %s %s\n", num(p[0]), num(p[1]), num(p[2]))
-	}
-	for _, t := range tris {
-		fmt.Fprintf(w, "f %d %d %d\n", t[0]+1, t[1]+1, t[2]+1)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 // farmInput is what the farm's command reads of the document, taken on
 // the UI thread: the object's rest mesh and clip, and the meshes of the
 // objects that are obstacles, at their first frame.
@@ -158,21 +132,24 @@ func (in *farmInput) command(ctx context.Context, dir string) ([]string, error) 
 	if err := os.MkdirAll(frames, 0o755); err != nil {
 		return nil, err
 	}
+	// The vertices and triangles alone: the command reads nothing else,
+	// and WriteOBJ writes every digit.
+	bare := &assets.Mesh{Name: o.Mesh.Name, Positions: o.Mesh.Positions, Triangles: o.Mesh.Triangles}
 	ref := filepath.Join(dir, "reference.obj")
-	if err := writeOBJ(ref, o.Mesh.Positions, o.Mesh.Triangles); err != nil {
+	if err := assets.SaveOBJ(ref, bare, nil); err != nil {
 		return nil, err
 	}
 	for k, f := range o.Clip.Frames {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := writeOBJ(filepath.Join(frames, fmt.Sprintf("frame-%06d.obj", k+1)), f, o.Mesh.Triangles); err != nil {
+		if err := assets.SaveOBJ(filepath.Join(frames, fmt.Sprintf("frame-%06d.obj", k+1)), bare, f); err != nil {
 			return nil, err
 		}
 	}
-	cmd := []string{"synth", frames, "--reference", ref, "--fps", num(o.FPS()),
-		"--bones", strconv.Itoa(int(s.Bones)), "--threshold", num(s.Threshold), "--blend", s.Blend,
-		"--count", strconv.Itoa(int(s.Count)), "--seconds", num(s.Seconds), "--seed", strconv.Itoa(int(s.Seed)),
+	cmd := []string{"synth", frames, "--reference", ref, "--fps", words.Float(o.FPS()),
+		"--bones", strconv.Itoa(int(s.Bones)), "--threshold", words.Float(s.Threshold), "--blend", s.Blend,
+		"--count", strconv.Itoa(int(s.Count)), "--seconds", words.Float(s.Seconds), "--seed", strconv.Itoa(int(s.Seed)),
 		"--out", filepath.Join(dir, "clips"), "--json"}
 	if s.Components {
 		cmd = append(cmd, "--components")
@@ -183,16 +160,16 @@ func (in *farmInput) command(ctx context.Context, dir string) ([]string, error) 
 	for i, ob := range in.obstacles {
 		switch ob.Kind {
 		case ObstacleSphere:
-			cmd = append(cmd, "--obstacle", fmt.Sprintf("sphere:%s,%s,%s,%s", num(ob.Center[0]), num(ob.Center[1]), num(ob.Center[2]), num(ob.Radius)))
+			cmd = append(cmd, "--obstacle", fmt.Sprintf("sphere:%s,%s,%s,%s", words.Float(ob.Center[0]), words.Float(ob.Center[1]), words.Float(ob.Center[2]), words.Float(ob.Radius)))
 		case ObstaclePlane:
-			cmd = append(cmd, "--obstacle", "ground:"+num(ob.Height))
+			cmd = append(cmd, "--obstacle", "ground:"+words.Float(ob.Height))
 		case ObstacleObject:
 			m := in.meshes[i]
 			if m == nil {
 				return nil, fmt.Errorf("obstacle %d: the document has no other object named %q", i+1, ob.Object)
 			}
 			path := filepath.Join(dir, fmt.Sprintf("obstacle-%d.obj", i+1))
-			if err := writeOBJ(path, m.Positions, m.Triangles); err != nil {
+			if err := assets.SaveOBJ(path, &assets.Mesh{Name: m.Name, Positions: m.Positions, Triangles: m.Triangles}, nil); err != nil {
 				return nil, err
 			}
 			cmd = append(cmd, "--obstacle", "mesh:"+path)
@@ -267,11 +244,6 @@ func (t *Synth) farmed(h tools.Host, res *Analysed, vs []*Variation) error {
 // restDiagonal is the diagonal of the bounding box of rest, as
 // synth.Analyze measures it (Analysis.Diagonal).
 func restDiagonal(rest []assets.Vec3) float64 {
-	lo, hi := rest[0], rest[0]
-	for _, p := range rest {
-		for c := range 3 {
-			lo[c], hi[c] = min(lo[c], p[c]), max(hi[c], p[c])
-		}
-	}
+	lo, hi := assets.Bounds(rest)
 	return hi.Sub(lo).Len()
 }
