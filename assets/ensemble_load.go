@@ -104,7 +104,7 @@ func LoadEnsemble(ctx context.Context, dirs []string, groupsPath string, progres
 		if first == nil {
 			first = mesh
 		} else if err := sameEnsembleFrame(first, mesh); err != nil {
-			return nil, fmt.Errorf("level %s differs from level %s: %w", dir, dirs[0], err)
+			return nil, fmt.Errorf("%s differs from level %s: %w", lists[l][0], dirs[0], err)
 		}
 		clip.Name = filepath.Base(filepath.Clean(dir))
 		e.Levels = append(e.Levels, clip)
@@ -197,8 +197,8 @@ func ensembleGroupsFromFile(m *Mesh, path string) ([]EnsembleGroup, error) {
 	groups := make([]EnsembleGroup, len(rows))
 	owner := make([]int, len(m.Positions)) // group index + 1, 0 for none
 	for i, r := range rows {
-		if r.First+r.Count > len(m.Positions) {
-			return nil, &ParseError{File: path, Line: r.Line, Msg: fmt.Sprintf("group %q ends at vertex %d; the mesh has %d", r.Name, r.First+r.Count, len(m.Positions))}
+		if r.First > len(m.Positions) || r.Count > len(m.Positions)-r.First { // not r.First+r.Count: it may overflow
+			return nil, &ParseError{File: path, Line: r.Line, Msg: fmt.Sprintf("group %q ends at vertex %d; the mesh has %d", r.Name, uint64(r.First)+uint64(r.Count), len(m.Positions))}
 		}
 		parent := -1
 		if r.Parent != "" {
@@ -312,7 +312,7 @@ func ensembleAttach(groups []EnsembleGroup, path string) error {
 func WriteEnsembleOBJ(w io.Writer, groups []EnsembleGroup, positions []Vec3) error {
 	ow := &objWriter{w: w, buf: make([]byte, 0, 64<<10)}
 	for k, g := range groups {
-		if g.First < 0 || g.First+g.Count > len(positions) {
+		if g.First < 0 || g.Count < 0 || g.First > len(positions) || g.Count > len(positions)-g.First {
 			return fmt.Errorf("writing ensemble OBJ: group %q (vertices %d-%d) outside the %d positions", g.Name, g.First+1, g.First+g.Count, len(positions))
 		}
 		ow.printf("o %s\n", objGroupName(g.Name, k))

@@ -169,7 +169,7 @@ func TestLoadEnsembleBad(t *testing.T) {
 		sidecars map[string]string
 		want     string
 	}{
-		{"levels differ", [2]string{twoTriangles, swapped}, nil, `level-2 differs from level `},
+		{"levels differ", [2]string{twoTriangles, swapped}, nil, `level-2/1.obj differs from level `},
 		{"overlap", [2]string{twoTriangles, twoTriangles}, map[string]string{"groups.csv": h + "a,1,4,\nb,4,3,\n"}, `groups.csv:3: group "b" overlaps group "a" (line 2) at vertex 4`},
 		{"missing parent", [2]string{twoTriangles, twoTriangles}, map[string]string{"groups.csv": h + "a,1,3,\nb,4,3,rope\n"}, `groups.csv:3: group "b" names parent "rope", which is not a group of the file`},
 		{"past the end", [2]string{twoTriangles, twoTriangles}, map[string]string{"groups.csv": h + "a,1,3,\nb,4,4,\n"}, `groups.csv:3: group "b" ends at vertex 7; the mesh has 6`},

@@ -40,7 +40,7 @@ func benchEnsemble(stdout io.Writer, data string, runs int) error {
 	if err != nil {
 		return err
 	}
-	ok, cull, timeOut := st.CSP.Fractions()
+	ok, cull, timeOut, _ := st.CSP.Fractions()
 	_, tcd := st.CSP.TCD()
 	emit(stdout, "ensemble_banner_build_seconds", st.Seconds, "s")
 	emit(stdout, "ensemble_banner_transitions", float64(st.Found), "transitions")

@@ -85,6 +85,31 @@ type ensembleBuildResult struct {
 	InterpenetrationsUnconstrained float64 `json:"interpenetrations_unconstrained"` // mean new pairs per transition at the unconstrained minimum
 	InterpenetrationsAfter         int     `json:"interpenetrations_after"`         // new pairs over all accepted transitions
 	Out                            string  `json:"out,omitempty"`
+
+	Search        string              `json:"search"`
+	LongBlends    float64             `json:"long_blends"`       // fraction of the transitions' groups that blend over the longer length
+	Harder        int                 `json:"tasks_harder"`      // tasks that searched harder
+	CutShort      int                 `json:"tasks_cut_short"`   // tasks the budget kept from searching harder
+	Missing       int                 `json:"tasks_missing"`     // tasks that found no transition
+	Tasks         int                 `json:"tasks"`             // (interval, target) tasks
+	LevelReports  []ensembleLevelJSON `json:"level_reports"`     // per level: what was found, why the rest failed
+	LatencyMedian [][]float64         `json:"latency_median_s"`  // [from][to] wind-change latency, seconds (see the README)
+	LatencyWorst  [][]float64         `json:"latency_worst_s"`   // [from][to]
+	Loops         bool                `json:"every_level_loops"` // every level has a loop of transitions
+}
+
+// ensembleLevelJSON is one level's report in `ensemble build --json`.
+type ensembleLevelJSON struct {
+	Name          string    `json:"name"`
+	Frames        int       `json:"frames"`
+	Component     int       `json:"component_frames"`
+	Loops         bool      `json:"loops"`
+	Transitions   []int     `json:"transitions_to"` // from the component to each level
+	Programs      int       `json:"programs"`
+	OKCullTimeout []float64 `json:"ok_cull_timeout_infeasible"`
+	Missing       int       `json:"tasks_missing"`
+	Tasks         int       `json:"tasks"`
+	Note          string    `json:"note,omitempty"`
 }
 
 func runEnsembleBuild(args []string, stdout io.Writer) error {
@@ -108,8 +133,12 @@ func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error 
 	groups := fs.String("groups", "", "the groups file (default: groups.csv beside the level folders; none: each OBJ group a root group)")
 	tauMax := fs.Int("tau-max", 30, "largest transition offset τ_max, frames")
 	samples := fs.Int("samples", csp.DefaultSamples, "N_samples: constraint programs per transition")
-	eta := fs.Float64("eta", csp.DefaultEta, "time-out factor η: a program stops after η times the work of its first collision pass")
-	tries := fs.Int("tries", 4, "leaving frames tried per interval and target level")
+	eta := fs.Float64("eta", 0, "time-out factor η: a program stops after η times the work of its first collision pass (0: the search's default, 40; the walk's 10)")
+	tries := fs.Int("tries", 4, "leaving frames tried per interval and target level at first")
+	harder := fs.Int("harder", 2, "times a task that found no transition searches harder (more leaving frames, N_samples and η); 0: never")
+	stepTol := fs.Float64("step-tolerance", 1, "no group moves further in a frame than this times its largest step in the data")
+	budget := fs.Float64("budget", 600, "seconds after which tasks stop searching harder (0: no limit); the build is deterministic unless it is reached")
+	walk := fs.Bool("walk", false, "search with the paper's LOCAL-SEARCH random walk instead of propagation (for comparison)")
 	seed := fs.Uint64("seed", 1, "random seed of the build")
 	out := fs.String("out", "", "write the graph to this file (JSON)")
 	check := fs.Bool("check", false, "count interpenetrations with the independent exhaustive checker (every triangle pair) instead of the solver's oracle")
@@ -146,10 +175,16 @@ writes what the unsharded build does.`)
 		return fmt.Errorf("--tau-max %d: want 1 to 120 frames", *tauMax)
 	case *samples < 1 || *samples > 1000:
 		return fmt.Errorf("--samples %d: want 1 to 1000", *samples)
-	case !(*eta > 0) || *eta > 1e6:
+	case !(*eta >= 0) || *eta > 1e6:
 		return fmt.Errorf("--eta %v: want a positive factor", *eta)
 	case *tries < 1 || *tries > 1000:
 		return fmt.Errorf("--tries %d: want 1 to 1000", *tries)
+	case *harder < 0 || *harder > 8:
+		return fmt.Errorf("--harder %d: want 0 to 8", *harder)
+	case !(*stepTol > 0) || *stepTol > 100:
+		return fmt.Errorf("--step-tolerance %v: want a positive factor up to 100", *stepTol)
+	case !(*budget >= 0) || *budget > 30*24*3600:
+		return fmt.Errorf("--budget %v: want seconds, 0 for no limit", *budget)
 	}
 	spec, sharded, err := so.mode()
 	if err != nil {
@@ -192,12 +227,16 @@ writes what the unsharded build does.`)
 		return so.writePrepared(&prep)
 	}
 	m := prep.Model
-	settings := tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries}
+	h := *harder
+	if h == 0 {
+		h = -1 // the settings' 0 is the default
+	}
+	settings := tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries, Harder: h, StepTolerance: *stepTol, Budget: *budget, Walk: *walk}
 	opts, within, err := ensemble.PlanBuild(m, settings.Options())
 	if err != nil {
 		return err
 	}
-	taskProgress := func(done, total int) { pr.Report("transitions: task %d/%d", done, total) }
+	taskProgress := func(_ ensemble.Task, done, total int) { pr.Report("transitions: task %d/%d", done, total) }
 
 	var g *ensemble.Graph
 	var st ensemble.BuildStats
@@ -207,7 +246,7 @@ writes what the unsharded build does.`)
 	case sharded && so.round == 1:
 		start := time.Now()
 		lo, hi := spec.Range(len(within))
-		rs, err := ensemble.RunTasks(ctx, m, opts, within[lo:hi], lo, nil, taskProgress, nil)
+		rs, err := ensemble.RunTasks(ctx, m, opts, within[lo:hi], lo, nil, time.Now(), taskProgress, nil)
 		if err != nil {
 			return err
 		}
@@ -230,12 +269,9 @@ writes what the unsharded build does.`)
 				mine = r
 			}
 		}
-		g, between, err := ensemble.JoinLevels(m, opts, phase1)
-		if err != nil {
-			return err
-		}
+		g, between := ensemble.JoinLevels(m, opts, phase1)
 		lo, hi := spec.Range(len(between))
-		rs, err := ensemble.RunTasks(ctx, m, opts, between[lo:hi], len(within)+lo, g.In, taskProgress, nil)
+		rs, err := ensemble.RunTasks(ctx, m, opts, between[lo:hi], len(within)+lo, g, time.Now(), taskProgress, nil)
 		if err != nil {
 			return err
 		}
@@ -286,10 +322,7 @@ writes what the unsharded build does.`)
 			return fmt.Errorf("%s: round 2's files hold %d tasks of phase 1, the build has %d", merged[0].Path, len(phase1), len(within))
 		}
 		var between []ensemble.Task
-		g, between, err = ensemble.JoinLevels(m, opts, phase1)
-		if err != nil {
-			return err
-		}
+		g, between = ensemble.JoinLevels(m, opts, phase1)
 		if len(phase2) != len(between) || merged[0].Total != len(between) {
 			return fmt.Errorf("%s: round 2's files hold %d tasks of phase 2, the build has %d", merged[0].Path, len(phase2), len(between))
 		}
@@ -341,7 +374,8 @@ writes what the unsharded build does.`)
 		}
 		res.Components = append(res.Components, n)
 	}
-	ok, cull, timeOut := st.CSP.Fractions()
+	ok, cull, timeOut, _ := st.CSP.Fractions()
+	fillEnsembleReport(&res, m, g, st, opts)
 	_, res.TCDSeconds = st.CSP.TCD()
 	res.Transitions, res.Intervals, res.IntervalsServed = st.Found, st.Intervals, st.Served
 	res.IntegerPrograms, res.Wins = st.CSP.Programs, st.CSP.Wins
@@ -368,10 +402,84 @@ writes what the unsharded build does.`)
 		res.TCDSeconds, res.NLocal, res.Contacts, res.Wins, res.IntegerPrograms, ok, cull, timeOut, res.C)
 	fmt.Fprintf(stdout, "mean Φ %.4g (synchronous Φ(0) of the same pairs %.4g)\n", res.MeanPhi, res.MeanPhiSync)
 	fmt.Fprintf(stdout, "new interpenetrations (%s): %.1f per transition at the unconstrained minimum, %d after the solver\n", checkerName, res.InterpenetrationsUnconstrained, res.InterpenetrationsAfter)
+	printEnsembleReport(stdout, &res)
 	if res.Out != "" {
 		fmt.Fprintf(stdout, "wrote %s\n", res.Out)
 	}
 	return nil
+}
+
+// fillEnsembleReport sets the per-level report and the latencies of res
+// from a finished build.
+func fillEnsembleReport(res *ensembleBuildResult, m *ensemble.Model, g *ensemble.Graph, st ensemble.BuildStats, opts ensemble.BuildOptions) {
+	res.Search = opts.CSP.Search.String()
+	res.Harder, res.CutShort, res.Missing, res.Tasks = st.Harder, st.CutShort, st.Missing, st.Tasks
+	res.Loops = true
+	for _, l := range st.Levels {
+		ok, cull, timeOut, inf := l.Programs.Fractions()
+		lj := ensembleLevelJSON{Name: l.Name, Frames: l.Frames, Component: l.Component, Loops: l.Loops, Transitions: l.Out,
+			Programs: l.Programs.Programs, OKCullTimeout: []float64{ok, cull, timeOut, inf}, Missing: l.Missing, Tasks: l.Tasks}
+		if !l.Loops {
+			res.Loops = false
+			lj.Note = fmt.Sprintf("no loop of transitions within the level was found (%d programs: %.0f%% feasible, %.0f%% culled, %.0f%% timed out, %.0f%% proved infeasible); it plays its frames and cuts back to the first, a visible jump; a larger --budget, --harder or --step-tolerance may find one",
+				l.Programs.Programs, 100*ok, 100*cull, 100*timeOut, 100*inf)
+		}
+		res.LevelReports = append(res.LevelReports, lj)
+	}
+	long, all := 0, 0
+	for _, t := range g.Transitions {
+		for k := range t.Tau {
+			all++
+			if t.Blend != nil && t.Blend[k] != m.Options().TauBlend {
+				long++
+			}
+		}
+	}
+	if all > 0 {
+		res.LongBlends = float64(long) / float64(all)
+	}
+	for _, row := range st.Latency {
+		var med, worst []float64
+		for _, l := range row {
+			med, worst = append(med, jsonSeconds(l.Median)), append(worst, jsonSeconds(l.Worst))
+		}
+		res.LatencyMedian, res.LatencyWorst = append(res.LatencyMedian, med), append(res.LatencyWorst, worst)
+	}
+}
+
+// jsonSeconds returns s, or −1 for +Inf (unreachable), which JSON cannot
+// hold.
+func jsonSeconds(s float64) float64 {
+	if math.IsInf(s, 1) {
+		return -1
+	}
+	return s
+}
+
+// printEnsembleReport prints the per-level report and the latencies.
+func printEnsembleReport(w io.Writer, res *ensembleBuildResult) {
+	for _, l := range res.LevelReports {
+		loops := "loops"
+		if !l.Loops {
+			loops = "NO LOOP"
+		}
+		fmt.Fprintf(w, "level %s: %s, component %d of %d frames, transitions to each level %v, %d programs\n", l.Name, loops, l.Component, l.Frames, l.Transitions, l.Programs)
+		if l.Note != "" {
+			fmt.Fprintf(w, "  %s\n", l.Note)
+		}
+	}
+	fmt.Fprintln(w, "wind-change latency, median / worst seconds (from row to column; -1: unreachable):")
+	for a := range res.LatencyMedian {
+		fmt.Fprintf(w, "  %d:", a+1)
+		for b := range res.LatencyMedian[a] {
+			if a == b {
+				fmt.Fprint(w, "          -")
+				continue
+			}
+			fmt.Fprintf(w, " %4.2f/%4.2f", res.LatencyMedian[a][b], res.LatencyWorst[a][b])
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // ensemblePrepared is the prepared stage of a sharded build: the fitted
@@ -422,6 +530,7 @@ type ensemblePlayResult struct {
 	Seconds       float64 `json:"seconds"`
 	FPS           float64 `json:"fps"`
 	Transitions   int     `json:"transitions"`
+	Cuts          int     `json:"cuts"` // jumps back to the first frame of a level without a loop
 	WindChanges   int     `json:"wind_changes"`
 	LevelsShown   []int   `json:"levels_shown"`        // 1-based
 	MaxStepRatio  float64 `json:"max_step_ratio"`      // largest step of a group over the model's source frames' largest
@@ -515,7 +624,7 @@ targets) or as OBJ frames with one o block per group.`)
 		return err
 	}
 	res.PlaySeconds = time.Since(start).Seconds()
-	res.Frames, res.Seconds, res.Transitions, res.WindChanges = n, float64(n)/res.FPS, played.Transitions, played.WindChanges
+	res.Frames, res.Seconds, res.Transitions, res.WindChanges, res.Cuts = n, float64(n)/res.FPS, played.Transitions, played.WindChanges, played.Cuts
 	res.MaxStepRatio, res.MaxStepData, res.MaxSewnGap = played.MaxStepRatio, played.MaxStepData, played.MaxSewnGap
 	res.MsPerFrame = played.StepSeconds * 1000 / float64(n)
 	for _, l := range played.LevelsShown {

@@ -115,12 +115,15 @@ func TestEnsembleBadInput(t *testing.T) {
 		{"overlap", tiny([2]string{obj, obj}, h+"a,1,4,\nb,4,3,\n"), `groups.csv:3: group "b" overlaps group "a" (line 2) at vertex 4`},
 		{"missing group", tiny([2]string{obj, obj}, h+"a,1,3,\nb,4,3,rope\n"), `groups.csv:3: group "b" names parent "rope", which is not a group of the file`},
 		{"cycle", tiny([2]string{obj, obj}, h+"a,1,3,b\nb,4,3,a\n"), `cycle`},
-		{"levels differ", tiny([2]string{obj, swapped}, ""), `wind-2 differs from level`},
-		{"time-out", append(bannerLevels(t), "--eta", "1e-9", "--tries", "1", "--samples", "1"), "no transition within a level was found: level 1 (wind-1) (15 programs: 0% feasible, 0% culled, 100% timed out; a larger η or N_samples may find some)"},
+		{"levels differ", tiny([2]string{obj, swapped}, ""), `wind-2/1.obj differs from level`},
+		{"range overflows", tiny([2]string{obj, obj}, h+"a,1,3,\nb,4,3,\nx,9223372036854775800,100,\n"), `groups.csv:4: group "x" ends at vertex 9223372036854775899; the mesh has 6`},
+		{"vertex counts differ", tiny([2]string{obj, obj + "v 2 2 2\n"}, ""), `wind-2/1.obj differs from level`},
+		{"empty level", append(tiny([2]string{obj, obj}, ""), t.TempDir()), `no .obj files`},
+		{"too few frames", tiny([2]string{obj, obj}, ""), `has 3 frames`},
 	} {
 		err := runEnsemble(append([]string{"build"}, tc.args...), &bytes.Buffer{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v, want a one-line error containing %q", tc.name, err, tc.want)
 		} else {
 			t.Logf("%s: %v", tc.name, err)
 		}
@@ -155,5 +158,48 @@ func TestEnsembleBuildShards(t *testing.T) {
 	}
 	if err := run("--shard", "1/2", "--shard-round", "3"); err == nil || !strings.Contains(err.Error(), "--shard-round 3") {
 		t.Errorf("round 3: %v", err)
+	}
+}
+
+// TestEnsembleNoLoop (issue 23): a build whose solver can find nothing
+// (η ≈ 0, one leaving frame, one program) exits 0 with every level
+// reported as without a loop and why, writes a graph, and the graph
+// plays: each level plays its frames and cuts back.
+func TestEnsembleNoLoop(t *testing.T) {
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "noloop.graph.json")
+	var out bytes.Buffer
+	args := append([]string{"build"}, bannerLevels(t)...)
+	args = append(args, "--eta", "1e-9", "--tries", "1", "--samples", "1", "--harder", "0", "--json", "--out", graph)
+	if err := runEnsemble(args, &out); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	var res ensembleBuildResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	noLoop := 0
+	for _, l := range res.LevelReports {
+		if !l.Loops {
+			noLoop++
+			if !strings.Contains(l.Note, "no loop") || l.Component != l.Frames {
+				t.Errorf("level %s: note %q, component %d of %d frames", l.Name, l.Note, l.Component, l.Frames)
+			}
+		}
+	}
+	if res.Loops || noLoop == 0 {
+		t.Fatalf("every_level_loops %v, %d levels without: %+v", res.Loops, noLoop, res.LevelReports)
+	}
+	t.Logf("%d levels without a loop: %s", noLoop, res.LevelReports[0].Note)
+	out.Reset()
+	if err := runEnsemble([]string{"play", graph, "--seconds", "20", "--wind", "1,3,2", "--change-every", "5", "--json"}, &out); err != nil {
+		t.Fatalf("play: %v", err)
+	}
+	var played ensemblePlayResult
+	if err := json.Unmarshal(out.Bytes(), &played); err != nil {
+		t.Fatal(err)
+	}
+	if played.Frames != 600 || len(played.LevelsShown) == 0 {
+		t.Fatalf("played %+v", played)
 	}
 }

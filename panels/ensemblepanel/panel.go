@@ -156,7 +156,7 @@ func tableI(b *ensemble.Built) giu.Widget {
 	}
 	st := b.Stats
 	c := st.CSP
-	ok, cull, timeOut := c.Fractions()
+	ok, cull, timeOut, _ := c.Fractions()
 	_, tcd := c.TCD()
 	per := 0.0
 	if st.Found > 0 {

@@ -53,6 +53,6 @@ func BenchmarkTransitionPose(b *testing.B) {
 	var x []mgl64.Vec3
 	b.ResetTimer()
 	for i := range b.N {
-		x = ps.Transition(x, State{0, 100}, State{2, 120}, tau, i%61-30)
+		x = ps.Transition(x, State{0, 100}, State{2, 120}, tau, nil, i%61-30)
 	}
 }

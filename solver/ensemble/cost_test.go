@@ -87,8 +87,8 @@ func TestRootBlend(t *testing.T) {
 	tau := make([]int, m.Groups())
 	tau[4] = 3 // the post
 	s := 5     // weight 0.7
-	w := m.Weight(s, tau[4])
-	x := m.NewPoser().Transition(nil, a, b, tau, s)
+	w := m.Weight(s, tau[4], m.opts.TauBlend)
+	x := m.NewPoser().Transition(nil, a, b, tau, nil, s)
 
 	g := d.Groups[4]
 	sa, sb := State{a.Level, a.Frame + s}, State{b.Level, b.Frame + s}

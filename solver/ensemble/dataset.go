@@ -47,8 +47,8 @@ type Dataset struct {
 func (d *Dataset) Vertices() int { return len(d.Rest) }
 
 // MinFrames returns the fewest frames a level needs for transitions with
-// the given τ_max and τ_blend: 2·(τ_max + τ_blend) + 2, so that some frame
-// i has every frame i+s, |s| ≤ τ_max + τ_blend, in its level.
+// the given τ_max and longest blend b: 2·(τ_max + b) + 2, so that some
+// frame i has every frame i+s, |s| ≤ τ_max + b, in its level.
 func MinFrames(tauMax, tauBlend int) int { return 2*(tauMax+tauBlend) + 2 }
 
 // Validate reports the first problem that would keep d from being
@@ -66,7 +66,7 @@ func MinFrames(tauMax, tauBlend int) int { return 2*(tauMax+tauBlend) + 2 }
 //     (the sewn parent vertices and their one-ring in the parent's mesh)
 //     that is not collinear at rest, so that it fixes a frame;
 //   - every frame of every level with len(Rest) vertices, at least
-//     MinFrames(τ_max, τ_blend) frames in each level;
+//     MinFrames(τ_max, longest blend) frames in each level;
 //   - finite coordinates in Rest and in every frame.
 //
 // Messages number levels, frames and vertices from 1, as OBJ files and
@@ -134,8 +134,8 @@ func (d *Dataset) validateGroups() error {
 		if g.Count <= 0 {
 			return fmt.Errorf("ensemble: group %q has %d vertices", g.Name, g.Count)
 		}
-		if g.First < 0 || g.First+g.Count > n {
-			return fmt.Errorf("ensemble: group %q spans vertices %d…%d, outside the ensemble's 0…%d", g.Name, g.First, g.First+g.Count-1, n-1)
+		if g.First < 0 || g.First > n || g.Count > n-g.First { // not g.First+g.Count: it may overflow
+			return fmt.Errorf("ensemble: group %q's %d vertices from vertex %d lie outside the ensemble's 0…%d", g.Name, g.Count, g.First, n-1)
 		}
 		for v := g.First; v < g.First+g.Count; v++ {
 			if owner[v] != 0 {
@@ -274,12 +274,12 @@ func (d *Dataset) validateLevels(o Options) error {
 	if len(d.Levels) == 0 {
 		return fmt.Errorf("ensemble: no levels")
 	}
-	need := MinFrames(o.TauMax, o.TauBlend)
+	need := MinFrames(o.TauMax, o.maxBlend())
 	n := len(d.Rest)
 	for l, lv := range d.Levels {
 		name := levelName(lv, l)
 		if len(lv.Frames) < need {
-			return fmt.Errorf("ensemble: level %s has %d frames; transitions with τ_max %d and τ_blend %d need at least %d", name, len(lv.Frames), o.TauMax, o.TauBlend, need)
+			return fmt.Errorf("ensemble: level %s has %d frames; transitions with τ_max %d and blends of up to %d frames need at least %d", name, len(lv.Frames), o.TauMax, o.maxBlend(), need)
 		}
 		for f, fr := range lv.Frames {
 			if len(fr) != n {

@@ -47,8 +47,8 @@ func TestValidate(t *testing.T) {
 			}
 		}, []string{`group "flag_a"`, "collinear"}},
 		{"no levels", func(d *Dataset) { d.Levels = nil }, []string{"no levels"}},
-		{"few frames", func(d *Dataset) { d.Levels[1].Frames = d.Levels[1].Frames[:81] },
-			[]string{`level 2 (strong) has 81 frames`, "at least 82"}},
+		{"few frames", func(d *Dataset) { d.Levels[1].Frames = d.Levels[1].Frames[:101] },
+			[]string{`level 2 (strong) has 101 frames`, "at least 102"}},
 		{"vertex count", func(d *Dataset) { d.Levels[1].Frames[7] = d.Levels[1].Frames[7][:40] },
 			[]string{`level 2 (strong) frame 8 has 40 vertices`}},
 		{"non-finite", func(d *Dataset) { d.Levels[0].Frames[12][30][1] = math.NaN() },
@@ -75,13 +75,25 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestValidateOptions: the frames a level needs follow τ_max and τ_blend.
+// TestValidateOptions: the frames a level needs follow τ_max and the
+// longest blend (2τ_blend by default), and the blend lengths are 1 or 2.
 func TestValidateOptions(t *testing.T) {
 	d := synthetic(1, motion{})
-	if _, err := NewModel(context.Background(), d, Options{TauMax: 40}, nil); err == nil || !strings.Contains(err.Error(), "at least 102") {
+	if _, err := NewModel(context.Background(), d, Options{TauMax: 40}, nil); err == nil || !strings.Contains(err.Error(), "at least 122") {
 		t.Errorf("τ_max 40 on %d frames: %v", synthLevel, err)
+	}
+	if _, err := NewModel(context.Background(), d, Options{TauMax: 40, Blends: 1}, nil); err != nil {
+		t.Errorf("τ_max 40, one blend length: %v", err)
 	}
 	if _, err := NewModel(context.Background(), d, Options{TauMax: 20, TauBlend: 4}, nil); err != nil {
 		t.Errorf("τ_max 20, τ_blend 4: %v", err)
+	}
+	for _, n := range []int{3, -1} {
+		if _, err := NewModel(context.Background(), d, Options{Blends: n}, nil); err == nil {
+			t.Errorf("%d blend lengths accepted", n)
+		}
+	}
+	if _, err := NewModel(context.Background(), d, Options{TauBlend: 64}, nil); err == nil {
+		t.Errorf("a longest blend of 128 frames accepted")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -20,21 +21,63 @@ import (
 // source From and lands in source To (the centres of the transition's
 // frames, see Poser.Transition) with offsets Tau, its cost Phi = Φ(τ) and
 // the synchronous transition's Phi0 = Φ(0) for the same pair.
+//
+// Of its frames s = −H … H only those where some group blends differ from
+// the sources: before the first, every group plays From's level, after
+// the last every group plays To's. So the output takes the transition
+// where that stretch begins and is back on pure source frames where it
+// ends (Start, Landing): a player joins it as late, and is on the target
+// level as early, as the offsets allow.
 type Transition struct {
 	From, To State
 	Tau      []int
+	Blend    []int // per group, its blend length in frames; nil: τ_blend for every group
 	Phi      float64
 	Phi0     float64
 }
 
-// Start returns the source frame at which the transition begins: From
-// moved back by H. A player at that frame of From's level may take it.
-func (t *Transition) Start(m *Model) int { return t.From.Frame - m.Margin() }
+// Blends returns the first and last transition frames s at which some
+// group blends (weight strictly between 0 and 1): s0 = min_k of the first
+// s with w(s; τ_k, b_k) > 0, s1 = max_k of the last with w(s; τ_k, b_k) <
+// 1. For blends of 10 frames, s0 = min τ − 4 and s1 = max τ + 4.
+// −H < s0 ≤ s1 < H.
+func (t *Transition) Blends(m *Model) (s0, s1 int) {
+	s0, s1 = math.MaxInt, math.MinInt
+	for k, tau := range t.Tau {
+		a, z := blendSpan(tau, m.blendOf(t.Blend, k))
+		s0, s1 = min(s0, a), max(s1, z)
+	}
+	return s0, s1
+}
 
-// Landing returns the source frame the output plays after the transition:
-// To moved on by H + 1.
+// blendSpan returns the first and last transition frames s at which a
+// group with offset tau blends over b frames: w > 0 ⇔ 2(s − τ) + b > 0,
+// w < 1 ⇔ 2(s − τ) − b < 0 (>> 1 is the floor of a half).
+func blendSpan(tau, b int) (s0, s1 int) {
+	return (2*tau-b)>>1 + 1, -((-(2*tau + b)) >> 1) - 1
+}
+
+// Start returns the source frame of From's level from which the output
+// takes the transition: the last pure frame before the blending, From
+// moved by s0 − 1 (see Blends). A player at that frame may take it.
+func (t *Transition) Start(m *Model) int {
+	s0, _ := t.Blends(m)
+	return t.From.Frame + s0 - 1
+}
+
+// Landing returns the source frame the output plays after the
+// transition: the first where every group plays To's level, To moved by
+// s1 + 1.
 func (t *Transition) Landing(m *Model) State {
-	return State{t.To.Level, t.To.Frame + m.Margin() + 1}
+	_, s1 := t.Blends(m)
+	return State{t.To.Level, t.To.Frame + s1 + 1}
+}
+
+// Duration returns the frames from showing Start to showing Landing:
+// s1 − s0 + 2.
+func (t *Transition) Duration(m *Model) int {
+	s0, s1 := t.Blends(m)
+	return s1 - s0 + 2
 }
 
 // Graph is a Mesh Ensemble Motion Graph (§2.4): transitions within and
@@ -45,42 +88,86 @@ func (t *Transition) Landing(m *Model) State {
 // frame f leads to f+1 in its level and, by each transition starting at f
 // (Transition.Start), to the transition's landing. In is the component of
 // each level, by frame; a transition in the graph starts in its level's
-// component and lands in its target's.
+// component and lands in its target's. A level where the build found no
+// loop of transitions has Cut set: its component is every frame, and the
+// last leads back to the first by a cut (a jump, not a transition), so
+// that the output never stops there.
 type Graph struct {
 	Transitions []Transition // by From, then To
 	In          [][]bool     // per level, per frame
+	Cut         []bool       // per level: no loop was found, the level cuts back to its first frame
 }
 
 // BuildOptions configures Build. The zero value means the defaults.
 type BuildOptions struct {
-	// CSP configures COMPUTE-MEMG-TRANSITION (N_samples, η, α, C). C = 0
-	// means 2 when one group lies in most cliques (a rope carrying the
-	// flags: the paper's choice for its banner), else 1.1.
+	// CSP configures COMPUTE-MEMG-TRANSITION (N_samples, η, α, C, the
+	// search). C = 0 means 2 when one group lies in most cliques (a rope
+	// carrying the flags: the paper's choice for its banner), else 1.1.
 	CSP csp.Options
 	// Interval is the length of the intervals each of which must have a
-	// transition to elsewhere in its level and to each other level, in
-	// frames; 0 means one second.
+	// transition to elsewhere in its level, in frames; 0 means one second.
 	Interval int
-	// Tries is how many leaving frames an interval tries for each target
-	// level before it is given up (default 4).
+	// Between is the length of the intervals each of which must have a
+	// transition to each other level, in frames; 0 means half a second,
+	// so that a change of wind waits at most about that long for a
+	// transition to begin.
+	Between int
+	// Tries is how many leaving frames an interval tries for a target
+	// level at first (default 4).
 	Tries int
+	// Harder is how many times a task that found no transition searches
+	// harder (default 2): each time over twice as many further leaving
+	// frames of its interval as the time before, with twice N_samples and
+	// η. A negative value means never.
+	Harder int
 	// MinJump is the least |i − j| of a transition within a level (default
 	// one second of frames).
 	MinJump int
-	// Seed makes the build reproducible: every interval and target draws
-	// from its own stream of Seed.
+	// Reach bounds a transition between levels, until its task searches
+	// harder: every group's blend lies within Reach frames of the
+	// transition's centre (|τ_k| + ⌈b_k/2⌉ ≤ Reach), so that the wind
+	// changes within about 2·Reach frames of the transition's start;
+	// default two thirds of a second of frames.
+	Reach int
+	// StepTolerance scales the step bound: no group moves further from
+	// one transition frame to the next than StepTolerance times its
+	// largest step in the model's source frames (default 1).
+	StepTolerance float64
+	// Budget, if positive, bounds the build's time softly: a task that
+	// begins after it does not search harder. The build is the same on
+	// every run and machine unless the budget cuts some task short
+	// (BuildStats.CutShort).
+	Budget time.Duration
+	// Seed makes the build reproducible: every task draws from its own
+	// stream of Seed.
 	Seed uint64
 }
 
 func (o *BuildOptions) defaults(m *Model) {
+	fps := max(1, int(m.data.FPS+0.5))
 	if o.Interval <= 0 {
-		o.Interval = max(1, int(m.data.FPS+0.5))
+		o.Interval = fps
+	}
+	if o.Between <= 0 {
+		o.Between = max(1, (fps+1)/2)
 	}
 	if o.Tries <= 0 {
 		o.Tries = 4
 	}
+	switch {
+	case o.Harder == 0:
+		o.Harder = 2
+	case o.Harder < 0:
+		o.Harder = 0
+	}
 	if o.MinJump <= 0 {
-		o.MinJump = max(1, int(m.data.FPS+0.5))
+		o.MinJump = fps
+	}
+	if o.Reach <= 0 {
+		o.Reach = max(1, (2*fps+1)/3)
+	}
+	if o.StepTolerance == 0 {
+		o.StepTolerance = 1
 	}
 	if o.CSP.C == 0 {
 		o.CSP.C = csp.DefaultC
@@ -88,6 +175,7 @@ func (o *BuildOptions) defaults(m *Model) {
 			o.CSP.C = 2
 		}
 	}
+	o.CSP = o.CSP.WithDefaults()
 }
 
 // dominantGroup reports whether one group lies in the cliques of most
@@ -112,31 +200,50 @@ func (m *Model) dominantGroup() bool {
 }
 
 // BuildStats are the figures of a build: Table I's (through CSP), the
-// intervals served, and the costs of the transitions found.
+// intervals served, the costs of the transitions found, and per level
+// what was found and why the rest failed.
 type BuildStats struct {
 	CSP       csp.Stats
 	Tasks     int     // (interval, target level) tasks run
-	Missing   int     // tasks that found no transition in Tries leaving frames
+	Missing   int     // tasks that found no transition, even searching harder
+	Harder    int     // tasks that searched harder
+	CutShort  int     // tasks that the budget kept from searching harder
 	Found     int     // transitions in the graph
 	MeanPhi   float64 // mean Φ(τ) of the transitions
 	MeanPhi0  float64 // mean Φ(0) of the same pairs: the synchronous transitions
 	Seconds   float64 // wall time of the build
 	CPUTasks  float64 // sum of the tasks' own times (both workers)
-	Intervals int     // intervals holding leaving frames of their level's component, over all levels
+	Intervals int     // one-second intervals holding leaving frames of their level's component, over all levels
 	Served    int     // of those, the intervals with transitions to their own level and to every other
 	C         float64 // the SELECT-VARIABLE base used
+	Levels    []LevelReport
+	Latency   [][]Latency // [from][to]: the wind-change latency (see Graph.Latencies)
+}
+
+// LevelReport is what a build found for one level.
+type LevelReport struct {
+	Name      string
+	Frames    int
+	Component int       // frames in the level's component
+	Loops     bool      // transitions within the level make a loop
+	Out       []int     // transitions from the level's component to each level
+	Programs  csp.Stats // the integer programs of the tasks leaving the level
+	Missing   int       // of those tasks, the ones that found nothing
+	Tasks     int
 }
 
 // Task is one unit of a build: leaving level From's interval Interval
-// (frames H + Interval·I … of the frames that can leave) for level To.
-// Tasks are numbered within-level first (phase 1), then between levels
-// (phase 2), by level, interval and target.
+// (of length BuildOptions.Interval in phase 1, Between in phase 2, over
+// the frames that can leave, H … n−1−H) for level To. Tasks are numbered
+// within-level first (phase 1), then between levels (phase 2), by level,
+// interval and target.
 type Task struct {
 	From, Interval, To int
+	Phase              int // 1 or 2
 }
 
-// intervals returns the number of intervals of level l: its frames that
-// can leave, H … n−1−H, cut into runs of the interval length.
+// intervals returns the number of intervals of length interval of level
+// l: its frames that can leave, H … n−1−H, cut into runs.
 func (m *Model) intervals(l, interval int) int {
 	n := len(m.data.Levels[l].Frames) - 2*m.margin
 	if n <= 0 {
@@ -145,58 +252,58 @@ func (m *Model) intervals(l, interval int) int {
 	return (n + interval - 1) / interval
 }
 
-// ErrNoGraph is returned by Build when a level has no strongly connected
-// component of more than one frame: no transition within it was found.
-var ErrNoGraph = errors.New("no transition within a level was found")
+// ErrNoGraph is returned by PlanBuild when a level is too short for a
+// transition that loops back within it.
+var ErrNoGraph = errors.New("no motion graph can be built")
 
 // Build computes the motion graph of §2.4 with nonpenetration constraints
 // (§4). Phase 1: for every one-second interval of the frames of each level
 // that can leave (H … n−1−H), transitions to elsewhere in the level; then
-// each level's largest strongly connected component. Phase 2: for every
-// interval holding leaving frames of the component, transitions to each
-// other level's component (and, should it have none left, to elsewhere in
-// its own). Each (interval, target) task draws up to Tries leaving frames i
-// of its interval (in phase 2, of the component) and runs csp.Compute for
-// each over the candidates j of the target (every frame that can be
-// entered, at least MinJump from i within a level, in phase 2 landing in
-// the target's component), j drawn ∝ 1/Φ(0; i, j); every transition found
-// is kept. Within a level, a leaving frame late enough to jump back (land
-// at or before where the transition starts) only jumps back: the paper's
-// levels are minutes long, where random transitions close loops; a level
-// of a few seconds, with 2H + 1 frames per transition, has no strongly
-// connected component of any size unless its late intervals loop back.
-// Tasks run on both cores, each on its own random stream (its number in
-// the build), so the result depends only on the options.
+// each level's largest strongly connected component (a level without one
+// cuts back, see Graph). Phase 2: for every half-second interval holding
+// leaving frames of the component, transitions to each other level's
+// component (and, should it have none left, to elsewhere in its own).
+// Each (interval, target) task draws up to Tries leaving frames i of its
+// interval (in phase 2, of the component) and runs csp.Compute for each
+// over the candidates j of the target (see candidates); every transition
+// found is kept. A task that found none searches harder, up to Harder
+// times (see BuildOptions). Within a level, a leaving frame late enough
+// to jump back (land at or before where the transition starts) only jumps
+// back: the paper's levels are minutes long, where random transitions
+// close loops; a level of a few seconds, with 2H + 1 frames per
+// transition, has no strongly connected component of any size unless its
+// late intervals loop back. Tasks run on both cores, each on its own
+// random stream (its number in the build), so the result depends only on
+// the options (unless the budget cuts tasks short).
 //
 // Build is PlanBuild, RunTasks over phase 1, JoinLevels, RunTasks over
 // phase 2 and FinishBuild in turn; a build split over processes or
 // machines runs the same steps, each task anywhere, and gets the same
-// graph.
+// graph. The budget's clock starts with Build (in a split build, with
+// each process).
 //
-// progress, if set, is called after each task with the tasks done and the
-// total so far known. trace, if set, receives every csp.Event, tagged with
-// the worker that made it. Calls of progress and trace are serialised
-// together: never two at once, so they may share state without a lock. A
-// cancelled ctx stops the build and returns ctx.Err().
-func Build(ctx context.Context, m *Model, opts BuildOptions, progress func(done, total int), trace func(worker int, e csp.Event)) (*Graph, BuildStats, error) {
+// progress, if set, is called after each task with the task, the tasks
+// done and the total so far known. trace, if set, receives every
+// csp.Event, tagged with the worker that made it. Calls of progress and
+// trace are serialised together: never two at once, so they may share
+// state without a lock. A cancelled ctx stops the build and returns
+// ctx.Err().
+func Build(ctx context.Context, m *Model, opts BuildOptions, progress func(t Task, done, total int), trace func(worker int, e csp.Event)) (*Graph, BuildStats, error) {
 	start := time.Now()
 	opts, within, err := PlanBuild(m, opts)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
-	b := &builder{m: m, opts: opts, trace: trace, total: len(within), progress: progress}
+	b := newBuilder(m, opts, start, progress, trace, len(within))
 	first, err := b.run(ctx, within, 0, nil)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
-	g, between, err := JoinLevels(m, opts, first)
-	if err != nil {
-		return nil, BuildStats{}, err
-	}
+	g, between := JoinLevels(m, opts, first)
 	b.mu.Lock()
 	b.total += len(between)
 	b.mu.Unlock()
-	second, err := b.run(ctx, between, len(within), g.In)
+	second, err := b.run(ctx, between, len(within), g)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
@@ -207,11 +314,15 @@ func Build(ctx context.Context, m *Model, opts BuildOptions, progress func(done,
 
 // PlanBuild checks opts for m, fills in their defaults and returns them
 // with the tasks of phase 1, numbered from 0: every interval of every
-// level to elsewhere in its own.
+// level to elsewhere in its own. A level too short for a transition that
+// loops back within it is an error wrapping ErrNoGraph.
 func PlanBuild(m *Model, opts BuildOptions) (BuildOptions, []Task, error) {
 	opts.defaults(m)
 	if err := opts.CSP.Validate(); err != nil {
 		return opts, nil, err
+	}
+	if !(opts.StepTolerance > 0 && opts.StepTolerance <= 1e6) {
+		return opts, nil, fmt.Errorf("ensemble: step tolerance %v: want a positive factor", opts.StepTolerance)
 	}
 	for l, lv := range m.data.Levels {
 		if need := 4*m.margin + 2; len(lv.Frames) < need {
@@ -222,78 +333,108 @@ func PlanBuild(m *Model, opts BuildOptions) (BuildOptions, []Task, error) {
 	var within []Task
 	for l := range m.data.Levels {
 		for k := range m.intervals(l, opts.Interval) {
-			within = append(within, Task{l, k, l})
+			within = append(within, Task{From: l, Interval: k, To: l, Phase: 1})
 		}
 	}
 	return opts, within, nil
 }
 
 // TaskResult is what one build task found: its transitions (at most one
-// per leaving frame tried), the solver's figures and the task's own time.
+// per leaving frame tried), the solver's figures, how many times it
+// searched harder, whether the budget kept it from searching harder, and
+// the task's own time.
 type TaskResult struct {
+	Task        Task
 	Transitions []Transition
 	Stats       csp.Stats
+	Harder      int
+	CutShort    bool
 	Seconds     float64
 }
 
 // RunTasks runs tasks, numbered from first in their build, on both cores
-// and returns their results in task order. in, when set (phase 2: the
+// and returns their results in task order. g, when set (phase 2: the
 // Graph of JoinLevels), restricts leaving and landing frames to the
-// levels' components. opts must come from PlanBuild. progress and trace
-// are as Build's.
-func RunTasks(ctx context.Context, m *Model, opts BuildOptions, tasks []Task, first int, in [][]bool, progress func(done, total int), trace func(worker int, e csp.Event)) ([]TaskResult, error) {
-	b := &builder{m: m, opts: opts, trace: trace, total: len(tasks), progress: progress}
-	return b.run(ctx, tasks, first, in)
+// levels' components. opts must come from PlanBuild; the budget counts
+// from began. progress and trace are as Build's.
+func RunTasks(ctx context.Context, m *Model, opts BuildOptions, tasks []Task, first int, g *Graph, began time.Time, progress func(t Task, done, total int), trace func(worker int, e csp.Event)) ([]TaskResult, error) {
+	b := newBuilder(m, opts, began, progress, trace, len(tasks))
+	return b.run(ctx, tasks, first, g)
 }
 
 // JoinLevels takes the results of phase 1 (every task of PlanBuild, in
 // order) and returns the graph so far, each level's largest strongly
-// connected component with the transitions that start and land in it, and
-// the tasks of phase 2, numbered from len(phase 1): from every interval
-// holding leaving frames of its level's component to each other level (and
-// to its own where phase 1 left it none). A level without a component is
-// an error wrapping ErrNoGraph.
-func JoinLevels(m *Model, opts BuildOptions, phase1 []TaskResult) (*Graph, []Task, error) {
+// connected component with the transitions that start and land in it (a
+// level without one cuts back: Graph.Cut), and the tasks of phase 2,
+// numbered from len(phase 1): from every interval of length
+// BuildOptions.Between holding leaving frames of its level's component to
+// each other level (and to its own where phase 1 left it none).
+func JoinLevels(m *Model, opts BuildOptions, phase1 []TaskResult) (*Graph, []Task) {
 	g := &Graph{Transitions: transitionsOf(phase1)}
 	g.components(m)
-	for l := range m.data.Levels {
-		if !slices.Contains(g.In[l], true) {
-			stats := statsOf(phase1)
-			ok, cull, timeOut := stats.Fractions()
-			return nil, nil, fmt.Errorf("%w: level %s (%d programs: %.0f%% feasible, %.0f%% culled, %.0f%% timed out; a larger η or N_samples may find some)", ErrNoGraph, levelName(m.data.Levels[l], l), stats.Programs, 100*ok, 100*cull, 100*timeOut)
-		}
-	}
 	g.Transitions = slices.DeleteFunc(g.Transitions, func(t Transition) bool { return !g.Connects(m, &t) })
 	var between []Task
 	for l := range m.data.Levels {
-		for k := range m.intervals(l, opts.Interval) {
-			if !g.intervalIn(m, l, k, opts.Interval) {
+		for k := range m.intervals(l, opts.Between) {
+			if !g.intervalIn(m, l, k, opts.Between) {
 				continue
 			}
 			for to := range m.data.Levels {
-				if to != l || !g.serves(m, l, k, opts.Interval, l) {
-					between = append(between, Task{l, k, to})
+				if to != l || !g.serves(m, l, k, opts.Between, l) {
+					between = append(between, Task{From: l, Interval: k, To: to, Phase: 2})
 				}
 			}
 		}
 	}
-	return g, between, nil
+	return g, between
 }
 
-// FinishBuild adds phase 2's transitions to g (from JoinLevels), sorts
-// them, and returns the build's figures over both phases (all but
-// Seconds, the caller's wall time).
+// FinishBuild adds phase 2's transitions that start and land in the
+// components to g (from JoinLevels), sorts them, and returns the build's
+// figures over both phases (all but Seconds, the caller's wall time).
 func FinishBuild(m *Model, opts BuildOptions, g *Graph, phase1, phase2 []TaskResult) BuildStats {
-	g.Transitions = append(g.Transitions, transitionsOf(phase2)...)
+	for _, t := range transitionsOf(phase2) {
+		if g.Connects(m, &t) {
+			g.Transitions = append(g.Transitions, t)
+		}
+	}
 	g.sort()
 	st := BuildStats{Found: len(g.Transitions), C: opts.CSP.C}
-	for _, r := range slices.Concat(phase1, phase2) {
+	L := len(m.data.Levels)
+	st.Levels = make([]LevelReport, L)
+	for l, lv := range m.data.Levels {
+		r := &st.Levels[l]
+		r.Name, r.Frames, r.Out = levelName(lv, l), len(lv.Frames), make([]int, L)
+		for _, in := range g.In[l] {
+			if in {
+				r.Component++
+			}
+		}
+		r.Loops = !g.Cut[l]
+	}
+	tasks := slices.Concat(phase1, phase2)
+	for _, r := range tasks {
 		st.CSP.Merge(r.Stats)
 		st.Tasks++
 		if len(r.Transitions) == 0 {
 			st.Missing++
 		}
+		if r.Harder > 0 {
+			st.Harder++
+		}
+		if r.CutShort {
+			st.CutShort++
+		}
 		st.CPUTasks += r.Seconds
+		lr := &st.Levels[r.Task.From]
+		lr.Programs.Merge(r.Stats)
+		lr.Tasks++
+		if len(r.Transitions) == 0 {
+			lr.Missing++
+		}
+	}
+	for _, t := range g.Transitions {
+		st.Levels[t.From.Level].Out[t.To.Level]++
 	}
 	for l := range m.data.Levels {
 		for k := range m.intervals(l, opts.Interval) {
@@ -318,6 +459,7 @@ func FinishBuild(m *Model, opts BuildOptions, g *Graph, phase1, phase2 []TaskRes
 		st.MeanPhi /= float64(st.Found)
 		st.MeanPhi0 /= float64(st.Found)
 	}
+	st.Latency = g.Latencies(m)
 	return st
 }
 
@@ -330,30 +472,21 @@ func transitionsOf(rs []TaskResult) []Transition {
 	return out
 }
 
-// statsOf sums the solver's figures of rs.
-func statsOf(rs []TaskResult) csp.Stats {
-	var s csp.Stats
-	for _, r := range rs {
-		s.Merge(r.Stats)
-	}
-	return s
-}
-
-// intervalIn reports whether interval k of level l holds a leaving frame
-// whose start is in the level's component.
+// intervalIn reports whether interval k (of length interval) of level l
+// holds a leaving frame that is in the level's component.
 func (g *Graph) intervalIn(m *Model, l, k, interval int) bool {
 	H := m.margin
 	lo := H + k*interval
 	for i := lo; i < min(lo+interval, len(g.In[l])-H); i++ {
-		if g.In[l][i-H] {
+		if g.In[l][i] {
 			return true
 		}
 	}
 	return false
 }
 
-// serves reports whether interval k of level l has a transition to level
-// to.
+// serves reports whether interval k (of length interval) of level l has
+// a transition to level to.
 func (g *Graph) serves(m *Model, l, k, interval, to int) bool {
 	H := m.margin
 	lo := H + k*interval
@@ -369,18 +502,28 @@ func (g *Graph) serves(m *Model, l, k, interval, to int) bool {
 type builder struct {
 	m        *Model
 	opts     BuildOptions
+	began    time.Time
 	trace    func(int, csp.Event)
-	progress func(done, total int)
+	progress func(t Task, done, total int)
 	total    int
 
 	mu   sync.Mutex
 	done int
 }
 
+func newBuilder(m *Model, opts BuildOptions, began time.Time, progress func(Task, int, int), trace func(int, csp.Event), total int) *builder {
+	return &builder{m: m, opts: opts, began: began, progress: progress, trace: trace, total: total}
+}
+
+// pastBudget reports whether the build's budget is spent.
+func (b *builder) pastBudget() bool {
+	return b.opts.Budget > 0 && time.Since(b.began) > b.opts.Budget
+}
+
 // run runs tasks (numbered from first) and returns their results in task
-// order. in, when set, restricts leaving and landing frames to the levels'
+// order. g, when set, restricts leaving and landing frames to the levels'
 // components.
-func (b *builder) run(ctx context.Context, tasks []Task, first int, in [][]bool) ([]TaskResult, error) {
+func (b *builder) run(ctx context.Context, tasks []Task, first int, g *Graph) ([]TaskResult, error) {
 	results := make([]TaskResult, len(tasks))
 	errs := make([]error, len(tasks))
 	workers := min(parallel.Workers(), max(1, len(tasks)))
@@ -400,8 +543,8 @@ func (b *builder) run(ctx context.Context, tasks []Task, first int, in [][]bool)
 			if ctx.Err() != nil {
 				continue
 			}
-			results[i], errs[i] = b.task(ctx, w, tasks[i], uint64(first+i), in)
-			b.report()
+			results[i], errs[i] = b.task(ctx, w, tasks[i], uint64(first+i), g)
+			b.report(tasks[i])
 		}
 	})
 	if err := ctx.Err(); err != nil {
@@ -418,29 +561,35 @@ func (b *builder) run(ctx context.Context, tasks []Task, first int, in [][]bool)
 // report counts a finished task and calls progress, under the lock that
 // also serialises trace, so that a caller's progress and trace callbacks
 // never run at once.
-func (b *builder) report() {
+func (b *builder) report(t Task) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.done++
 	if b.progress != nil {
-		b.progress(b.done, b.total)
+		b.progress(t, b.done, b.total)
 	}
 }
 
-// task runs one (interval, target) task, number id of its build: up to
-// Tries leaving frames, drawn from the task's own stream, each with a
-// COMPUTE-MEMG-TRANSITION over the target's candidates. It returns the
-// transitions found, at most one per leaving frame.
-func (b *builder) task(ctx context.Context, worker int, t Task, id uint64, in [][]bool) (TaskResult, error) {
+// task runs one (interval, target) task, number id of its build: its
+// leaving frames in an order drawn from the task's own stream, Tries of
+// them first, each with a COMPUTE-MEMG-TRANSITION over the target's
+// candidates; if none gave a transition, up to Harder times the next
+// 2·Tries, 4·Tries, … leaving frames with N_samples and η doubled each
+// time. It returns the transitions found, at most one per leaving frame.
+func (b *builder) task(ctx context.Context, worker int, t Task, id uint64, g *Graph) (TaskResult, error) {
 	m, o := b.m, b.opts
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(o.Seed, id))
 	H := m.margin
-	lo := H + t.Interval*o.Interval
-	hi := min(lo+o.Interval, len(m.data.Levels[t.From].Frames)-H) // exclusive
+	length := o.Interval
+	if t.Phase == 2 {
+		length = o.Between
+	}
+	lo := H + t.Interval*length
+	hi := min(lo+length, len(m.data.Levels[t.From].Frames)-H) // exclusive
 	var leave []int
 	for i := lo; i < hi; i++ {
-		if in == nil || in[t.From][i-H] {
+		if g == nil || g.In[t.From][i] {
 			leave = append(leave, i)
 		}
 	}
@@ -453,39 +602,103 @@ func (b *builder) task(ctx context.Context, worker int, t Task, id uint64, in []
 			b.trace(worker, e)
 		}
 	}
-	var r TaskResult
-	for _, i := range leave[:min(len(leave), o.Tries)] {
-		from := State{t.From, i}
-		var cands []csp.Candidate
-		n := len(m.data.Levels[t.To].Frames)
-		hiJ := n - H
-		if t.To == t.From && i-2*H-1 >= H {
-			hiJ = i - 2*H // backward jumps only: land at or before the start
+	r := TaskResult{Task: t}
+	used := 0
+	for e := 0; e <= o.Harder && used < len(leave); e++ {
+		if e > 0 {
+			if len(r.Transitions) > 0 {
+				break
+			}
+			if b.pastBudget() {
+				r.CutShort = true
+				break
+			}
+			r.Harder = e
 		}
-		for j := H; j < hiJ; j++ {
-			to := State{t.To, j}
-			if t.To == t.From && abs(j-i) < o.MinJump {
+		copts := o.CSP
+		copts.Samples <<= e
+		copts.Eta *= float64(int(1) << e)
+		n := o.Tries << e
+		for _, i := range leave[used:min(used+n, len(leave))] {
+			from := State{t.From, i}
+			cands := b.candidates(from, t.To, g, e)
+			if len(cands) == 0 {
 				continue
 			}
-			if land := j + H + 1; in != nil && (land >= n || !in[t.To][land]) {
-				continue
+			res, s, err := csp.Compute(ctx, cands, copts, rng, trace)
+			r.Stats.Merge(s)
+			if err != nil {
+				return TaskResult{}, err
 			}
-			cands = append(cands, csp.Candidate{J: j, Phi0: m.Distance(from, to), Program: func() csp.Program { return m.Program(from, to) }})
+			if res.Found {
+				tau, blend := m.Offsets(res.Tau)
+				r.Transitions = append(r.Transitions, Transition{From: from, To: State{t.To, res.J}, Tau: tau, Blend: blend, Phi: res.Phi, Phi0: res.Phi0})
+			}
 		}
-		if len(cands) == 0 {
-			continue
-		}
-		res, s, err := csp.Compute(ctx, cands, o.CSP, rng, trace)
-		r.Stats.Merge(s)
-		if err != nil {
-			return TaskResult{}, err
-		}
-		if res.Found {
-			r.Transitions = append(r.Transitions, Transition{From: from, To: State{t.To, res.J}, Tau: res.Tau, Phi: res.Phi, Phi0: res.Phi0})
-		}
+		used += n
 	}
 	r.Seconds = time.Since(began).Seconds()
 	return r, nil
+}
+
+// candidates returns the frames j of level to that a transition from
+// `from` may enter, as COMPUTE-MEMG-TRANSITION's J, for the task's e-th
+// attempt: every frame that can be entered (H from either end), within
+// the level at least MinJump from i and, for a leaving frame late enough,
+// only back, far enough that the transition lands at least Interval/2^e
+// frames before it starts, whatever its offsets (its programs' values are
+// bounded to make sure: see Model.program); with g (phase 2), only where
+// the transition would land in the target's component. Between levels the
+// first attempt's programs keep within Reach. Of those, only the local
+// minima of Φ(0; i, ·) along j are kept, as motion graphs do (Kovar et
+// al. 2002): a frame next to a better one is the same transition a frame
+// later or earlier, and sampling it too would spend N_samples on
+// near-duplicates.
+func (b *builder) candidates(from State, to int, g *Graph, e int) []csp.Candidate {
+	m, o := b.m, b.opts
+	loop := o.Interval >> e
+	H := m.margin
+	i := from.Frame
+	n := len(m.data.Levels[to].Frames)
+	hiJ := n - H
+	back := to == from.Level && i-2*H-1 >= H
+	if back {
+		hiJ = i - o.MinJump - loop + 1 // backward jumps only
+	}
+	type cand struct {
+		j   int
+		phi float64
+	}
+	var cs []cand
+	for j := H; j < hiJ; j++ {
+		if to == from.Level && abs(j-i) < o.MinJump {
+			continue
+		}
+		if _, s1 := blendSpan(0, m.opts.TauBlend); g != nil && !g.In[to][j+s1+1] {
+			continue // not even the synchronous transition lands in the component
+		}
+		cs = append(cs, cand{j, m.Distance(from, State{to, j})})
+	}
+	var out []csp.Candidate
+	for x, c := range cs {
+		if x > 0 && cs[x-1].j == c.j-1 && cs[x-1].phi < c.phi || x+1 < len(cs) && cs[x+1].j == c.j+1 && cs[x+1].phi <= c.phi {
+			continue // not a local minimum (ties go to the earlier frame)
+		}
+		dest := State{to, c.j}
+		reach := m.margin
+		switch {
+		case back:
+			reach = min(reach, (i-c.j-loop)/2)
+		case to != from.Level && e == 0:
+			reach = min(reach, o.Reach)
+		}
+		var inA, inB []bool
+		if g != nil {
+			inA, inB = g.In[from.Level], g.In[to]
+		}
+		out = append(out, csp.Candidate{J: c.j, Phi0: c.phi, Program: func() csp.Program { return m.program(from, dest, o.StepTolerance, reach, inA, inB) }})
+	}
+	return out
 }
 
 func abs(x int) int {
@@ -495,12 +708,14 @@ func abs(x int) int {
 	return x
 }
 
-// components sets In: per level, the frames of the largest strongly
-// connected component of the graph of that level's frames and its
-// transitions within the level (gonum's Tarjan).
+// components sets In and Cut: per level, the frames of the largest
+// strongly connected component of the graph of that level's frames and
+// its transitions within the level (gonum's Tarjan); a level without one
+// of more than one frame gets every frame and Cut.
 func (g *Graph) components(m *Model) {
 	L := len(m.data.Levels)
 	g.In = make([][]bool, L)
+	g.Cut = make([]bool, L)
 	for l := range L {
 		n := len(m.data.Levels[l].Frames)
 		dg := simple.NewDirectedGraph()
@@ -536,6 +751,11 @@ func (g *Graph) components(m *Model) {
 			for _, f := range best {
 				g.In[l][f] = true
 			}
+			continue
+		}
+		g.Cut[l] = true
+		for f := range g.In[l] {
+			g.In[l][f] = true
 		}
 	}
 }
@@ -544,7 +764,22 @@ func (g *Graph) components(m *Model) {
 // in its target's.
 func (g *Graph) Connects(m *Model, t *Transition) bool {
 	land := t.Landing(m)
-	return g.In[t.From.Level][t.Start(m)] && land.Frame < len(g.In[land.Level]) && g.In[land.Level][land.Frame]
+	st := t.Start(m)
+	return st >= 0 && st < len(g.In[t.From.Level]) && g.In[t.From.Level][st] && land.Frame < len(g.In[land.Level]) && g.In[land.Level][land.Frame]
+}
+
+// Next returns the frame that follows frame f of level l in the graph
+// without a transition: f+1 in the component, or for a level that cuts
+// back, 0 after its last frame; −1 when the component ends at f.
+func (g *Graph) Next(l, f int) int {
+	in := g.In[l]
+	switch {
+	case f+1 < len(in) && in[f+1]:
+		return f + 1
+	case g.Cut[l] && f == len(in)-1:
+		return 0
+	}
+	return -1
 }
 
 // sort orders the transitions by From, then To.
@@ -565,15 +800,15 @@ func cmpState(a, b State) int {
 }
 
 // Validate checks that g is a graph of m a Player can play forever: one
-// component flag per frame of each level, every level with a component;
-// every transition with one offset per group within ±τ_max, both ends
-// able to transition, leaving and landing in the components; and every
-// frame of a component continuing in it, by the next frame or by a
-// transition that starts there. Errors name the level, frame or
-// transition.
+// component flag per frame of each level, every level with a component
+// (a level that cuts back has every frame); every transition with one
+// offset per group within ±τ_max, both ends able to transition, leaving
+// and landing in the components; and every frame of a component
+// continuing in it, by the next frame, the cut or a transition that
+// starts there. Errors name the level, frame or transition.
 func (g *Graph) Validate(m *Model) error {
 	L := len(m.data.Levels)
-	if len(g.In) != L {
+	if len(g.In) != L || len(g.Cut) != L {
 		return fmt.Errorf("ensemble graph: %d levels, the model has %d", len(g.In), L)
 	}
 	for l := range L {
@@ -582,6 +817,9 @@ func (g *Graph) Validate(m *Model) error {
 		}
 		if !slices.Contains(g.In[l], true) {
 			return fmt.Errorf("ensemble graph: level %s has no component", levelName(m.data.Levels[l], l))
+		}
+		if g.Cut[l] && slices.Contains(g.In[l], false) {
+			return fmt.Errorf("ensemble graph: level %s cuts back but not every frame is in its component", levelName(m.data.Levels[l], l))
 		}
 	}
 	leaves := make([]map[int]bool, L)
@@ -593,12 +831,15 @@ func (g *Graph) Validate(m *Model) error {
 		if !m.CanTransition(t.From) || !m.CanTransition(t.To) {
 			return fmt.Errorf("ensemble graph: transition %d (%+v → %+v): an end lacks %d frames on either side in its level", x+1, t.From, t.To, m.margin)
 		}
-		if len(t.Tau) != len(m.groups) {
-			return fmt.Errorf("ensemble graph: transition %d has %d offsets for %d groups", x+1, len(t.Tau), len(m.groups))
+		if len(t.Tau) != len(m.groups) || t.Blend != nil && len(t.Blend) != len(m.groups) {
+			return fmt.Errorf("ensemble graph: transition %d has %d offsets and %d blend lengths for %d groups", x+1, len(t.Tau), len(t.Blend), len(m.groups))
 		}
 		for k, tau := range t.Tau {
 			if tau < -m.opts.TauMax || tau > m.opts.TauMax {
 				return fmt.Errorf("ensemble graph: transition %d: group %d's offset %d is outside ±%d", x+1, k+1, tau, m.opts.TauMax)
+			}
+			if b := m.blendOf(t.Blend, k); !slices.Contains(m.BlendLengths(), b) {
+				return fmt.Errorf("ensemble graph: transition %d: group %d blends over %d frames; the model's blends are %v", x+1, k+1, b, m.BlendLengths())
 			}
 		}
 		if !g.Connects(m, t) {
@@ -608,7 +849,7 @@ func (g *Graph) Validate(m *Model) error {
 	}
 	for l, in := range g.In {
 		for f, ok := range in {
-			if ok && !(f+1 < len(in) && in[f+1]) && !leaves[l][f] {
+			if ok && g.Next(l, f) < 0 && !leaves[l][f] {
 				return fmt.Errorf("ensemble graph: level %s, frame %d: the component ends there and no transition leaves it", levelName(m.data.Levels[l], l), f+1)
 			}
 		}

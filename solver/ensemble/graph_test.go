@@ -25,7 +25,7 @@ func TestBuildBanner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok, cull, timeOut := st.CSP.Fractions()
+	ok, cull, timeOut, _ := st.CSP.Fractions()
 	t.Logf("%d transitions, %d of %d intervals served, %d tasks (%d found none), %.1f s; Φ %.3g against Φ(0) %.3g; OK/Cull/TOut %.2f/%.2f/%.2f",
 		st.Found, st.Served, st.Intervals, st.Tasks, st.Missing, st.Seconds, st.MeanPhi, st.MeanPhi0, ok, cull, timeOut)
 	for l, in := range g.In {
@@ -44,12 +44,13 @@ func TestBuildBanner(t *testing.T) {
 			t.Errorf("%+v → %+v leaves or lands outside the components", tr.From, tr.To)
 		}
 		p := m.Program(tr.From, tr.To)
-		if pairs, _ := p.Interpenetrations(tr.Tau); len(pairs) != 0 {
+		values := m.Values(tr.Tau, tr.Blend)
+		if pairs, _ := p.Interpenetrations(values); len(pairs) != 0 {
 			t.Errorf("%+v → %+v: new interpenetrations %v", tr.From, tr.To, pairs)
 		}
 		for f := range p.Frames() {
 			for k := range m.groups {
-				if p.tooFast(k, f, tr.Tau) {
+				if p.test(csp.Pair{K: k, L: k}, f, values, nil, nil) {
 					t.Errorf("%+v → %+v: group %d steps too far at frame %d", tr.From, tr.To, k, f)
 				}
 			}

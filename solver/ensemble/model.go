@@ -19,6 +19,14 @@ type Options struct {
 	// TauBlend is the number of frames over which a group blends from
 	// source A to source B, centred on its τ_k (default 10).
 	TauBlend int
+	// Blends is how many blend lengths a transition's groups choose
+	// from: 1, every group blends over τ_blend frames (the paper's); 2 (the
+	// default), each group over τ_blend or 2τ_blend, the solver choosing
+	// the longer one only where the shorter cannot satisfy the constraints
+	// (a blend of two poses that differ by Δx moves a vertex Δx/τ_blend
+	// further a frame than either source; the step constraint rules that
+	// out where Δx is large).
+	Blends int
 	// Beta weighs velocities against positions in the transition cost
 	// (Eq. 3), in seconds (default 0.1 s: a harmonic oscillator of period
 	// 2πβ, 0.63 s, has position and velocity terms of equal size). A
@@ -39,6 +47,9 @@ func (o *Options) defaults() {
 	}
 	if o.TauBlend == 0 {
 		o.TauBlend = 10
+	}
+	if o.Blends == 0 {
+		o.Blends = 2
 	}
 	switch {
 	case o.Beta == 0:
@@ -71,7 +82,7 @@ type Model struct {
 	groups []groupModel
 	order  []int // groups, parents before children
 	levels []int // first state index of each level; len(levels) = #levels + 1
-	margin int   // H = τ_max + ⌈τ_blend/2⌉: transition frames s = −H … H
+	margin int   // H = τ_max + ⌈longest blend/2⌉: transition frames s = −H … H
 
 	sources   []sourceContacts // per state, on demand
 	scenes    sync.Pool        // *scene scratch for source contact detection
@@ -80,7 +91,7 @@ type Model struct {
 }
 
 // NewModel builds the model of d: d is validated for the options (see
-// Dataset.Validate; levels need MinFrames(TauMax, TauBlend) frames), then
+// Dataset.Validate; levels need MinFrames(TauMax, longest blend) frames), then
 // the groups are fitted in hierarchy order, parents before children, the
 // groups of one depth in parallel on every core. progress, if not nil, is
 // called after each group with the groups done and G, from the worker
@@ -91,10 +102,13 @@ func NewModel(ctx context.Context, d *Dataset, opts Options, progress func(done,
 	if opts.TauMax < 0 || opts.TauBlend < 0 {
 		return nil, fmt.Errorf("ensemble: τ_max %d and τ_blend %d must not be negative", opts.TauMax, opts.TauBlend)
 	}
+	if opts.Blends < 1 || opts.Blends > 2 || opts.maxBlend() > maxBlendFrames {
+		return nil, fmt.Errorf("ensemble: %d blend lengths of τ_blend = %d: want 1 or 2, the longest at most %d frames", opts.Blends, opts.TauBlend, maxBlendFrames)
+	}
 	if err := d.validate(opts); err != nil {
 		return nil, err
 	}
-	m := &Model{data: d, opts: opts, margin: opts.TauMax + (opts.TauBlend+1)/2}
+	m := &Model{data: d, opts: opts, margin: opts.TauMax + (opts.maxBlend()+1)/2}
 	m.levels = make([]int, len(d.Levels)+1)
 	for l, lv := range d.Levels {
 		m.levels[l+1] = m.levels[l] + len(lv.Frames)
@@ -292,24 +306,59 @@ func (m *Model) CanTransition(s State) bool {
 		s.Frame >= m.margin && s.Frame+m.margin < len(m.data.Levels[s.Level].Frames)
 }
 
-// Weight returns w(s; τ) = clamp((s − τ)/τ_blend + ½, 0, 1), the weight of
-// source B in a group with offset τ at transition frame s: 0 until
-// s = τ − τ_blend/2, rising linearly to 1 at s = τ + τ_blend/2.
-func (m *Model) Weight(s, tau int) float64 {
-	w := float64(s-tau)/float64(m.opts.TauBlend) + 0.5
+// maxBlendFrames bounds the longest blend, so that weight steps fit a
+// byte.
+const maxBlendFrames = 127
+
+// maxBlend returns the longest blend length, Blends·τ_blend.
+func (o Options) maxBlend() int { return o.Blends * o.TauBlend }
+
+// BlendLengths returns the blend lengths a group may use, shortest first:
+// τ_blend, and 2τ_blend when Blends is 2.
+func (m *Model) BlendLengths() []int {
+	out := make([]int, m.opts.Blends)
+	for i := range out {
+		out[i] = (i + 1) * m.opts.TauBlend
+	}
+	return out
+}
+
+// Weight returns w(s; τ, b) = clamp((s − τ)/b + ½, 0, 1), the weight of
+// source B in a group with offset τ blending over b frames at transition
+// frame s: 0 until s = τ − b/2, rising linearly to 1 at s = τ + b/2.
+func (m *Model) Weight(s, tau, blend int) float64 {
+	w := float64(s-tau)/float64(blend) + 0.5
 	return min(max(w, 0), 1)
 }
 
+// weightStep returns Weight(s, τ, b) in steps of 1/(2B), B the longest
+// blend, an integer in [0, 2B]: (2(s − τ) + b)·B/b, clamped (exact: b
+// divides B). Equal steps are equal weights.
+func (m *Model) weightStep(s, tau, blend int) uint8 {
+	B := m.opts.maxBlend()
+	return uint8(min(max((2*(s-tau)+blend)*B/blend, 0), 2*B))
+}
+
+// blendOf returns group k's blend length in a transition whose blends
+// are blend (nil: every group blends over τ_blend).
+func (m *Model) blendOf(blend []int, k int) int {
+	if blend == nil {
+		return m.opts.TauBlend
+	}
+	return blend[k]
+}
+
 // Blending writes into dst (grown if short, returned) whether each group
-// blends at transition frame s under tau: its weight strictly between 0
-// and 1 (the paper's yellow glow).
-func (m *Model) Blending(dst []bool, s int, tau []int) []bool {
+// blends at transition frame s under tau and blend (nil: τ_blend for
+// every group): its weight strictly between 0 and 1 (the paper's yellow
+// glow).
+func (m *Model) Blending(dst []bool, s int, tau, blend []int) []bool {
 	if cap(dst) < len(tau) {
 		dst = make([]bool, len(tau))
 	}
 	dst = dst[:len(tau)]
 	for k, t := range tau {
-		w := m.Weight(s, t)
+		w := m.Weight(s, t, m.blendOf(blend, k))
 		dst[k] = w > 0 && w < 1
 	}
 	return dst

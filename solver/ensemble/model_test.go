@@ -205,7 +205,7 @@ func TestDKnownAnswer(t *testing.T) {
 func TestNewModelProgressAndCancel(t *testing.T) {
 	d := synthetic(2, motion{})
 	calls, last := 0, 0
-	_, err := NewModel(context.Background(), d, Options{}, func(done, total int) {
+	_, err := NewModel(context.Background(), d, Options{Blends: 1}, func(done, total int) {
 		calls++
 		if total != len(d.Groups) || done != last+1 {
 			t.Errorf("progress(%d, %d) after %d", done, total, last)
@@ -217,7 +217,7 @@ func TestNewModelProgressAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := NewModel(ctx, d, Options{}, nil); !errors.Is(err, context.Canceled) {
+	if _, err := NewModel(ctx, d, Options{Blends: 1}, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }

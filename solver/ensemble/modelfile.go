@@ -128,7 +128,7 @@ func (m *Model) GobDecode(data []byte) error {
 	if d.Rest, ok = bytesVecs(f.Rest); !ok || len(f.LevelNames) != len(f.Frames) || len(f.Frames) == 0 {
 		return bad
 	}
-	need := MinFrames(f.Opts.TauMax, f.Opts.TauBlend)
+	need := MinFrames(f.Opts.TauMax, f.Opts.maxBlend())
 	for l, n := range f.Frames {
 		if n < need || n > 1<<24 {
 			return fmt.Errorf("ensemble model: level %d has %d frames", l, n)

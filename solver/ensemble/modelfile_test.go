@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"slices"
 	"testing"
+	"time"
 
 	"gallop/solver/ensemble/csp"
 )
@@ -50,7 +51,7 @@ func TestModelGob(t *testing.T) {
 	}
 	p, q := m.NewPoser(), back.NewPoser()
 	for s := -m.margin; s <= m.margin; s++ {
-		if !slices.Equal(p.Transition(nil, a, c, tau, s), q.Transition(nil, a, c, tau, s)) {
+		if !slices.Equal(p.Transition(nil, a, c, tau, nil, s), q.Transition(nil, a, c, tau, nil, s)) {
 			t.Fatalf("transition frame %d poses differently", s)
 		}
 	}
@@ -66,13 +67,13 @@ func TestModelGob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	halves := func(m *Model, opts BuildOptions, tasks []Task, first int, in [][]bool) []TaskResult {
+	halves := func(m *Model, opts BuildOptions, tasks []Task, first int, g *Graph) []TaskResult {
 		h := len(tasks) / 2
-		r1, err := RunTasks(ctx, m, opts, tasks[:h], first, in, nil, nil)
+		r1, err := RunTasks(ctx, m, opts, tasks[:h], first, g, time.Now(), nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r2, err := RunTasks(ctx, m, opts, tasks[h:], first+h, in, nil, nil)
+		r2, err := RunTasks(ctx, m, opts, tasks[h:], first+h, g, time.Now(), nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,11 +84,8 @@ func TestModelGob(t *testing.T) {
 		t.Fatal(err)
 	}
 	phase1 := halves(&back, o, within, 0, nil)
-	g, between, err := JoinLevels(&back, o, phase1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	phase2 := halves(&back, o, between, len(within), g.In)
+	g, between := JoinLevels(&back, o, phase1)
+	phase2 := halves(&back, o, between, len(within), g)
 	st := FinishBuild(&back, o, g, phase1, phase2)
 	if len(g.Transitions) == 0 || !slices.EqualFunc(want.Transitions, g.Transitions, func(a, b Transition) bool {
 		return a.From == b.From && a.To == b.To && a.Phi == b.Phi && a.Phi0 == b.Phi0 && slices.Equal(a.Tau, b.Tau)

@@ -14,12 +14,13 @@ const DefaultWander = 0.25
 // Player plays a Graph forever, one output frame per Step: pure source
 // frames of its level's component, and the frames of the transitions it
 // takes (Poser.Transition). A wind level set by SetWind is reached by the
-// first transition to it that the output meets, or, where none starts, to
-// a level between (wind 1 to 3 through 2); meanwhile, and once there, the
-// player takes a transition within its level where one starts with
-// probability Wander, and must where the next frame would leave the
-// component. The choices come from the player's own random stream: the
-// same graph, seed and calls give the same frames.
+// fastest route the graph offers (Graph.Distances: through the levels
+// between where that is faster, or the only way); once there, the player
+// takes a transition within its level where one starts with probability
+// Wander, and must where the next frame would leave the component (a
+// level that cuts back jumps to its first frame after its last). The
+// choices come from the player's own random stream: the same graph, seed
+// and calls give the same frames.
 //
 // A Player is not safe for concurrent use.
 type Player struct {
@@ -28,6 +29,7 @@ type Player struct {
 	rng    *rand.Rand
 	poser  *Poser
 	starts []map[int][]int // per level: start frame → indices into g.Transitions
+	dist   [][][]int       // per target level, Graph.Distances
 
 	// Wander is the chance of a transition within the level where one
 	// starts (DefaultWander from NewPlayer).
@@ -35,10 +37,11 @@ type Player struct {
 
 	level, frame int         // the pure source frame, when tr is nil
 	tr           *Transition // the transition being played
-	s            int         // its frame, −H … H
+	s, s1        int         // its frame and its last blending frame
 	wind         int
 	blending     []bool
 	transitions  int
+	cuts         int
 	last         int // index of the last transition taken, −1 before the first
 }
 
@@ -61,8 +64,10 @@ func NewPlayer(m *Model, g *Graph, level int, seed uint64) (*Player, error) {
 		return nil, fmt.Errorf("ensemble: level %d has no component to play", level+1)
 	}
 	p.starts = make([]map[int][]int, len(g.In))
+	p.dist = make([][][]int, len(g.In))
 	for l := range p.starts {
 		p.starts[l] = map[int][]int{}
+		p.dist[l] = g.Distances(m, l)
 	}
 	for x := range g.Transitions {
 		t := &g.Transitions[x]
@@ -88,6 +93,10 @@ func (p *Player) Level() int { return p.level }
 // Transitions returns how many transitions the player has taken.
 func (p *Player) Transitions() int { return p.transitions }
 
+// Cuts returns how many times the player cut back to the first frame of
+// a level without a loop.
+func (p *Player) Cuts() int { return p.cuts }
+
 // Last returns the index in the graph's Transitions of the transition the
 // player took last (the one being played, if any), −1 before the first.
 func (p *Player) Last() int { return p.last }
@@ -107,7 +116,9 @@ func (p *Player) Step(dst []mgl64.Vec3) []mgl64.Vec3 {
 	m := p.m
 	if p.tr == nil {
 		if x := p.choose(); x >= 0 {
-			p.tr, p.s = &p.g.Transitions[x], -m.margin
+			p.tr = &p.g.Transitions[x]
+			s0, s1 := p.tr.Blends(m)
+			p.s, p.s1 = s0-1, s1 // from its Start, a pure frame
 			p.transitions++
 			p.last = x
 		}
@@ -115,13 +126,19 @@ func (p *Player) Step(dst []mgl64.Vec3) []mgl64.Vec3 {
 	if p.tr == nil {
 		clear(p.blending)
 		dst = p.poser.Pose(dst, State{p.level, p.frame})
-		p.frame++
+		next := p.g.Next(p.level, p.frame)
+		if next < 0 {
+			next = p.frame + 1 // only a graph that fails Validate ends here
+		} else if next < p.frame {
+			p.cuts++
+		}
+		p.frame = min(next, len(p.g.In[p.level])-1)
 		return dst
 	}
 	t := p.tr
-	dst = p.poser.Transition(dst, t.From, t.To, t.Tau, p.s)
-	p.blending = m.Blending(p.blending, p.s, t.Tau)
-	if p.s == m.margin {
+	dst = p.poser.Transition(dst, t.From, t.To, t.Tau, t.Blend, p.s)
+	p.blending = m.Blending(p.blending, p.s, t.Tau, t.Blend)
+	if p.s == p.s1 {
 		land := t.Landing(m)
 		p.level, p.frame, p.tr = land.Level, land.Frame, nil
 	} else {
@@ -133,27 +150,47 @@ func (p *Player) Step(dst []mgl64.Vec3) []mgl64.Vec3 {
 // choose returns the transition to take at the current pure frame, or −1
 // to play on.
 func (p *Player) choose() int {
+	m := p.m
 	here := p.starts[p.level][p.frame]
-	var toWind, toward, within []int
+	next := p.g.Next(p.level, p.frame)
+	if p.wind != p.level {
+		// The fastest route to the wind's level: on, or a transition.
+		dist := p.dist[p.wind]
+		best, bestX := Unreachable, -1
+		if next >= 0 && dist[p.level][next] != Unreachable {
+			best = 1 + dist[p.level][next]
+		}
+		var ties []int
+		for _, x := range here {
+			t := &p.g.Transitions[x]
+			land := t.Landing(m)
+			d := dist[land.Level][land.Frame]
+			if d == Unreachable {
+				continue
+			}
+			switch d += t.Duration(m); {
+			case d < best:
+				best, bestX, ties = d, x, append(ties[:0], x)
+			case d == best && bestX >= 0:
+				ties = append(ties, x)
+			}
+		}
+		if best != Unreachable {
+			if bestX < 0 {
+				return -1
+			}
+			return ties[p.rng.IntN(len(ties))]
+		}
+		// The wind's level cannot be reached from here: play as if there.
+	}
+	var within []int
 	for _, x := range here {
-		switch to := p.g.Transitions[x].To.Level; {
-		case to == p.wind:
-			toWind = append(toWind, x)
-		case to == p.level:
+		if p.g.Transitions[x].To.Level == p.level {
 			within = append(within, x)
-		case (to-p.level)*(p.wind-to) > 0:
-			toward = append(toward, x) // a level between here and the wind's
 		}
 	}
-	if len(toWind) == 0 {
-		toWind = toward
-	}
-	next := p.frame + 1
-	mustLeave := next >= len(p.g.In[p.level]) || !p.g.In[p.level][next]
 	switch {
-	case p.wind != p.level && len(toWind) > 0:
-		return toWind[p.rng.IntN(len(toWind))]
-	case mustLeave && len(here) > 0:
+	case next < 0 && len(here) > 0:
 		if len(within) > 0 {
 			return within[p.rng.IntN(len(within))]
 		}

@@ -76,22 +76,23 @@ func (p *Poser) parent(k int, all []mgl64.Vec3) (*Rigid, []mgl64.Vec3) {
 }
 
 // Transition writes frame s of the transition from source a to source b
-// with offsets tau (one per group) into dst: group k shows source A at
-// a+s blended toward source B at b+s with weight w_k = Weight(s, τ_k),
+// with offsets tau and blend lengths blend (one per group; nil: τ_blend
+// for every group) into dst: group k shows source A at a+s blended toward
+// source B at b+s with weight w_k = Weight(s, τ_k, b_k),
 // its coordinates q_k(s) = (1−w_k)q_k(a+s) + w_k q_k(b+s) and its frame
 // from the hierarchy, parents first (see the package documentation). The
 // frames of a and b that a weight needs must exist (for |s| ≤ Margin()
 // and sources for which CanTransition holds they do); Transition panics
 // otherwise. dst is grown if too short; the result is returned.
-func (p *Poser) Transition(dst []mgl64.Vec3, a, b State, tau []int, s int) []mgl64.Vec3 {
+func (p *Poser) Transition(dst []mgl64.Vec3, a, b State, tau, blend []int, s int) []mgl64.Vec3 {
 	m := p.m
-	if len(tau) != len(m.groups) {
-		panic(fmt.Sprintf("ensemble: %d offsets for %d groups", len(tau), len(m.groups)))
+	if len(tau) != len(m.groups) || blend != nil && len(blend) != len(m.groups) {
+		panic(fmt.Sprintf("ensemble: %d offsets and %d blends for %d groups", len(tau), len(blend), len(m.groups)))
 	}
 	dst = p.grow(dst)
 	for _, k := range m.order {
 		g := &m.groups[k]
-		w := m.Weight(s, tau[k])
+		w := m.Weight(s, tau[k], m.blendOf(blend, k))
 		ia, ib := m.shifted(a, s, w < 1), m.shifted(b, s, w > 0)
 		pw, px := p.parent(k, dst)
 		p.world[k] = p.poseGroup(k, ia, ib, w, pw, px, dst[g.first:g.first+g.count])

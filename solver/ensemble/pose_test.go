@@ -50,7 +50,7 @@ func TestTransitionEnds(t *testing.T) {
 			default:
 				continue
 			}
-			x = ps.Transition(x, a, b, tau, s)
+			x = ps.Transition(x, a, b, tau, nil, s)
 			if d := maxDiff(x, y); d != 0 {
 				t.Fatalf("τ %v, s = %d: the transition differs from its source by %g", tau, s, d)
 			}
@@ -73,7 +73,7 @@ func TestTransitionSameSource(t *testing.T) {
 			tau = randomTau(rng, m.Groups(), m.Options().TauMax)
 		}
 		for s := -m.Margin(); s <= m.Margin(); s++ {
-			x = ps.Transition(x, a, a, tau, s)
+			x = ps.Transition(x, a, a, tau, nil, s)
 			y = src.Pose(y, State{a.Level, a.Frame + s})
 			if d := maxDiff(x, y); d > 1e-13 {
 				t.Fatalf("τ %v, s = %d: differs from the source by %g", tau, s, d)
@@ -90,7 +90,7 @@ func TestWeight(t *testing.T) {
 		s, tau int
 		want   float64
 	}{{-10, 0, 0}, {-5, 0, 0}, {-4, 0, 0.1}, {0, 0, 0.5}, {3, 0, 0.8}, {5, 0, 1}, {30, 0, 1}, {22, 20, 0.7}, {-30, -30, 0.5}} {
-		if w := m.Weight(c.s, c.tau); w != c.want && math.Abs(w-c.want) > 1e-15 {
+		if w := m.Weight(c.s, c.tau, m.opts.TauBlend); w != c.want && math.Abs(w-c.want) > 1e-15 {
 			t.Errorf("Weight(%d, %d) = %g, want %g", c.s, c.tau, w, c.want)
 		}
 	}
@@ -106,7 +106,7 @@ func TestPoserNoAllocation(t *testing.T) {
 	s := 0
 	allocs := testing.AllocsPerRun(20, func() {
 		x = ps.Pose(x, State{1, 10})
-		x = ps.Transition(x, State{0, 40}, State{1, 45}, tau, s%11-5)
+		x = ps.Transition(x, State{0, 40}, State{1, 45}, tau, nil, s%11-5)
 		s++
 	})
 	if allocs != 0 {

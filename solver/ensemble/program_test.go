@@ -47,7 +47,7 @@ func blades() *Dataset {
 	}
 	for l := range 2 {
 		lv := Level{Name: []string{"a", "b"}[l]}
-		for f := range 90 {
+		for f := range 110 {
 			phase := 2*math.Pi*float64(f-45)/120 + math.Pi*float64(l)
 			sway := 0.2 * math.Cos(phase)
 			x := make([]mgl64.Vec3, len(d.Rest))
@@ -142,8 +142,9 @@ func TestOracleBadTau(t *testing.T) {
 }
 
 // TestWorkDeterministic: the same calls cost the same Work and give the
-// same answers on a fresh Program, on a second one, and again on the
-// first with its caches warm.
+// same answers on a fresh Program and on a second one; on the first again,
+// its memo warm, the answers are the same and the work less (answers from
+// the memo count a fraction of a test).
 func TestWorkDeterministic(t *testing.T) {
 	_, m := banner(t, bannerFrames)
 	a, b := State{1, 44}, State{2, 47}
@@ -176,7 +177,7 @@ func TestWorkDeterministic(t *testing.T) {
 	w1, r1 := script(p)
 	w2, r2 := script(q)
 	w3, r3 := script(p)
-	if w1 == 0 || w1 != w2 || w1 != w3 || !slices.Equal(r1, r2) || !slices.Equal(r1, r3) {
+	if w1 == 0 || w1 != w2 || w3 >= w1 || !slices.Equal(r1, r2) || !slices.Equal(r1, r3) {
 		t.Errorf("work %d, %d, %d; results %v, %v, %v", w1, w2, w3, r1, r2, r3)
 	}
 }
@@ -248,9 +249,9 @@ func TestBannerSewnGap(t *testing.T) {
 		tau, _ := m.Program(a, b).Minimum(nil)
 		random := randomTau(rng, m.Groups(), 30)
 		for s := -m.Margin(); s <= m.Margin(); s++ {
-			x = ps.Transition(x, a, b, tau, s)
+			x = ps.Transition(x, a, b, tau, nil, s)
 			transMin = max(transMin, m.SewnGap(x))
-			x = ps.Transition(x, a, b, random, s)
+			x = ps.Transition(x, a, b, random, nil, s)
 			trans = max(trans, m.SewnGap(x))
 			for k := 1; k < m.Groups(); k++ {
 				for _, c := range ps.Sewing(k) {

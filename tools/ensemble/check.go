@@ -60,16 +60,17 @@ func CheckTransitions(ctx context.Context, m *ensemble.Model, ts []ensemble.Tran
 		p := m.Program(t.From, t.To)
 		unconstrained, _ := p.Minimum(nil)
 		if checker == Oracle {
-			pairs, _ := p.Interpenetrations(t.Tau)
+			pairs, _ := p.Interpenetrations(m.Values(t.Tau, t.Blend))
 			c.After[x] = len(pairs)
 			pairs, _ = m.Program(t.From, t.To).Interpenetrations(unconstrained)
 			c.Unconstrained[x] = len(pairs)
 			return
 		}
 		ps := m.NewPoser()
-		c.After[x], errs[x] = newPairs(m, ps, ex, t.From, t.To, t.Tau)
+		c.After[x], errs[x] = newPairs(m, ps, ex, t.From, t.To, t.Tau, t.Blend)
 		if errs[x] == nil {
-			c.Unconstrained[x], errs[x] = newPairs(m, ps, ex, t.From, t.To, unconstrained)
+			tau, blend := m.Offsets(unconstrained)
+			c.Unconstrained[x], errs[x] = newPairs(m, ps, ex, t.From, t.To, tau, blend)
 		}
 	})
 	if err := ctx.Err(); err != nil {
@@ -85,13 +86,13 @@ func CheckTransitions(ctx context.Context, m *ensemble.Model, ts []ensemble.Tran
 
 // newPairs returns the number of distinct pairs the exhaustive checker
 // finds intersecting in some frame of the transition a → b under tau and
-// not in the source frames a+s and b+s it blends.
-func newPairs(m *ensemble.Model, ps *ensemble.Poser, ex *exhaustive.Checker, a, b ensemble.State, tau []int) (int, error) {
+// blend and not in the source frames a+s and b+s it blends.
+func newPairs(m *ensemble.Model, ps *ensemble.Poser, ex *exhaustive.Checker, a, b ensemble.State, tau, blend []int) (int, error) {
 	seen := map[[2]int]bool{}
 	var x []mgl64.Vec3
 	H := m.Margin()
 	for s := -H; s <= H; s++ {
-		x = ps.Transition(x, a, b, tau, s)
+		x = ps.Transition(x, a, b, tau, blend, s)
 		found, err := ex.Frame(x)
 		if err != nil || len(found) == 0 {
 			if err != nil {

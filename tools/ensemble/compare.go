@@ -46,8 +46,9 @@ func (v Variant) String() string {
 // intersect in the transition pose and in neither source frame it blends;
 // the groups' step constraints are left out).
 type VariantResult struct {
-	Tau []int
-	Phi float64 // Φ(τ)
+	Tau     []int
+	Lengths []int   // per group, its blend length; nil: τ_blend for every group
+	Phi     float64 // Φ(τ)
 	// Pairs are the distinct new interpenetrating pairs, by K then L, and
 	// PairFrames the (pair, frame)s.
 	Pairs      [][2]int
@@ -100,23 +101,25 @@ func (r *compareRun) work(ctx context.Context, rep jobs.Reporter) error {
 		case Synchronous:
 			res.Tau = make([]int, G)
 		case Unconstrained:
-			res.Tau, _ = p.Minimum(nil)
+			values, _ := p.Minimum(nil)
+			res.Tau, res.Lengths = m.Offsets(values)
 		case Solved:
-			res.Tau = slices.Clone(tr.Tau)
+			res.Tau, res.Lengths = slices.Clone(tr.Tau), slices.Clone(tr.Blend)
 		}
-		for k, tau := range res.Tau {
-			res.Phi += p.Phi(k, tau)
+		values := m.Values(res.Tau, res.Lengths)
+		for k, v := range values {
+			res.Phi += p.Phi(k, v)
 		}
 		res.obj = &assets.Object{Name: fmt.Sprintf("%s transition %d (%s)", b.Data.Name(), r.index+1, v), Mesh: b.Data.Mesh,
 			Clip: &assets.Clip{Name: v.String(), FPS: fps}}
 		var failed error
-		pairs, pairFrames := p.InterpenetrationsBy(res.Tau, func(f int, contacts []csp.Pair) {
+		pairs, pairFrames := p.InterpenetrationsBy(values, func(f int, contacts []csp.Pair) {
 			if failed = ctx.Err(); failed != nil {
 				return
 			}
 			s := f - H
-			res.obj.Clip.Frames = append(res.obj.Clip.Frames, ps.Transition(nil, tr.From, tr.To, res.Tau, s))
-			red, blend := make([]bool, G), m.Blending(nil, s, res.Tau)
+			res.obj.Clip.Frames = append(res.obj.Clip.Frames, ps.Transition(nil, tr.From, tr.To, res.Tau, res.Lengths, s))
+			red, blend := make([]bool, G), m.Blending(nil, s, res.Tau, res.Lengths)
 			for _, pr := range contacts {
 				red[pr.K], red[pr.L] = true, true
 			}

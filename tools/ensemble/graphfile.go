@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"time"
 
 	"gallop/assets"
 	"gallop/solver/ensemble"
@@ -19,8 +21,9 @@ const GraphFormat = "gallop-ensemble-graph"
 // GraphFile is a motion graph as Gallop saves it (JSON, see the README):
 // the data it was built from (absolute paths: the file does not hold the
 // meshes), the options of the model and of the build, and the graph: per
-// level the runs of frames of its component, and the transitions with
-// their offset vectors. States are [level, frame], both 0-based.
+// level the runs of frames of its component (and whether it cuts back: no
+// loop was found), and the transitions with their offset vectors and
+// blend lengths. States are [level, frame], both 0-based.
 type GraphFile struct {
 	Format      string             `json:"format"`
 	Version     int                `json:"version"`
@@ -31,13 +34,20 @@ type GraphFile struct {
 	Frames      []int              `json:"frames"`
 	GroupCount  int                `json:"group_count"`
 	Components  [][][2]int         `json:"components"`
+	Cut         []bool             `json:"cut"`
 	Transitions []TransitionRecord `json:"transitions"`
 }
+
+// GraphVersion is the version of the graph files Gallop writes and reads.
+// Version 1 (before blend lengths per group and transitions taken where
+// their blending begins) is refused: its graphs are rebuilt.
+const GraphVersion = 2
 
 // ModelSettings are the model options a graph file records.
 type ModelSettings struct {
 	TauMax    int     `json:"tau_max"`
 	TauBlend  int     `json:"tau_blend"`
+	Blends    int     `json:"blends"`
 	Beta      float64 `json:"beta"`
 	Threshold float64 `json:"threshold"`
 }
@@ -50,20 +60,36 @@ type BuildSettings struct {
 	Alpha   float64 `json:"alpha"`
 	C       float64 `json:"c"`
 	Tries   int     `json:"tries"`
+	// Harder is how many times a task that found nothing searches harder
+	// (0: the default, negative: never).
+	Harder int `json:"harder,omitempty"`
+	// StepTolerance scales the step bound (0: 1, the data's own steps).
+	StepTolerance float64 `json:"step_tolerance,omitempty"`
+	// Budget bounds the build's seconds softly (0: none).
+	Budget float64 `json:"budget_seconds,omitempty"`
+	// Walk searches with the paper's LOCAL-SEARCH instead of propagation.
+	Walk bool `json:"walk,omitempty"`
 }
 
 // Options returns the settings as the solver's build options.
 func (s BuildSettings) Options() ensemble.BuildOptions {
-	return ensemble.BuildOptions{Seed: s.Seed, Tries: s.Tries, CSP: csp.Options{Samples: s.Samples, Eta: s.Eta, Alpha: s.Alpha, C: s.C}}
+	o := ensemble.BuildOptions{Seed: s.Seed, Tries: s.Tries, Harder: s.Harder, StepTolerance: s.StepTolerance,
+		Budget: time.Duration(s.Budget * float64(time.Second)),
+		CSP:    csp.Options{Samples: s.Samples, Eta: s.Eta, Alpha: s.Alpha, C: s.C}}
+	if s.Walk {
+		o.CSP.Search = csp.Walk
+	}
+	return o
 }
 
 // TransitionRecord is one transition of a graph file.
 type TransitionRecord struct {
-	From [2]int  `json:"from"`
-	To   [2]int  `json:"to"`
-	Tau  []int   `json:"tau"`
-	Phi  float64 `json:"phi"`
-	Phi0 float64 `json:"phi0"`
+	From  [2]int  `json:"from"`
+	To    [2]int  `json:"to"`
+	Tau   []int   `json:"tau"`
+	Blend []int   `json:"blend,omitempty"` // per group; absent: τ_blend for every group
+	Phi   float64 `json:"phi"`
+	Phi0  float64 `json:"phi0"`
 }
 
 // NewGraphFile records graph g of model m, built from the level folders
@@ -76,8 +102,8 @@ func NewGraphFile(levels []string, groups string, m *ensemble.Model, s BuildSett
 			*x = -1
 		}
 	}
-	f := &GraphFile{Format: GraphFormat, Version: 1, Build: s, GroupCount: m.Groups(),
-		Model: ModelSettings{TauMax: o.TauMax, TauBlend: o.TauBlend, Beta: o.Beta, Threshold: o.Threshold}}
+	f := &GraphFile{Format: GraphFormat, Version: GraphVersion, Build: s, GroupCount: m.Groups(), Cut: slices.Clone(g.Cut),
+		Model: ModelSettings{TauMax: o.TauMax, TauBlend: o.TauBlend, Blends: o.Blends, Beta: o.Beta, Threshold: o.Threshold}}
 	for _, l := range levels {
 		abs, err := filepath.Abs(l)
 		if err != nil {
@@ -110,7 +136,7 @@ func NewGraphFile(levels []string, groups string, m *ensemble.Model, s BuildSett
 	for _, t := range g.Transitions {
 		f.Transitions = append(f.Transitions, TransitionRecord{
 			From: [2]int{t.From.Level, t.From.Frame}, To: [2]int{t.To.Level, t.To.Frame},
-			Tau: t.Tau, Phi: t.Phi, Phi0: t.Phi0,
+			Tau: t.Tau, Blend: t.Blend, Phi: t.Phi, Phi0: t.Phi0,
 		})
 	}
 	return f, nil
@@ -146,12 +172,12 @@ func LoadGraph(path string) (*GraphFile, error) {
 	switch {
 	case f.Format != GraphFormat:
 		return nil, fail("format %q, want %q", f.Format, GraphFormat)
-	case f.Version != 1:
-		return nil, fail("version %d; this Gallop reads version 1", f.Version)
+	case f.Version != GraphVersion:
+		return nil, fail("version %d; this Gallop reads version %d (build the graph again)", f.Version, GraphVersion)
 	case len(f.Levels) == 0:
 		return nil, fail("no levels")
-	case len(f.Frames) != len(f.Levels) || len(f.Components) != len(f.Levels):
-		return nil, fail("%d levels, %d frame counts and %d component lists", len(f.Levels), len(f.Frames), len(f.Components))
+	case len(f.Frames) != len(f.Levels) || len(f.Components) != len(f.Levels) || len(f.Cut) != len(f.Levels):
+		return nil, fail("%d levels, %d frame counts, %d component lists and %d cut flags", len(f.Levels), len(f.Frames), len(f.Components), len(f.Cut))
 	case f.GroupCount < 1:
 		return nil, fail("group_count %d", f.GroupCount)
 	}
@@ -164,8 +190,8 @@ func LoadGraph(path string) (*GraphFile, error) {
 	}
 	state := func(s [2]int) bool { return s[0] >= 0 && s[0] < len(f.Levels) && s[1] >= 0 && s[1] < f.Frames[s[0]] }
 	for x, t := range f.Transitions {
-		if !state(t.From) || !state(t.To) || len(t.Tau) != f.GroupCount {
-			return nil, fail("transition %d (%v → %v, %d offsets) does not fit %d levels of %v frames and %d groups", x+1, t.From, t.To, len(t.Tau), len(f.Levels), f.Frames, f.GroupCount)
+		if !state(t.From) || !state(t.To) || len(t.Tau) != f.GroupCount || t.Blend != nil && len(t.Blend) != f.GroupCount {
+			return nil, fail("transition %d (%v → %v, %d offsets, %d blend lengths) does not fit %d levels of %v frames and %d groups", x+1, t.From, t.To, len(t.Tau), len(t.Blend), len(f.Levels), f.Frames, f.GroupCount)
 		}
 	}
 	return &f, nil
@@ -188,12 +214,12 @@ func (f *GraphFile) Open(ctx context.Context, progress func(done, total int)) (*
 			return nil, nil, nil, fmt.Errorf("level %s: the graph has %d frames, the data now %d", f.Levels[l], f.Frames[l], len(lv.Frames))
 		}
 	}
-	mo := ensemble.Options{TauMax: f.Model.TauMax, TauBlend: f.Model.TauBlend, Beta: f.Model.Beta, Threshold: f.Model.Threshold}
+	mo := ensemble.Options{TauMax: f.Model.TauMax, TauBlend: f.Model.TauBlend, Blends: f.Model.Blends, Beta: f.Model.Beta, Threshold: f.Model.Threshold}
 	m, err := ensemble.NewModel(ctx, d, mo, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	g := &ensemble.Graph{}
+	g := &ensemble.Graph{Cut: slices.Clone(f.Cut)}
 	for l, runs := range f.Components {
 		in := make([]bool, f.Frames[l])
 		for _, r := range runs {
@@ -206,7 +232,7 @@ func (f *GraphFile) Open(ctx context.Context, progress func(done, total int)) (*
 	for _, t := range f.Transitions {
 		g.Transitions = append(g.Transitions, ensemble.Transition{
 			From: ensemble.State{Level: t.From[0], Frame: t.From[1]}, To: ensemble.State{Level: t.To[0], Frame: t.To[1]},
-			Tau: t.Tau, Phi: t.Phi, Phi0: t.Phi0,
+			Tau: t.Tau, Blend: t.Blend, Phi: t.Phi, Phi0: t.Phi0,
 		})
 	}
 	if err := g.Validate(m); err != nil {

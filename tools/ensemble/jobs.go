@@ -242,7 +242,7 @@ func (r *buildRun) work(ctx context.Context, rep jobs.Reporter) error {
 			tr.add(e)
 		}
 	}
-	g, st, err := ensemble.Build(ctx, m, bs.Options(), func(done, total int) {
+	g, st, err := ensemble.Build(ctx, m, bs.Options(), func(_ ensemble.Task, done, total int) {
 		fraction = fitShare + (1-fitShare)*float64(done)/float64(max(1, total))
 		text = fmt.Sprintf("transitions: task %d of %d", done, total)
 		publish()

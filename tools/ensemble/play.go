@@ -21,6 +21,7 @@ type PlayOptions struct {
 // PlayResult is what Play measured, and kept.
 type PlayResult struct {
 	Transitions, WindChanges int
+	Cuts                     int     // jumps back to the first frame of a level without a loop
 	LevelsShown              []int   // 0-based, increasing
 	MaxStepRatio             float64 // largest group step over the sources' largest (StepLimits)
 	MaxStepData              float64 // the same over the data's (MaxSteps)
@@ -81,7 +82,7 @@ func Play(m *ensemble.Model, g *ensemble.Graph, o PlayOptions, each func(f int, 
 			}
 		}
 	}
-	res.Transitions = p.Transitions()
+	res.Transitions, res.Cuts = p.Transitions(), p.Cuts()
 	for l, s := range shown {
 		if s {
 			res.LevelsShown = append(res.LevelsShown, l)

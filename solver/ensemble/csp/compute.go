@@ -67,7 +67,7 @@ func Compute(ctx context.Context, candidates []Candidate, opts Options, rng *ran
 	if err := opts.Validate(); err != nil {
 		return Result{}, Stats{}, err
 	}
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	phi0 := make([]float64, len(candidates))
 	for n, c := range candidates {
 		if math.IsNaN(c.Phi0) || c.Phi0 < 0 {
@@ -102,7 +102,12 @@ func Compute(ctx context.Context, candidates []Candidate, opts Options, rng *ran
 		if total == 0 { // line 3
 			break
 		}
-		c := draw(rng, weight, total, -1, nil) // line 4
+		var c int
+		if opts.Search == Walk {
+			c = draw(rng, weight, total, -1, nil) // line 4
+		} else {
+			c = best(phi0, weight) // see Compute's decisions
+		}
 		weight[c] = 0
 		cutoff := opts.Alpha * phiMin // line 5
 		p := candidates[c].Program()
@@ -127,4 +132,16 @@ func Compute(ctx context.Context, candidates []Candidate, opts Options, rng *ran
 	}
 	emit(Event{Kind: ComputeEnd, Phi: math.NaN(), PhiMin: phiMin, Candidate: -1, Work: w0})
 	return res, stats, err // line 9
+}
+
+// best returns the candidate of least Φ(0) among those of positive weight
+// (not yet drawn, Φ(0) finite), the first of equal ones.
+func best(phi0, weight []float64) int {
+	c := -1
+	for n, w := range weight {
+		if w > 0 && (c < 0 || phi0[n] < phi0[c]) {
+			c = n
+		}
+	}
+	return c
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -43,27 +44,57 @@ func TestComputeBest(t *testing.T) {
 	infeasible := []bool{false, false, true, false, false}
 	for seed := uint64(0); seed < 40; seed++ {
 		c := candidatesOf([]float64{1, 1, 1, 1, 1}, phi, infeasible)
-		res, st, err := Compute(context.Background(), c, Options{Samples: 5}, seeded(seed), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.Found || res.Candidate != 1 || res.J != 101 || res.Phi != 2 || len(res.Tau) != 2 || res.Tau[0] != 0 {
-			t.Fatalf("seed %d: %+v, want candidate 1 at φ = 2", seed, res)
-		}
-		if st.Computes != 1 || st.Wins != 1 || st.Programs != 5 || st.OK+st.Cull+st.TimeOut != 5 || st.OK < 1 || st.OK > 4 {
-			t.Fatalf("seed %d: stats %+v", seed, st)
+		for _, search := range []Search{Walk, Hybrid} {
+			res, st, err := Compute(context.Background(), c, Options{Samples: 5, Search: search}, seeded(seed), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Found || res.Candidate != 1 || res.J != 101 || res.Phi != 2 || len(res.Tau) != 2 || res.Tau[0] != 0 {
+				t.Fatalf("seed %d, %v: %+v, want candidate 1 at φ = 2", seed, search, res)
+			}
+			if st.Computes != 1 || st.Wins != 1 || st.Programs != 5 || st.OK+st.Cull+st.TimeOut+st.Infeasible != 5 || st.OK < 1 || st.OK > 4 {
+				t.Fatalf("seed %d, %v: stats %+v", seed, search, st)
+			}
 		}
 	}
-	// Nothing feasible.
+	// Nothing feasible: the walk times out, propagation proves it.
 	c := candidatesOf([]float64{1, 2}, []float64{1, 1}, []bool{true, true})
-	res, st, err := Compute(context.Background(), c, Options{}, seeded(1), nil)
+	res, st, err := Compute(context.Background(), c, Options{Search: Walk}, seeded(1), nil)
 	if err != nil || res.Found || st.Wins != 0 || st.Programs != 2 || st.TimeOut != 2 {
+		t.Fatalf("%+v %+v %v", res, st, err)
+	}
+	res, st, err = Compute(context.Background(), c, Options{}, seeded(1), nil)
+	if err != nil || res.Found || st.Wins != 0 || st.Programs != 2 || st.Infeasible != 2 {
 		t.Fatalf("%+v %+v %v", res, st, err)
 	}
 }
 
-// TestComputeSampling: j is drawn ∝ 1/Φ(0; i, j) without replacement;
-// Φ(0) = +Inf is never drawn, Φ(0) = 0 weighs as the smallest positive.
+// TestComputeBestFirst: with propagation (the default search) the
+// candidates are tried in order of Φ(0), the least first, every finite
+// one once.
+func TestComputeBestFirst(t *testing.T) {
+	phi0 := []float64{4, 1, math.Inf(1), 2, 0}
+	var order []int
+	c := make([]Candidate, len(phi0))
+	for m := range c {
+		c[m] = Candidate{J: m, Phi0: phi0[m], Program: func() Program { return fixed(float64(10-m), false) }}
+	}
+	trace := func(e Event) {
+		if e.Kind == SatisfyStart {
+			order = append(order, e.Candidate)
+		}
+	}
+	if _, _, err := Compute(context.Background(), c, Options{Samples: 10, Alpha: 1}, seeded(1), trace); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(order, []int{4, 1, 3, 0}) {
+		t.Fatalf("tried %v, want [4 1 3 0]", order)
+	}
+}
+
+// TestComputeSampling: with the paper's walk, j is drawn ∝ 1/Φ(0; i, j)
+// without replacement; Φ(0) = +Inf is never drawn, Φ(0) = 0 weighs as the
+// smallest positive.
 func TestComputeSampling(t *testing.T) {
 	phi0 := []float64{1, 2, 4, math.Inf(1), 0}
 	want := []float64{1, 0.5, 0.25, 0, 1}
@@ -87,7 +118,7 @@ func TestComputeSampling(t *testing.T) {
 		}
 		// Feasible points get worse in draw order only by chance; with α = 1
 		// every later call runs, culled or not.
-		if _, _, err := Compute(context.Background(), c, Options{Samples: 10, Alpha: 1}, seeded(uint64(seed)), trace); err != nil {
+		if _, _, err := Compute(context.Background(), c, Options{Samples: 10, Alpha: 1, Search: Walk}, seeded(uint64(seed)), trace); err != nil {
 			t.Fatal(err)
 		}
 		if len(order) != 4 {
@@ -145,7 +176,7 @@ func TestComputeEventsAndCancel(t *testing.T) {
 		}
 		return p
 	}
-	res, st, err = Compute(ctx, c, Options{Samples: 2, Eta: 1e15, Alpha: 1}, seeded(3), nil)
+	res, st, err = Compute(ctx, c, Options{Samples: 2, Eta: 1e15, Alpha: 1, Search: Walk}, seeded(3), nil)
 	if !errors.Is(err, context.Canceled) || calls > 51 || st.Programs != 2 {
 		t.Fatalf("%v after %d tests, %d programs", err, calls, st.Programs)
 	}
@@ -167,7 +198,7 @@ func TestStats(t *testing.T) {
 	m.Merge(s)
 	m.Merge(s)
 	w, sec := m.TCD()
-	ok, cull, tout := m.Fractions()
+	ok, cull, tout, _ := m.Fractions()
 	if w != 150 || sec != 1.5 || m.NLocal() != 10 || m.MeanContacts() != 4 || ok != 1.0/3 || cull != 1.0/3 || tout != 1.0/3 || m.Programs != 6 || m.Work != 5000 {
 		t.Fatalf("%+v: t_CD %v %v, nLocal %v, |C| %v, fractions %v %v %v", m, w, sec, m.NLocal(), m.MeanContacts(), ok, cull, tout)
 	}

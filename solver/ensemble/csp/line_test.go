@@ -59,6 +59,18 @@ func (p *lineProgram) Bad(dst []Pair, tau []int, f int, set []Pair) []Pair {
 	return dst
 }
 
+func (p *lineProgram) Violated(q Pair, tau []int, hint int) (bool, int) {
+	if hint >= 0 && hint < p.frames && p.test(tau, hint, q) {
+		return true, hint
+	}
+	for f := range p.frames {
+		if f != hint && p.test(tau, f, q) {
+			return true, f
+		}
+	}
+	return false, -1
+}
+
 func (p *lineProgram) New(dst []Pair, tau []int, f int, known func(Pair) bool) []Pair {
 	for k := 0; k < p.g; k++ {
 		for l := k + 1; l < p.g; l++ {

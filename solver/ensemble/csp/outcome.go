@@ -22,6 +22,10 @@ const (
 	// repaired (Eq. 9), so the program is infeasible; it ends at once
 	// and counts as a time-out.
 	TimeOut
+	// Infeasible: the search proved that no offsets satisfy the
+	// constraints of the contacts found (Propagate only), so none satisfy
+	// them all.
+	Infeasible
 )
 
 // String returns "OK", "Cull" or "TimeOut".
@@ -33,6 +37,8 @@ func (s Status) String() string {
 		return "Cull"
 	case TimeOut:
 		return "TimeOut"
+	case Infeasible:
+		return "Infeasible"
 	}
 	return fmt.Sprintf("Status(%d)", uint8(s))
 }
@@ -70,7 +76,7 @@ type Stats struct {
 	Wins     int // of which found a feasible point (nWin)
 	Programs int // SATISFY-MEMG-CSP calls, the integer programs (nIP)
 
-	OK, Cull, TimeOut int // the Programs by Status
+	OK, Cull, TimeOut, Infeasible int // the Programs by Status
 
 	Scans       int     // Programs that ran the full scan (line 7 of (11))
 	ScanWork    int64   // t_CD summed over the scans, in Program.Work units
@@ -94,6 +100,8 @@ func (s *Stats) Add(o Outcome) {
 		s.ContactsOK += o.Contacts
 	case Cull:
 		s.Cull++
+	case Infeasible:
+		s.Infeasible++
 	default:
 		s.TimeOut++
 	}
@@ -115,6 +123,7 @@ func (s *Stats) Merge(t Stats) {
 	s.OK += t.OK
 	s.Cull += t.Cull
 	s.TimeOut += t.TimeOut
+	s.Infeasible += t.Infeasible
 	s.Scans += t.Scans
 	s.ScanWork += t.ScanWork
 	s.ScanSeconds += t.ScanSeconds
@@ -152,15 +161,15 @@ func (s Stats) MeanContacts() float64 {
 	return float64(s.ContactsOK) / float64(s.OK)
 }
 
-// Fractions returns Table I's OK/Cull/TOut: the fractions of the programs
-// that found a feasible point, were culled and timed out (zeros without
-// programs).
-func (s Stats) Fractions() (ok, cull, timeOut float64) {
+// Fractions returns Table I's OK/Cull/TOut and the infeasible: the
+// fractions of the programs that found a feasible point, were culled,
+// timed out and were proved infeasible (zeros without programs).
+func (s Stats) Fractions() (ok, cull, timeOut, infeasible float64) {
 	if s.Programs == 0 {
-		return 0, 0, 0
+		return 0, 0, 0, 0
 	}
 	n := float64(s.Programs)
-	return float64(s.OK) / n, float64(s.Cull) / n, float64(s.TimeOut) / n
+	return float64(s.OK) / n, float64(s.Cull) / n, float64(s.TimeOut) / n, float64(s.Infeasible) / n
 }
 
 // EventKind says what an Event reports.

@@ -33,6 +33,10 @@ type Program interface {
 	// Bad appends to dst the pairs of set that newly interpenetrate at
 	// frame f under tau, and returns the extended slice.
 	Bad(dst []Pair, tau []int, f int, set []Pair) []Pair
+	// Violated reports whether p is bad at some frame under tau (as Bad
+	// at every frame would), and the first such frame found, testing
+	// frame hint first when it is a frame (−1: no hint).
+	Violated(p Pair, tau []int, hint int) (bad bool, frame int)
 	// New appends to dst the pairs for which known is false that newly
 	// interpenetrate at frame f under tau (a global test over all groups),
 	// and returns the extended slice.

@@ -97,7 +97,7 @@ func Satisfy(ctx context.Context, p Program, cutoff float64, opts Options, rng *
 	if math.IsNaN(cutoff) {
 		return Outcome{}, fmt.Errorf("csp: the cutoff is NaN")
 	}
-	s := newSolver(ctx, p, opts.withDefaults(), rng, trace, time.Now(), p.Work())
+	s := newSolver(ctx, p, opts.WithDefaults(), rng, trace, time.Now(), p.Work())
 	return s.satisfy(cutoff, math.Inf(1), -1)
 }
 
@@ -204,29 +204,50 @@ func (s *solver) satisfy(cutoff, phiMin float64, cand int) (Outcome, error) {
 	s.emit(Event{Kind: Scanned, Phi: s.phi, PhiMin: phiMin, Bad: len(s.b), Contacts: len(s.c), Candidate: cand})
 
 	budget := s.opts.Eta * float64(max(o.CDWork, 1))
-	for len(s.b) > 0 { // line 9
-		if s.phi > cutoff { // line 10
-			return finish(Cull, nil)
+	walk := budget
+	if s.opts.Search == Hybrid {
+		walk = min(budget, HybridWalk*float64(max(o.CDWork, 1)))
+	}
+	if s.opts.Search != Propagate {
+		st, err := s.walk(cutoff, walk, work0, phiMin, cand)
+		if err != nil || st != TimeOut || s.opts.Search == Walk {
+			return finish(st, err)
 		}
 		if float64(s.p.Work()-work0) > budget {
 			return finish(TimeOut, nil)
 		}
+	}
+	st, err := s.propagate(cutoff, budget, work0, phiMin, cand)
+	return finish(st, err)
+}
+
+// walk is lines 9-13 of (11) as the paper has them: LOCAL-SEARCH until B
+// is empty (OK), φ exceeds the cutoff (Cull), the work since work0
+// exceeds budget or the search is stuck (TimeOut).
+func (s *solver) walk(cutoff, budget float64, work0 int64, phiMin float64, cand int) (Status, error) {
+	for len(s.b) > 0 { // line 9
+		if s.phi > cutoff { // line 10
+			return Cull, nil
+		}
+		if float64(s.p.Work()-work0) > budget {
+			return TimeOut, nil
+		}
 		if err := s.ctx.Err(); err != nil {
-			return finish(TimeOut, err)
+			return TimeOut, err
 		}
 		stuck, err := s.localSearch() // line 12
 		if err != nil {
-			return finish(TimeOut, err)
+			return TimeOut, err
 		}
 		if stuck {
-			return finish(TimeOut, nil)
+			return TimeOut, nil
 		}
 		s.emit(Event{Kind: Step, Phi: s.phi, PhiMin: phiMin, Bad: len(s.b), Contacts: len(s.c), Candidate: cand})
 	}
 	if s.phi > cutoff {
-		return finish(Cull, nil)
+		return Cull, nil
 	}
-	return finish(OK, nil) // line 13
+	return OK, nil // line 13
 }
 
 // cost returns Φ(τ) = Σ_k Φ_k(τ_k) (Eq. 4), summed afresh in group order
@@ -596,4 +617,71 @@ func dedup(ps []Pair) []Pair {
 		}
 	}
 	return out
+}
+
+// propagate is lines 9-13 of (11) with the known contacts repaired
+// exactly (see repair) instead of by LOCAL-SEARCH: while B ≠ ∅, find the
+// cheapest offsets that satisfy every constraint of C (Infeasible if there
+// are none, Cull if none within the cutoff), then test every frame for
+// contacts outside C (the global test of DETECT-NEW-CONTACTS over all
+// frames, so that one re-solve takes all of them); B is what it finds.
+func (s *solver) propagate(cutoff, budget float64, work0 int64, phiMin float64, cand int) (Status, error) {
+	dirty := 0
+	for len(s.b) > 0 {
+		if float64(s.p.Work()-work0) > budget {
+			return TimeOut, nil
+		}
+		r := newRepair(s, cutoff, budget, work0)
+		res, err := r.run(dirty)
+		dirty = len(s.c)
+		s.local += r.nodes
+		if err != nil {
+			return TimeOut, err
+		}
+		switch res {
+		case repairTimeOut:
+			s.phi = s.cost()
+			return TimeOut, nil
+		case repairNone:
+			s.phi = s.cost()
+			if r.bound {
+				return Cull, nil
+			}
+			return Infeasible, nil
+		}
+		s.phi = s.cost()
+		s.setB(nil)
+		d, err := s.detectAll()
+		if err != nil {
+			return TimeOut, err
+		}
+		s.setB(d)
+		s.updateContacts(d)
+		s.emit(Event{Kind: Step, Phi: s.phi, PhiMin: phiMin, Bad: len(s.b), Contacts: len(s.c), Candidate: cand})
+	}
+	if s.phi > cutoff {
+		return Cull, nil
+	}
+	return OK, nil
+}
+
+// detectAll returns every pair outside C that is bad at some frame under
+// τ, frames in increasing order.
+func (s *solver) detectAll() ([]Pair, error) {
+	isKnown := func(q Pair) bool { _, ok := s.inC[q]; return ok }
+	var d []Pair
+	for f := 0; f < s.frames; f++ {
+		if err := s.ctx.Err(); err != nil {
+			return nil, err
+		}
+		n := len(d)
+		d = s.p.New(d, s.tau, f, isKnown)
+		for _, q := range d[n:] {
+			s.checkPair(q)
+			if _, ok := s.hot[q]; !ok {
+				s.hot[q] = f
+			}
+		}
+	}
+	return dedup(d), nil
 }

@@ -41,42 +41,49 @@ func checkOutcome(t *testing.T, p *lineProgram, o Outcome, cutoff float64) {
 
 // TestSatisfyAgainstEnumeration solves many small random programs whose
 // feasibility is known by enumerating every τ: each OK answer satisfies
-// every constraint (all pairs, all frames), every infeasible program
-// times out, and nearly every feasible one is solved (the search is a
+// every constraint (all pairs, all frames). The paper's walk times out on
+// every infeasible program and solves nearly every feasible one (a
 // randomized heuristic: a feasible set of a few needles among 7⁴ points
-// may escape it).
+// may escape it); propagation, alone or after the walk, is complete: it
+// solves every feasible program and proves every infeasible one.
 func TestSatisfyAgainstEnumeration(t *testing.T) {
-	var nFeasible, nOK, nInfeasible int
-	for seed := uint64(0); seed < 80; seed++ {
-		var p *lineProgram
-		if seed%2 == 0 {
-			p = waves(seed, 4, 3, 24, 1, 0.5, 0.3)
-		} else {
-			p = banner(seed, 4, 3, 24, 1, 0.5, 0.3)
+	for _, search := range []Search{Walk, Propagate, Hybrid} {
+		var nFeasible, nOK, nInfeasible int
+		for seed := uint64(0); seed < 80; seed++ {
+			var p *lineProgram
+			if seed%2 == 0 {
+				p = waves(seed, 4, 3, 24, 1, 0.5, 0.3)
+			} else {
+				p = banner(seed, 4, 3, 24, 1, 0.5, 0.3)
+			}
+			feasible, _ := p.feasible()
+			o, err := Satisfy(context.Background(), p, math.Inf(1), Options{Eta: 300, Search: search}, seeded(seed), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOutcome(t, p, o, math.Inf(1))
+			want := TimeOut
+			if search != Walk {
+				want = Infeasible
+			}
+			if !feasible && o.Status != want {
+				t.Errorf("%v, seed %d: infeasible program, but %v", search, seed, o.Status)
+			}
+			switch {
+			case !feasible:
+				nInfeasible++
+			case o.Status == OK:
+				nFeasible++
+				nOK++
+			default:
+				nFeasible++
+				t.Logf("%v, seed %d: feasible program, but %v after %d local searches", search, seed, o.Status, o.Local)
+			}
 		}
-		feasible, _ := p.feasible()
-		o, err := Satisfy(context.Background(), p, math.Inf(1), Options{Eta: 300}, seeded(seed), nil)
-		if err != nil {
-			t.Fatal(err)
+		t.Logf("%v: %d feasible programs, %d solved; %d infeasible", search, nFeasible, nOK, nInfeasible)
+		if nFeasible < 20 || nInfeasible < 5 || nOK < nFeasible*9/10 || search != Walk && nOK != nFeasible {
+			t.Errorf("%v: %d feasible programs, %d solved; %d infeasible", search, nFeasible, nOK, nInfeasible)
 		}
-		checkOutcome(t, p, o, math.Inf(1))
-		if !feasible && o.Status != TimeOut {
-			t.Errorf("seed %d: infeasible program, but %v", seed, o.Status)
-		}
-		switch {
-		case !feasible:
-			nInfeasible++
-		case o.Status == OK:
-			nFeasible++
-			nOK++
-		default:
-			nFeasible++
-			t.Logf("seed %d: feasible program, but %v after %d local searches", seed, o.Status, o.Local)
-		}
-	}
-	t.Logf("%d feasible programs, %d solved; %d infeasible", nFeasible, nOK, nInfeasible)
-	if nFeasible < 20 || nInfeasible < 5 || nOK < nFeasible*9/10 {
-		t.Errorf("%d feasible programs, %d solved; %d infeasible", nFeasible, nOK, nInfeasible)
 	}
 }
 
@@ -191,7 +198,7 @@ func TestSatisfyTimeOut(t *testing.T) {
 	p := waves(5, 2, 10, 30, 1, 0.5, 5)
 	for _, eta := range []float64{1, 10, 100} {
 		p.work = 0
-		o, err := Satisfy(context.Background(), p, math.Inf(1), Options{Eta: eta}, seeded(2), nil)
+		o, err := Satisfy(context.Background(), p, math.Inf(1), Options{Eta: eta, Search: Walk}, seeded(2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +212,7 @@ func TestSatisfyTimeOut(t *testing.T) {
 
 	// Stuck: τ_max = 0, nothing can move.
 	p = twins(0)
-	o, err := Satisfy(context.Background(), p, math.Inf(1), Options{Eta: 1e9}, seeded(2), nil)
+	o, err := Satisfy(context.Background(), p, math.Inf(1), Options{Eta: 1e9, Search: Walk}, seeded(2), nil)
 	if err != nil || o.Status != TimeOut || o.Local != 1 {
 		t.Fatalf("got %v after %d local searches, %v: want TimeOut at once", o.Status, o.Local, err)
 	}
@@ -262,7 +269,7 @@ func TestSatisfyCancel(t *testing.T) {
 			after++
 		}
 	}
-	o, err := Satisfy(ctx, p, math.Inf(1), Options{Eta: 1e15}, seeded(1), nil)
+	o, err := Satisfy(ctx, p, math.Inf(1), Options{Eta: 1e15, Search: Walk}, seeded(1), nil)
 	if !errors.Is(err, context.Canceled) || o.Status != TimeOut || after > 1 {
 		t.Fatalf("%v, %v after %d more tests: want Canceled within the frame", o.Status, err, after)
 	}
@@ -271,7 +278,7 @@ func TestSatisfyCancel(t *testing.T) {
 func TestSatisfyTrace(t *testing.T) {
 	p := banner(2, 12, 10, 30, 1, 0.5, 0.35)
 	var ev []Event
-	o, err := Satisfy(context.Background(), p, math.Inf(1), Options{}, seeded(3), func(e Event) { ev = append(ev, e) })
+	o, err := Satisfy(context.Background(), p, math.Inf(1), Options{Search: Walk}, seeded(3), func(e Event) { ev = append(ev, e) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +302,7 @@ func TestSatisfyTrace(t *testing.T) {
 func TestSelectVariable(t *testing.T) {
 	for _, c := range []float64{1, 1.1, 2} {
 		p := banner(1, 6, 3, 5, 1, 0.5, 0.3)
-		s := newSolver(context.Background(), p, Options{C: c}.withDefaults(), seeded(9), nil, timeZero, 0)
+		s := newSolver(context.Background(), p, Options{C: c}.WithDefaults(), seeded(9), nil, timeZero, 0)
 		s.updateContacts([]Pair{{1, 2}, {1, 3}, {3, 4}, {4, 5}, {3, 5}})
 		s.setB([]Pair{{1, 2}})
 		na := []int{len(s.a[0]), len(s.a[1]), len(s.a[2])}
@@ -363,7 +370,7 @@ func TestImportanceSampling(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	bad := []Options{{Samples: -1}, {Eta: -1}, {Eta: math.Inf(1)}, {Eta: math.NaN()}, {Alpha: 1.5}, {Alpha: -0.1}, {C: 0.5}, {C: math.NaN()}}
+	bad := []Options{{Samples: -1}, {Eta: -1}, {Eta: math.Inf(1)}, {Eta: math.NaN()}, {Alpha: 1.5}, {Alpha: -0.1}, {C: 0.5}, {C: math.NaN()}, {Search: Walk + 1}}
 	for _, o := range bad {
 		if o.Validate() == nil {
 			t.Errorf("%+v accepted", o)
@@ -372,8 +379,50 @@ func TestOptions(t *testing.T) {
 			t.Errorf("Satisfy accepted %+v", o)
 		}
 	}
-	d := Options{}.withDefaults()
-	if d != (Options{Samples: 5, Eta: 10, Alpha: 0.97, C: 1.1}) {
+	d := Options{}.WithDefaults()
+	if d != (Options{Samples: 5, Eta: 40, Alpha: 0.97, C: 1.1, Search: Hybrid}) {
 		t.Fatalf("defaults %+v", d)
+	}
+	if w := (Options{Search: Walk}).WithDefaults(); w.Eta != 10 {
+		t.Fatalf("the walk's η %v, want the paper's 10", w.Eta)
+	}
+}
+
+// TestPropagateChains: groups side by side that must keep in phase with
+// both neighbours (waves, 16 groups, τ_max 10, neighbours nearly
+// touching): each pair's feasible offsets form a band around
+// τ_k − τ_l = const, and the bands chain every group to the next, the
+// structure of densely touching reeds. Propagation decides every program
+// (OK or proved Infeasible, never timed out), solves every one the walk
+// solves, and spends far less work than the walk, which wanders through
+// thousands of steps on the feasible ones and its whole budget on the
+// infeasible ones.
+func TestPropagateChains(t *testing.T) {
+	var walkWork, propWork int64
+	decided := 0
+	for seed := uint64(0); seed < 12; seed++ {
+		mk := func() *lineProgram { return waves(100+seed, 16, 10, 40, 1, 0.5, 0.4) }
+		w, err := Satisfy(context.Background(), mk(), math.Inf(1), Options{Search: Walk, Eta: 40}, seeded(seed), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := mk()
+		o, err := Satisfy(context.Background(), p, math.Inf(1), Options{Search: Propagate, Eta: 40}, seeded(seed), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOutcome(t, p, o, math.Inf(1))
+		walkWork += w.Work
+		propWork += o.Work
+		if o.Status == OK || o.Status == Infeasible {
+			decided++
+		}
+		if w.Status == OK && o.Status != OK || o.Status == Infeasible && w.Status == OK {
+			t.Errorf("seed %d: walk %v, propagation %v", seed, w.Status, o.Status)
+		}
+		t.Logf("seed %d: walk %v (%d steps, work %d), propagation %v (%d nodes, |C| %d, work %d)", seed, w.Status, w.Local, w.Work, o.Status, o.Local, o.Contacts, o.Work)
+	}
+	if decided != 12 || propWork*4 > walkWork {
+		t.Errorf("propagation decided %d of 12 with work %d; the walk's work %d", decided, propWork, walkWork)
 	}
 }
