@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,9 +26,10 @@ import (
 func runEnsemble(args []string, stdout io.Writer) error {
 	usage := func(w io.Writer) {
 		fmt.Fprintln(w, `Usage: gallop ensemble build DIR... [--groups groups.csv] [--tau-max 30] [--samples N]
-                             [--eta E] [--tries T] [--seed S] [--out GRAPH] [--check] [--json]
+                             [--eta E] [--tries T] [--harder H] [--budget SECONDS]
+                             [--step-tolerance F] [--walk] [--seed S] [--out GRAPH] [--check] [--json]
        gallop ensemble play GRAPH --seconds S [--wind 1,3,2] [--change-every T]
-                            [--seed K] [--out OUT.glb|DIR/] [--json]
+                            [--seed K] [--out OUT.glb|DIR/] [--check] [--json]
 
 Mesh Ensemble Motion Graphs (James et al. 2007): build the motion graph of an
 ensemble simulated at several wind levels (one folder of OBJ frames per level,
@@ -90,6 +92,7 @@ type ensembleBuildResult struct {
 	LongBlends    float64             `json:"long_blends"`       // fraction of the transitions' groups that blend over the longer length
 	Harder        int                 `json:"tasks_harder"`      // tasks that searched harder
 	CutShort      int                 `json:"tasks_cut_short"`   // tasks the budget kept from searching harder
+	Skipped       int                 `json:"tasks_skipped"`     // tasks the budget kept from beginning
 	Missing       int                 `json:"tasks_missing"`     // tasks that found no transition
 	Tasks         int                 `json:"tasks"`             // (interval, target) tasks
 	LevelReports  []ensembleLevelJSON `json:"level_reports"`     // per level: what was found, why the rest failed
@@ -108,8 +111,14 @@ type ensembleLevelJSON struct {
 	Programs      int       `json:"programs"`
 	OKCullTimeout []float64 `json:"ok_cull_timeout_infeasible"`
 	Missing       int       `json:"tasks_missing"`
+	Skipped       int       `json:"tasks_skipped"`
 	Tasks         int       `json:"tasks"`
-	Note          string    `json:"note,omitempty"`
+	Seconds       []float64 `json:"task_seconds_to"` // the tasks' own times toward each level, both workers
+	// ProgramsTo and OKCullTimeoutTo split Programs and OKCullTimeout by
+	// the level the programs' transitions go to.
+	ProgramsTo      []int       `json:"programs_to"`
+	OKCullTimeoutTo [][]float64 `json:"ok_cull_timeout_infeasible_to"`
+	Note            string      `json:"note,omitempty"`
 }
 
 func runEnsembleBuild(args []string, stdout io.Writer) error {
@@ -137,7 +146,7 @@ func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error 
 	tries := fs.Int("tries", 4, "leaving frames tried per interval and target level at first")
 	harder := fs.Int("harder", 2, "times a task that found no transition searches harder (more leaving frames, N_samples and η); 0: never")
 	stepTol := fs.Float64("step-tolerance", 1, "no group moves further in a frame than this times its largest step in the data")
-	budget := fs.Float64("budget", 600, "seconds after which tasks stop searching harder (0: no limit); the build is deterministic unless it is reached")
+	budget := fs.Float64("budget", tens.DefaultBudget, "seconds after which tasks stop searching harder (0: no limit); the build is deterministic unless it is reached")
 	walk := fs.Bool("walk", false, "search with the paper's LOCAL-SEARCH random walk instead of propagation (for comparison)")
 	seed := fs.Uint64("seed", 1, "random seed of the build")
 	out := fs.String("out", "", "write the graph to this file (JSON)")
@@ -146,15 +155,19 @@ func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error 
 	so := addShardOptions(fs, "ensemble build", args)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop ensemble build DIR... [--groups groups.csv] [--tau-max 30] [--samples N]
-                             [--eta E] [--tries T] [--seed S] [--out GRAPH] [--check] [--json]
+                             [--eta E] [--tries T] [--harder H] [--budget SECONDS]
+                             [--step-tolerance F] [--walk] [--seed S] [--out GRAPH] [--check] [--json]
                              [--prepare | --shard K/N --shard-round R] [--shard-dir D]
 
 Builds the Mesh Ensemble Motion Graph of the levels DIR... (one folder of OBJ
 frames per wind level, calmest first): per group a rigid frame and a PCA basis,
 transitions within and between levels from every one-second interval, their
-offsets found by the randomized nonpenetration solver. --json prints Table I's
-figures of the paper, the costs against synchronous transitions, and the new
-interpenetrations at the unconstrained minimum and after the solver.
+offsets found by the nonpenetration solver. A task that finds nothing searches
+harder until --budget is spent; a level with no loop is reported and plays
+its frames and cuts back. It prints (--json: as one object) Table I's figures
+of the paper, the costs against synchronous transitions, the new
+interpenetrations at the unconstrained minimum and after the solver, a report
+per level, and the wind-change latency between levels.
 
 In shards: --prepare fits the model once; --shard K/N --shard-round 1 runs
 shard K's block of the intervals' transitions within levels; --shard K/N
@@ -413,16 +426,30 @@ writes what the unsharded build does.`)
 // from a finished build.
 func fillEnsembleReport(res *ensembleBuildResult, m *ensemble.Model, g *ensemble.Graph, st ensemble.BuildStats, opts ensemble.BuildOptions) {
 	res.Search = opts.CSP.Search.String()
-	res.Harder, res.CutShort, res.Missing, res.Tasks = st.Harder, st.CutShort, st.Missing, st.Tasks
+	res.Harder, res.CutShort, res.Skipped, res.Missing, res.Tasks = st.Harder, st.CutShort, st.Skipped, st.Missing, st.Tasks
 	res.Loops = true
 	for _, l := range st.Levels {
 		ok, cull, timeOut, inf := l.Programs.Fractions()
 		lj := ensembleLevelJSON{Name: l.Name, Frames: l.Frames, Component: l.Component, Loops: l.Loops, Transitions: l.Out,
-			Programs: l.Programs.Programs, OKCullTimeout: []float64{ok, cull, timeOut, inf}, Missing: l.Missing, Tasks: l.Tasks}
+			Programs: l.Programs.Programs, OKCullTimeout: []float64{ok, cull, timeOut, inf}, Missing: l.Missing, Skipped: l.Skipped, Tasks: l.Tasks, Seconds: l.Seconds}
+		for _, st := range l.To {
+			ok, cull, timeOut, inf := st.Fractions()
+			lj.ProgramsTo = append(lj.ProgramsTo, st.Programs)
+			lj.OKCullTimeoutTo = append(lj.OKCullTimeoutTo, []float64{ok, cull, timeOut, inf})
+		}
 		if !l.Loops {
 			res.Loops = false
 			lj.Note = fmt.Sprintf("no loop of transitions within the level was found (%d programs: %.0f%% feasible, %.0f%% culled, %.0f%% timed out, %.0f%% proved infeasible); it plays its frames and cuts back to the first, a visible jump; a larger --budget, --harder or --step-tolerance may find one",
 				l.Programs.Programs, 100*ok, 100*cull, 100*timeOut, 100*inf)
+		}
+		for to, n := range l.Out {
+			if n > 0 || to == len(res.LevelReports) || l.Component == 0 {
+				continue
+			}
+			lj.Note = strings.TrimSpace(lj.Note + " " + missingTransitions(st.Levels[to].Name, l.To[to]))
+		}
+		if l.Skipped > 0 {
+			lj.Note = strings.TrimSpace(lj.Note + fmt.Sprintf(" %d of its %d tasks were skipped: the budget (--budget) was spent before they began.", l.Skipped, l.Tasks))
 		}
 		res.LevelReports = append(res.LevelReports, lj)
 	}
@@ -445,6 +472,20 @@ func fillEnsembleReport(res *ensembleBuildResult, m *ensemble.Model, g *ensemble
 		}
 		res.LatencyMedian, res.LatencyWorst = append(res.LatencyMedian, med), append(res.LatencyWorst, worst)
 	}
+}
+
+// missingTransitions says why no transition toward level name was
+// found, from the figures of its integer programs.
+func missingTransitions(name string, st csp.Stats) string {
+	ok, cull, timeOut, inf := st.Fractions()
+	msg := fmt.Sprintf("No transition to level %s was found (%d programs: %.0f%% feasible, %.0f%% culled, %.0f%% timed out, %.0f%% proved infeasible).",
+		name, st.Programs, 100*ok, 100*cull, 100*timeOut, 100*inf)
+	if st.Programs > 0 && inf >= 0.5 {
+		msg += " Most were proved infeasible: some groups lie on opposite sides of each other in the two levels' frames, and a blend moves every vertex straight between them, through the other group (see the README: Ensemble, transitions between levels)."
+	} else {
+		msg += " A larger --budget or --harder may find some."
+	}
+	return msg
 }
 
 // jsonSeconds returns s, or −1 for +Inf (unreachable), which JSON cannot
@@ -532,9 +573,13 @@ type ensemblePlayResult struct {
 	Transitions   int     `json:"transitions"`
 	Cuts          int     `json:"cuts"` // jumps back to the first frame of a level without a loop
 	WindChanges   int     `json:"wind_changes"`
-	LevelsShown   []int   `json:"levels_shown"`        // 1-based
-	MaxStepRatio  float64 `json:"max_step_ratio"`      // largest step of a group over the model's source frames' largest
-	MaxStepData   float64 `json:"max_step_ratio_data"` // the same over the data's own
+	LevelsShown   []int   `json:"levels_shown"`          // 1-based
+	NotReached    []int   `json:"levels_not_reached"`    // levels of --wind never shown, 1-based
+	Checked       bool    `json:"checked"`               // --check: every frame tested by the exhaustive checker
+	NewPairFrames int     `json:"new_interpenetrations"` // with --check: (frame, pair)s intersecting in no source frame the frame shows
+	FramesWithNew int     `json:"frames_with_new"`       // with --check: frames with one or more
+	MaxStepRatio  float64 `json:"max_step_ratio"`        // largest step of a group over the model's source frames' largest
+	MaxStepData   float64 `json:"max_step_ratio_data"`   // the same over the data's own
 	MaxSewnGap    float64 `json:"max_sewn_gap"`
 	MsPerFrame    float64 `json:"ms_per_frame"` // the player alone, one core
 	Out           string  `json:"out,omitempty"`
@@ -558,9 +603,10 @@ func runEnsemblePlay(args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random seed of the player's choices")
 	out := fs.String("out", "", "write the output: OUT.glb or .gltf (compact: a node per group, PCA basis as morph targets) or a folder DIR/ of OBJ frames")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
+	check := fs.Bool("check", false, "test every frame played with the exhaustive checker (every triangle pair) for groups intersecting that intersect in no source frame the frame shows or blends")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop ensemble play GRAPH --seconds S [--wind 1,3,2] [--change-every T]
-                            [--seed K] [--out OUT.glb|DIR/] [--json]
+                            [--seed K] [--out OUT.glb|DIR/] [--check] [--json]
 
 Plays the motion graph GRAPH (written by gallop ensemble build --out) for S
 seconds, the wind moving through the listed levels every T seconds, and writes
@@ -611,7 +657,7 @@ targets) or as OBJ frames with one o block per group.`)
 		}
 	}
 	start = time.Now()
-	opts := tens.PlayOptions{Frames: n, Winds: winds, ChangeEvery: max(1, int(math.Round(*every*res.FPS))), Seed: *seed, Record: glb, Keep: glb && n <= plainLimit}
+	opts := tens.PlayOptions{Frames: n, Winds: winds, ChangeEvery: max(1, int(math.Round(*every*res.FPS))), Seed: *seed, Record: glb, Keep: glb && n <= plainLimit, Check: *check}
 	played, err := tens.Play(m, g, opts, func(f int, x []mgl64.Vec3) error {
 		pr.Report("frame %d/%d", f+1, n)
 		if !objDir {
@@ -630,6 +676,12 @@ targets) or as OBJ frames with one o block per group.`)
 	for _, l := range played.LevelsShown {
 		res.LevelsShown = append(res.LevelsShown, l+1)
 	}
+	for _, w := range winds {
+		if !slices.Contains(res.LevelsShown, w+1) && !slices.Contains(res.NotReached, w+1) {
+			res.NotReached = append(res.NotReached, w+1)
+		}
+	}
+	res.Checked, res.NewPairFrames, res.FramesWithNew = *check, played.NewPairFrames, played.FramesWithNew
 	if *out != "" {
 		res.Out = *out
 	}
@@ -657,7 +709,13 @@ targets) or as OBJ frames with one o block per group.`)
 		return json.NewEncoder(stdout).Encode(res)
 	}
 	fmt.Fprintf(stdout, "%d frames (%.1f s) at %g fps, %d transitions, %d wind changes, levels shown %v\n", res.Frames, res.Seconds, res.FPS, res.Transitions, res.WindChanges, res.LevelsShown)
+	if len(res.NotReached) > 0 {
+		fmt.Fprintf(stdout, "levels asked for but never reached: %v (the graph has no route to them: see gallop ensemble build's report)\n", res.NotReached)
+	}
 	fmt.Fprintf(stdout, "largest step %.3f of the sources' largest (%.3f of the data's); sewn vertices within %.2g; %.3f ms a frame\n", res.MaxStepRatio, res.MaxStepData, res.MaxSewnGap, res.MsPerFrame)
+	if res.Checked {
+		fmt.Fprintf(stdout, "new interpenetrations (exhaustive checker, every frame): %d in %d frames\n", res.NewPairFrames, res.FramesWithNew)
+	}
 	if res.Out != "" {
 		fmt.Fprintf(stdout, "wrote %s", res.Out)
 		if res.Bytes > 0 {

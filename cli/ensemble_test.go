@@ -65,8 +65,16 @@ func TestEnsembleBuildPlay(t *testing.T) {
 	gltftest.Validate(t, glb)
 
 	frames := filepath.Join(tmp, "frames")
-	if err := runEnsemble([]string{"play", graph, "--seconds", "2", "--out", frames + "/"}, &bytes.Buffer{}); err != nil {
+	stdout.Reset()
+	if err := runEnsemble([]string{"play", graph, "--seconds", "2", "--wind", "1,3", "--change-every", "1", "--out", frames + "/", "--check", "--json"}, &stdout); err != nil {
 		t.Fatal(err)
+	}
+	p = ensemblePlayResult{}
+	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
+		t.Fatalf("%v: %s", err, stdout.Bytes())
+	}
+	if !p.Checked || p.NewPairFrames != 0 || p.FramesWithNew != 0 {
+		t.Errorf("frames checked %v: %d new (frame, pair)s in %d frames", p.Checked, p.NewPairFrames, p.FramesWithNew)
 	}
 	e, err := assets.LoadEnsemble(context.Background(), []string{frames}, "", nil)
 	if err != nil {

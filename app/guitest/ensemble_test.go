@@ -160,3 +160,93 @@ func TestEnsembleBannerSession(t *testing.T) {
 	s.quit(cmd)
 	gltftest.Validate(t, glb)
 }
+
+// TestEnsembleReedsSession (acceptance 6 of issue 23): the real binary
+// opens the reeds (80 blades in three wind levels) through the Ensemble
+// tool's Open dialog, builds a small motion graph (one leaving frame per
+// task, two samples per transition, a budget of 20 s, typed into the
+// panel) with its progress per level, shows each level's report and the
+// wind-change latency table, and plays with the wind slider moved to each
+// level in turn.
+func TestEnsembleReedsSession(t *testing.T) {
+	s := newSession(t)
+	groups := filepath.Join(s.root, "..", "shared", "data", "ensemble-reeds", "groups.csv")
+	_, err := os.Stat(groups)
+	need(t, "../shared/data/ensemble-reeds", err == nil)
+	cmd := s.startEnv([]string{"GALLOP_TRACE=1"})
+	s.clickUntil("tool Ensemble", "ensemble: open")
+	defer func() {
+		if t.Failed() {
+			s.screenshot("reeds-failed")
+			t.Log(lastLines(cmd.output(), 20))
+		}
+	}()
+
+	view := centre(s.widget("viewport"))
+	s.clickAt(s.widgetInView("ensemble: open"))
+	s.chooseInDialog(groups)
+	s.waitFor("the reeds to open", 120*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "ensemble: ensemble-reeds: 80 groups, 1920 vertices, 3 levels, 1350 frames")
+	})
+	time.Sleep(time.Second) // the panel settles with the dataset's lines
+	for _, f := range []struct{ name, value string }{{"ensemble: tries", "1"}, {"ensemble: samples", "2"}, {"ensemble: budget", "20"}} {
+		s.widgetInView(f.name)
+		r := s.widget(f.name)
+		s.clickAt(image.Pt(r.Min.X+20, (r.Min.Y+r.Max.Y)/2))
+		time.Sleep(300 * time.Millisecond)
+		s.xdo("key", "ctrl+a")
+		s.xdo("type", "--delay", "30", f.value)
+		s.xdo("key", "Return")
+		time.Sleep(300 * time.Millisecond)
+	}
+	s.clickAt(s.widgetInView("ensemble: build"))
+	perLevel := false
+	s.waitFor("the build's progress per level", 120*time.Second, func() bool {
+		_, perLevel = s.rects()["ensemble: level progress"]
+		return perLevel
+	})
+	s.screenshot("reeds-1-building")
+	s.waitFor("the motion graph", 600*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "; motion graph of ")
+	})
+	if !regexp.MustCompile(`transitions: task \d+ of \d+ \(level [123] to [123]\)`).MatchString(cmd.output()) {
+		t.Error("the build's progress never named a level")
+	}
+	s.widget("ensemble: levels")
+	s.widget("ensemble: latency")
+	lat := regexp.MustCompile(`worst wind-change latency (1→2 [^,;]+, 1→3 [^,;]+, 2→1 [^,;]+, 2→3 [^,;]+, 3→1 [^,;]+, 3→2 [^,;]+)`).FindStringSubmatch(cmd.output())
+	if lat == nil {
+		t.Fatalf("no latency figures:\n%s", lastLines(cmd.output(), 5))
+	}
+	t.Logf("latency: %s", lat[1])
+	s.screenshot("reeds-2-built")
+	s.noOverflow("Ensemble with the reeds' graph")
+
+	s.clickAt(s.widgetInView("ensemble: play"))
+	s.waitFor("playing", 20*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "; playing level 1, wind 1")
+	})
+	s.moveTo(view)
+	prev := s.screenshot("reeds-3-playing")
+	for _, level := range []string{"2", "3", "1"} {
+		s.widgetInView("ensemble: wind")
+		wind := s.widget("ensemble: wind")
+		s.xdo("mousemove", fmt.Sprint(wind.Min.X+20), fmt.Sprint((wind.Min.Y+wind.Max.Y)/2), "sleep", "0.2", "keydown", "ctrl", "click", "1", "keyup", "ctrl")
+		time.Sleep(300 * time.Millisecond)
+		s.xdo("key", "ctrl+a")
+		s.xdo("type", "--delay", "30", level)
+		s.xdo("key", "Return")
+		s.waitFor("wind level "+level, 20*time.Second, func() bool {
+			return strings.Contains(cmd.output(), ", wind "+level+", ")
+		})
+		s.moveTo(view)
+		time.Sleep(700 * time.Millisecond)
+		img := s.screenshot("reeds-4-wind-" + level)
+		if n := changedPixels(prev, img); n < 200 {
+			t.Errorf("wind %s: the reeds moved only %d pixels", level, n)
+		}
+		prev = img
+	}
+	s.noOverflow("Ensemble, playing the reeds")
+	s.quit(cmd)
+}

@@ -10,6 +10,7 @@ import (
 
 	"gallop/internal/words"
 	"gallop/panels"
+	memg "gallop/solver/ensemble"
 	"gallop/tools"
 	"gallop/tools/ensemble"
 )
@@ -72,7 +73,7 @@ func levelNames(d *ensemble.Data) string {
 
 func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 	s := &p.m.Settings
-	eta := float32(s.Eta)
+	eta, budget := float32(s.Eta), float32(s.Budget)
 	l := giu.Layout{
 		giu.Label("Motion graph"),
 		giu.Row(
@@ -87,7 +88,11 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 			giu.InputFloat(&eta).Label("η").Size(60).Format("%.3g").OnChange(func() { s.Eta = float64(eta) }),
 			giu.Tooltip("Time-out factor: a program stops after η times the work of its first collision pass"),
 		),
-		giu.InputInt(&s.Seed).Label("seed").Size(80),
+		giu.Row(
+			panels.Marked("ensemble: budget", giu.InputFloat(&budget).Label("budget s").Size(60).Format("%.4g").OnChange(func() { s.Budget = float64(budget) })),
+			giu.Tooltip("Seconds after which the build's tasks stop searching harder (0: no limit); the build is the same on every run unless it is reached"),
+			giu.InputInt(&s.Seed).Label("seed").Size(80),
+		),
 	}
 	if err := s.Check(); err != nil {
 		l = append(l, panels.ErrorLabel(err.Error()))
@@ -104,14 +109,88 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 	pr := p.m.BuildProgress()
 	if pr != nil && p.m.Building() {
 		l = append(l, panels.Marked("ensemble: build progress", giu.ProgressBar(float32(pr.Fraction)).Size(-1, 0).Overlay(pr.Text)))
+		if d := p.m.Data(); d != nil && len(pr.Levels) == len(d.Levels) {
+			l = append(l, panels.Marked("ensemble: level progress", levelProgress(d, pr.Levels)))
+		}
 	}
 	if pr != nil && pr.Trace != nil {
 		l = append(l, traceplots(pr))
 	}
 	if b := p.m.Built(); b != nil {
 		l = append(l, panels.Marked("ensemble: table", tableI(b)))
+		if len(b.Stats.Levels) > 0 {
+			l = append(l, panels.Marked("ensemble: levels", levelReports(b.Stats.Levels)))
+		}
+		if len(b.Latency) > 1 {
+			l = append(l, panels.Marked("ensemble: latency", latencyTable(b)))
+		}
 	}
 	return l
+}
+
+// levelProgress is a build's tasks done per level, within it and toward
+// the others.
+func levelProgress(d *ensemble.Data, levels []ensemble.LevelProgress) giu.Widget {
+	var out giu.Layout
+	for i, lp := range levels {
+		out = append(out, panels.Text(fmt.Sprintf("level %d %s: %d tasks within, %d toward other levels", i+1, filepath.Base(d.Levels[i]), lp.Within, lp.Between)))
+	}
+	return out
+}
+
+// levelReports is what a build found per level: whether it loops (a level
+// without a loop plays its frames and cuts back to the first) and its
+// transitions to each level.
+func levelReports(levels []memg.LevelReport) giu.Widget {
+	var out giu.Layout
+	for i, r := range levels {
+		loops := "loops"
+		if !r.Loops {
+			loops = "NO LOOP: plays its frames and cuts back to the first"
+		}
+		line := fmt.Sprintf("level %d %s: %s; %d of %d frames in its loop; transitions to each level %v", i+1, r.Name, loops, r.Component, r.Frames, r.Out)
+		if r.Skipped > 0 {
+			line += fmt.Sprintf("; %d of %d tasks skipped, the budget spent", r.Skipped, r.Tasks)
+		}
+		if r.Loops {
+			out = append(out, panels.Text(line))
+		} else {
+			out = append(out, panels.ErrorLabel(line))
+		}
+	}
+	return out
+}
+
+// latencyTable is the wind-change latency of the graph: from each level
+// (rows) to each other (columns), the median and the worst seconds from a
+// frame of the first's loop until the player is in the second's.
+func latencyTable(b *ensemble.Built) giu.Widget {
+	n := len(b.Latency)
+	cols := []*giu.TableColumnWidget{giu.TableColumn("from \\ to")}
+	for to := range n {
+		cols = append(cols, giu.TableColumn(fmt.Sprintf("%d %s", to+1, filepath.Base(b.Data.Levels[to]))))
+	}
+	rows := make([]*giu.TableRowWidget, n)
+	for from := range n {
+		cells := []giu.Widget{giu.Label(fmt.Sprintf("%d %s", from+1, filepath.Base(b.Data.Levels[from])))}
+		for to := range n {
+			var cell string
+			switch lt := b.Latency[from][to]; {
+			case from == to:
+				cell = "-"
+			case math.IsInf(lt.Worst, 1):
+				cell = "unreachable"
+			default:
+				cell = fmt.Sprintf("%.2f / %.2f s", lt.Median, lt.Worst)
+			}
+			cells = append(cells, giu.Label(cell))
+		}
+		rows[from] = giu.TableRow(cells...)
+	}
+	return giu.Layout{
+		panels.Text("Wind-change latency, median / worst: from a frame of the row's loop until the player is in the column's"),
+		giu.Table().Columns(cols...).Rows(rows...).Size(-1, float32(24*(n+1)+8)),
+	}
 }
 
 // traceplots are the paper's Fig. 10 for the last COMPUTE-MEMG-TRANSITION

@@ -133,10 +133,16 @@ type BuildOptions struct {
 	// one transition frame to the next than StepTolerance times its
 	// largest step in the model's source frames (default 1).
 	StepTolerance float64
-	// Budget, if positive, bounds the build's time softly: a task that
-	// begins after it does not search harder. The build is the same on
-	// every run and machine unless the budget cuts some task short
-	// (BuildStats.CutShort).
+	// Budget, if positive, bounds the build's time: every task makes its
+	// first attempt before any searches harder (see builder.run); tasks
+	// within levels search harder only in the first half of the budget,
+	// those between levels in all of it, a harder attempt stopping at the
+	// leaving frame where its share is spent; a task not yet begun when
+	// the budget is spent is skipped (it finds nothing). Tasks run
+	// interleaved by level (the first interval of each level, then the
+	// second, …), so a budget spent early leaves every level a share.
+	// The build is the same on every run and machine unless the budget
+	// cuts some task short (BuildStats.CutShort, Skipped).
 	Budget time.Duration
 	// Seed makes the build reproducible: every task draws from its own
 	// stream of Seed.
@@ -208,6 +214,7 @@ type BuildStats struct {
 	Missing   int     // tasks that found no transition, even searching harder
 	Harder    int     // tasks that searched harder
 	CutShort  int     // tasks that the budget kept from searching harder
+	Skipped   int     // tasks that the budget kept from beginning
 	Found     int     // transitions in the graph
 	MeanPhi   float64 // mean Φ(τ) of the transitions
 	MeanPhi0  float64 // mean Φ(0) of the same pairs: the synchronous transitions
@@ -224,11 +231,14 @@ type BuildStats struct {
 type LevelReport struct {
 	Name      string
 	Frames    int
-	Component int       // frames in the level's component
-	Loops     bool      // transitions within the level make a loop
-	Out       []int     // transitions from the level's component to each level
-	Programs  csp.Stats // the integer programs of the tasks leaving the level
-	Missing   int       // of those tasks, the ones that found nothing
+	Component int         // frames in the level's component
+	Loops     bool        // transitions within the level make a loop
+	Out       []int       // transitions from the level's component to each level
+	Programs  csp.Stats   // the integer programs of the tasks leaving the level
+	To        []csp.Stats // of those, the ones toward each level
+	Seconds   []float64   // the tasks' own times toward each level (both workers)
+	Missing   int         // of those tasks, the ones that found nothing
+	Skipped   int         // of those, the ones the budget kept from beginning
 	Tasks     int
 }
 
@@ -349,6 +359,7 @@ type TaskResult struct {
 	Stats       csp.Stats
 	Harder      int
 	CutShort    bool
+	Skipped     bool // the budget was spent before the task began
 	Seconds     float64
 }
 
@@ -404,7 +415,7 @@ func FinishBuild(m *Model, opts BuildOptions, g *Graph, phase1, phase2 []TaskRes
 	st.Levels = make([]LevelReport, L)
 	for l, lv := range m.data.Levels {
 		r := &st.Levels[l]
-		r.Name, r.Frames, r.Out = levelName(lv, l), len(lv.Frames), make([]int, L)
+		r.Name, r.Frames, r.Out, r.To, r.Seconds = levelName(lv, l), len(lv.Frames), make([]int, L), make([]csp.Stats, L), make([]float64, L)
 		for _, in := range g.In[l] {
 			if in {
 				r.Component++
@@ -425,9 +436,15 @@ func FinishBuild(m *Model, opts BuildOptions, g *Graph, phase1, phase2 []TaskRes
 		if r.CutShort {
 			st.CutShort++
 		}
+		if r.Skipped {
+			st.Skipped++
+			st.Levels[r.Task.From].Skipped++
+		}
 		st.CPUTasks += r.Seconds
 		lr := &st.Levels[r.Task.From]
 		lr.Programs.Merge(r.Stats)
+		lr.To[r.Task.To].Merge(r.Stats)
+		lr.Seconds[r.Task.To] += r.Seconds
 		lr.Tasks++
 		if len(r.Transitions) == 0 {
 			lr.Missing++
@@ -515,47 +532,116 @@ func newBuilder(m *Model, opts BuildOptions, began time.Time, progress func(Task
 	return &builder{m: m, opts: opts, began: began, progress: progress, trace: trace, total: total}
 }
 
-// pastBudget reports whether the build's budget is spent.
-func (b *builder) pastBudget() bool {
-	return b.opts.Budget > 0 && time.Since(b.began) > b.opts.Budget
+// pastBudget reports whether the build has spent the given share of its
+// budget.
+func (b *builder) pastBudget(share float64) bool {
+	return b.opts.Budget > 0 && time.Since(b.began) > time.Duration(share*float64(b.opts.Budget))
 }
+
+// harderShare is the share of the budget after which no task of phase 1
+// searches harder, so that the tasks between levels keep the rest.
+const harderShare = 0.5
 
 // run runs tasks (numbered from first) and returns their results in task
 // order. g, when set, restricts leaving and landing frames to the levels'
 // components.
+//
+// It runs in rounds: round 0 makes every task's first attempt, round e
+// the e-th harder attempt of the tasks that have found nothing yet, each
+// round's tasks interleaved by level on both cores. Each task draws from
+// its own stream, so the rounds give what one task after another would;
+// but a budget reached during a build finds every task tried once before
+// any searches harder. Rounds of harder attempts begin only while the
+// budget's share for them (harderShare of it in phase 1, all of it in
+// phase 2) is not spent.
 func (b *builder) run(ctx context.Context, tasks []Task, first int, g *Graph) ([]TaskResult, error) {
-	results := make([]TaskResult, len(tasks))
+	states := make([]*taskState, len(tasks))
 	errs := make([]error, len(tasks))
-	workers := min(parallel.Workers(), max(1, len(tasks)))
-	next := make(chan int)
-	go func() {
-		defer close(next)
-		for i := range tasks {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	parallel.For(workers, func(w int) {
-		for i := range next {
-			if ctx.Err() != nil {
-				continue
-			}
-			results[i], errs[i] = b.task(ctx, w, tasks[i], uint64(first+i), g)
-			b.report(tasks[i])
-		}
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	share := 1.0
+	if g == nil {
+		share = harderShare
 	}
-	for _, err := range errs {
-		if err != nil {
+	order := interleaved(tasks)
+	for e := 0; e <= b.opts.Harder && len(order) > 0; e++ {
+		if e > 0 && b.pastBudget(share) {
+			for _, i := range order {
+				states[i].r.CutShort = true
+				b.report(tasks[i])
+			}
+			break
+		}
+		more := make([]bool, len(tasks))
+		workers := min(parallel.Workers(), len(order))
+		next := make(chan int)
+		go func() {
+			defer close(next)
+			for _, i := range order {
+				select {
+				case next <- i:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		parallel.For(workers, func(w int) {
+			for i := range next {
+				if ctx.Err() != nil {
+					continue
+				}
+				if e == 0 {
+					states[i] = b.start(tasks[i], uint64(first+i), g)
+				}
+				st := states[i]
+				if !st.r.Skipped {
+					errs[i] = b.attempt(ctx, w, st, e, g, share)
+				}
+				st.r.Seconds += st.seconds
+				st.seconds = 0
+				if errs[i] == nil && !st.r.Skipped && len(st.r.Transitions) == 0 && st.used < len(st.leave) && e < b.opts.Harder && !st.r.CutShort {
+					more[i] = true
+					continue
+				}
+				b.report(tasks[i])
+			}
+		})
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+		order = slices.DeleteFunc(order, func(i int) bool { return !more[i] })
+	}
+	results := make([]TaskResult, len(tasks))
+	for i, st := range states {
+		results[i] = st.r
 	}
 	return results, nil
+}
+
+// interleaved returns the indices of tasks (in their build order: by
+// level, then interval) in the order they run: round by round, in each
+// the next task of every level that leaves, so that under a budget every
+// level gets its share of the first tasks.
+func interleaved(tasks []Task) []int {
+	var byLevel [][]int
+	for i, t := range tasks {
+		for len(byLevel) <= t.From {
+			byLevel = append(byLevel, nil)
+		}
+		byLevel[t.From] = append(byLevel[t.From], i)
+	}
+	out := make([]int, 0, len(tasks))
+	for round := 0; len(out) < len(tasks); round++ {
+		for _, l := range byLevel {
+			if round < len(l) {
+				out = append(out, l[round])
+			}
+		}
+	}
+	return out
 }
 
 // report counts a finished task and calls progress, under the lock that
@@ -570,16 +656,30 @@ func (b *builder) report(t Task) {
 	}
 }
 
-// task runs one (interval, target) task, number id of its build: its
-// leaving frames in an order drawn from the task's own stream, Tries of
-// them first, each with a COMPUTE-MEMG-TRANSITION over the target's
-// candidates; if none gave a transition, up to Harder times the next
-// 2·Tries, 4·Tries, … leaving frames with N_samples and η doubled each
-// time. It returns the transitions found, at most one per leaving frame.
-func (b *builder) task(ctx context.Context, worker int, t Task, id uint64, g *Graph) (TaskResult, error) {
-	m, o := b.m, b.opts
+// taskState is one task between the rounds of run: what it found, its
+// random stream, its leaving frames in the order it tries them and how
+// many it has tried.
+type taskState struct {
+	task    Task
+	r       TaskResult
+	rng     *rand.Rand
+	leave   []int
+	used    int
+	seconds float64 // the current round's time
+}
+
+// start begins task t, number id of its build: its leaving frames in an
+// order drawn from the task's own stream. A task begun after the budget
+// is spent is skipped.
+func (b *builder) start(t Task, id uint64, g *Graph) *taskState {
 	began := time.Now()
-	rng := rand.New(rand.NewPCG(o.Seed, id))
+	m, o := b.m, b.opts
+	st := &taskState{task: t, r: TaskResult{Task: t}}
+	if b.pastBudget(1) {
+		st.r.Skipped, st.r.CutShort = true, true
+		return st
+	}
+	st.rng = rand.New(rand.NewPCG(o.Seed, id))
 	H := m.margin
 	length := o.Interval
 	if t.Phase == 2 {
@@ -587,58 +687,63 @@ func (b *builder) task(ctx context.Context, worker int, t Task, id uint64, g *Gr
 	}
 	lo := H + t.Interval*length
 	hi := min(lo+length, len(m.data.Levels[t.From].Frames)-H) // exclusive
-	var leave []int
 	for i := lo; i < hi; i++ {
 		if g == nil || g.In[t.From][i] {
-			leave = append(leave, i)
+			st.leave = append(st.leave, i)
 		}
 	}
-	rng.Shuffle(len(leave), func(a, c int) { leave[a], leave[c] = leave[c], leave[a] })
+	st.rng.Shuffle(len(st.leave), func(a, c int) { st.leave[a], st.leave[c] = st.leave[c], st.leave[a] })
+	st.seconds += time.Since(began).Seconds()
+	return st
+}
+
+// attempt makes the e-th attempt of a task (e = 0 the first, e > 0 the
+// harder ones): Tries·2^e further leaving frames, each with a
+// COMPUTE-MEMG-TRANSITION over the target's candidates with N_samples
+// and η times 2^e, keeping every transition found (at most one per
+// leaving frame). A harder attempt stops at a leaving frame once the
+// budget's share is spent.
+func (b *builder) attempt(ctx context.Context, worker int, st *taskState, e int, g *Graph, share float64) error {
+	began := time.Now()
+	defer func() { st.seconds += time.Since(began).Seconds() }()
+	m, o, t := b.m, b.opts, st.task
 	var trace func(csp.Event)
 	if b.trace != nil {
-		trace = func(e csp.Event) {
+		trace = func(ev csp.Event) {
 			b.mu.Lock()
 			defer b.mu.Unlock()
-			b.trace(worker, e)
+			b.trace(worker, ev)
 		}
 	}
-	r := TaskResult{Task: t}
-	used := 0
-	for e := 0; e <= o.Harder && used < len(leave); e++ {
-		if e > 0 {
-			if len(r.Transitions) > 0 {
-				break
-			}
-			if b.pastBudget() {
-				r.CutShort = true
-				break
-			}
-			r.Harder = e
-		}
-		copts := o.CSP
-		copts.Samples <<= e
-		copts.Eta *= float64(int(1) << e)
-		n := o.Tries << e
-		for _, i := range leave[used:min(used+n, len(leave))] {
-			from := State{t.From, i}
-			cands := b.candidates(from, t.To, g, e)
-			if len(cands) == 0 {
-				continue
-			}
-			res, s, err := csp.Compute(ctx, cands, copts, rng, trace)
-			r.Stats.Merge(s)
-			if err != nil {
-				return TaskResult{}, err
-			}
-			if res.Found {
-				tau, blend := m.Offsets(res.Tau)
-				r.Transitions = append(r.Transitions, Transition{From: from, To: State{t.To, res.J}, Tau: tau, Blend: blend, Phi: res.Phi, Phi0: res.Phi0})
-			}
-		}
-		used += n
+	if e > 0 {
+		st.r.Harder = e
 	}
-	r.Seconds = time.Since(began).Seconds()
-	return r, nil
+	copts := o.CSP
+	copts.Samples <<= e
+	copts.Eta *= float64(int(1) << e)
+	n := o.Tries << e
+	for _, i := range st.leave[st.used:min(st.used+n, len(st.leave))] {
+		if e > 0 && b.pastBudget(share) {
+			st.r.CutShort = true
+			break
+		}
+		from := State{t.From, i}
+		cands := b.candidates(from, t.To, g, e)
+		if len(cands) == 0 {
+			continue
+		}
+		res, s, err := csp.Compute(ctx, cands, copts, st.rng, trace)
+		st.r.Stats.Merge(s)
+		if err != nil {
+			return err
+		}
+		if res.Found {
+			tau, blend := m.Offsets(res.Tau)
+			st.r.Transitions = append(st.r.Transitions, Transition{From: from, To: State{t.To, res.J}, Tau: tau, Blend: blend, Phi: res.Phi, Phi0: res.Phi0})
+		}
+	}
+	st.used += n
+	return nil
 }
 
 // candidates returns the frames j of level to that a transition from

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"gallop/solver/ensemble/csp"
+
+	"github.com/go-gl/mathgl/mgl64"
 )
 
 // TestBuildBanner builds a small graph of the whole banner (one leaving
@@ -76,4 +79,42 @@ func TestBuildTooShort(t *testing.T) {
 		t.Fatalf("got %v, want ErrNoGraph", err)
 	}
 	t.Log(err)
+}
+
+// TestBuildBudgetSpent: with a budget spent before the first task, every
+// task is skipped and reported so, and the graph is still whole: every
+// level cuts back, and a player plays it.
+func TestBuildBudgetSpent(t *testing.T) {
+	_, m := banner(t, fullBanner)
+	g, st, err := Build(context.Background(), m, BuildOptions{Seed: 3, Tries: 1, Budget: time.Nanosecond, CSP: csp.Options{Samples: 1}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Tasks == 0 || st.Skipped != st.Tasks || st.Found != 0 || st.CSP.Programs != 0 {
+		t.Errorf("%d tasks, %d skipped, %d transitions, %d programs: want every task skipped", st.Tasks, st.Skipped, st.Found, st.CSP.Programs)
+	}
+	for l, r := range st.Levels {
+		if r.Loops || !g.Cut[l] || r.Skipped != r.Tasks {
+			t.Errorf("level %d: %+v, cut %v", l, r, g.Cut[l])
+		}
+	}
+	p, err := NewPlayer(m, g, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x []mgl64.Vec3
+	for range 2 * len(g.In[0]) {
+		x = p.Step(x)
+	}
+	if p.Cuts() == 0 {
+		t.Error("the player never cut back")
+	}
+}
+
+// TestInterleaved: tasks run round by round over the levels.
+func TestInterleaved(t *testing.T) {
+	tasks := []Task{{From: 0}, {From: 0, Interval: 1}, {From: 0, Interval: 2}, {From: 1}, {From: 2}, {From: 2, Interval: 1}}
+	if got, want := interleaved(tasks), []int{0, 3, 4, 1, 5, 2}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
 }

@@ -43,6 +43,9 @@ type Player struct {
 	transitions  int
 	cuts         int
 	last         int // index of the last transition taken, −1 before the first
+	// the source frames of the last Step: srcA, and srcB when blended
+	srcA, srcB State
+	blended    bool
 }
 
 // NewPlayer returns a player of g that starts at the first frame of
@@ -106,6 +109,11 @@ func (p *Player) Last() int { return p.last }
 // The slice is the player's.
 func (p *Player) Blending() []bool { return p.blending }
 
+// Sources returns the source frames the last Step showed: a, and in a
+// transition also b (blended is then true), the frames a+s and b+s that
+// its frame s blends (each group shows a, b or a blend of the two).
+func (p *Player) Sources() (a, b State, blended bool) { return p.srcA, p.srcB, p.blended }
+
 // Poser returns the poser of the last Step: the groups' frames,
 // coordinates and sewing at the frame it posed.
 func (p *Player) Poser() *Poser { return p.poser }
@@ -125,7 +133,8 @@ func (p *Player) Step(dst []mgl64.Vec3) []mgl64.Vec3 {
 	}
 	if p.tr == nil {
 		clear(p.blending)
-		dst = p.poser.Pose(dst, State{p.level, p.frame})
+		p.srcA, p.blended = State{p.level, p.frame}, false
+		dst = p.poser.Pose(dst, p.srcA)
 		next := p.g.Next(p.level, p.frame)
 		if next < 0 {
 			next = p.frame + 1 // only a graph that fails Validate ends here
@@ -136,6 +145,7 @@ func (p *Player) Step(dst []mgl64.Vec3) []mgl64.Vec3 {
 		return dst
 	}
 	t := p.tr
+	p.srcA, p.srcB, p.blended = State{t.From.Level, t.From.Frame + p.s}, State{t.To.Level, t.To.Frame + p.s}, true
 	dst = p.poser.Transition(dst, t.From, t.To, t.Tau, t.Blend, p.s)
 	p.blending = m.Blending(p.blending, p.s, t.Tau, t.Blend)
 	if p.s == p.s1 {

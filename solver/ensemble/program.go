@@ -473,12 +473,12 @@ func (p *Program) hold(k int, e *posed) {
 // up to poseWays poses per transition frame (one per blend weight for a
 // root with τ_blend = 10, so that a search that tries every offset of a
 // group poses it once), fewer on a large ensemble.
-const poseCacheBytes = 48 << 20
+const poseCacheBytes = 192 << 20
 
 // poseWays returns how many poses per group and frame a Program keeps for
 // an ensemble of n vertices and frames transition frames: 2 to 12.
 func poseWays(n, frames int) int {
-	return min(max(poseCacheBytes/(24*max(n, 1)*frames), 2), 12)
+	return min(max(poseCacheBytes/(24*max(n, 1)*frames), 2), 48)
 }
 
 // get returns group k posed at frame f under tau, from the cache or posed

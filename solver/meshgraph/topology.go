@@ -1,5 +1,7 @@
 package meshgraph
 
+import "gallop/internal/disjoint"
+
 // Components labels the connected components of a mesh's n vertices, two
 // vertices being connected when they share a triangle, by union-find with
 // path halving. Labels are 0, 1, … in the order of each component's lowest
@@ -7,25 +9,14 @@ package meshgraph
 // and the number of components. Indices must lie in [0, n) (New checks
 // them).
 func Components(n int, triangles [][3]int) ([]int, int) {
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	sets := disjoint.New(n)
 	used := make([]bool, n)
 	for _, t := range triangles {
 		for _, v := range t {
 			used[v] = true
 		}
-		a, b := find(t[0]), find(t[1])
-		parent[b] = a
-		parent[find(t[2])] = a
+		sets.Union(t[0], t[1])
+		sets.Union(t[0], t[2])
 	}
 	label := make([]int, n)
 	id := make(map[int]int)
@@ -34,7 +25,7 @@ func Components(n int, triangles [][3]int) ([]int, int) {
 			label[i] = -1
 			continue
 		}
-		r := find(i)
+		r := sets.Find(i)
 		l, ok := id[r]
 		if !ok {
 			l = len(id)

@@ -38,16 +38,7 @@ const (
 // checker takes the groups, triangles and attachments of m's dataset.
 func CheckTransitions(ctx context.Context, m *ensemble.Model, ts []ensemble.Transition, checker Checker) (*Check, error) {
 	c := &Check{After: make([]int, len(ts)), Unconstrained: make([]int, len(ts))}
-	d := m.Dataset()
-	var groups []exhaustive.Group
-	for _, g := range d.Groups {
-		eg := exhaustive.Group{First: g.First, Count: g.Count, Triangles: g.Triangles, Parent: g.Parent}
-		for _, a := range g.Attach {
-			eg.Attach = append(eg.Attach, exhaustive.Attachment{Vertex: a.Vertex, ParentVertex: a.ParentVertex})
-		}
-		groups = append(groups, eg)
-	}
-	ex, err := exhaustive.New(groups, len(d.Rest))
+	ex, err := newExhaustive(m)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +75,41 @@ func CheckTransitions(ctx context.Context, m *ensemble.Model, ts []ensemble.Tran
 	return c, nil
 }
 
+// newExhaustive returns the exhaustive checker of m's dataset: its
+// groups, triangles and attachments.
+func newExhaustive(m *ensemble.Model) (*exhaustive.Checker, error) {
+	d := m.Dataset()
+	var groups []exhaustive.Group
+	for _, g := range d.Groups {
+		eg := exhaustive.Group{First: g.First, Count: g.Count, Triangles: g.Triangles, Parent: g.Parent}
+		for _, a := range g.Attach {
+			eg.Attach = append(eg.Attach, exhaustive.Attachment{Vertex: a.Vertex, ParentVertex: a.ParentVertex})
+		}
+		groups = append(groups, eg)
+	}
+	return exhaustive.New(groups, len(d.Rest))
+}
+
+// newInFrame returns the pairs the exhaustive checker finds intersecting
+// in positions x and in none of the reconstructed source frames srcs.
+func newInFrame(ex *exhaustive.Checker, ps *ensemble.Poser, x []mgl64.Vec3, srcs ...ensemble.State) ([]exhaustive.Pair, error) {
+	found, err := ex.Frame(x)
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	var source []exhaustive.Pair
+	for _, st := range srcs {
+		pairs, err := ex.Frame(ps.Pose(nil, st))
+		if err != nil {
+			return nil, err
+		}
+		source = append(source, pairs...)
+	}
+	return slices.DeleteFunc(found, func(pr exhaustive.Pair) bool {
+		return slices.ContainsFunc(source, func(q exhaustive.Pair) bool { return q.K == pr.K && q.L == pr.L })
+	}), nil
+}
+
 // newPairs returns the number of distinct pairs the exhaustive checker
 // finds intersecting in some frame of the transition a → b under tau and
 // blend and not in the source frames a+s and b+s it blends.
@@ -93,25 +119,12 @@ func newPairs(m *ensemble.Model, ps *ensemble.Poser, ex *exhaustive.Checker, a, 
 	H := m.Margin()
 	for s := -H; s <= H; s++ {
 		x = ps.Transition(x, a, b, tau, blend, s)
-		found, err := ex.Frame(x)
-		if err != nil || len(found) == 0 {
-			if err != nil {
-				return 0, err
-			}
-			continue
-		}
-		var source []exhaustive.Pair
-		for _, st := range []ensemble.State{{Level: a.Level, Frame: a.Frame + s}, {Level: b.Level, Frame: b.Frame + s}} {
-			pairs, err := ex.Frame(ps.Pose(nil, st))
-			if err != nil {
-				return 0, err
-			}
-			source = append(source, pairs...)
+		found, err := newInFrame(ex, ps, x, ensemble.State{Level: a.Level, Frame: a.Frame + s}, ensemble.State{Level: b.Level, Frame: b.Frame + s})
+		if err != nil {
+			return 0, err
 		}
 		for _, pr := range found {
-			if !slices.ContainsFunc(source, func(q exhaustive.Pair) bool { return q.K == pr.K && q.L == pr.L }) {
-				seen[[2]int{pr.K, pr.L}] = true
-			}
+			seen[[2]int{pr.K, pr.L}] = true
 		}
 	}
 	return len(seen), nil

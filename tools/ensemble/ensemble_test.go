@@ -143,3 +143,30 @@ func TestCompactExport(t *testing.T) {
 	}
 	gltftest.Validate(t, compact)
 }
+
+// TestPlayCheck: Play's check of every frame finds no new interpenetration
+// in the built graph, and finds some once its transitions take the
+// unconstrained minimum of Φ instead of the solver's offsets.
+func TestPlayCheck(t *testing.T) {
+	b := banner(t)
+	o := PlayOptions{Frames: 300, Winds: []int{0, 2, 1}, ChangeEvery: 60, Seed: 3, Check: true}
+	good, err := Play(b.m, b.g, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := *b.g
+	bad.Transitions = slices.Clone(b.g.Transitions)
+	for x := range bad.Transitions {
+		tr := &bad.Transitions[x]
+		u, _ := b.m.Program(tr.From, tr.To).Minimum(nil)
+		tr.Tau, tr.Blend = b.m.Offsets(u)
+	}
+	worse, err := Play(b.m, &bad, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d transitions played: %d new (frame, pair)s; at the unconstrained minimum %d in %d frames", good.Transitions, good.NewPairFrames, worse.NewPairFrames, worse.FramesWithNew)
+	if good.Transitions == 0 || good.NewPairFrames != 0 || worse.NewPairFrames == 0 {
+		t.Errorf("solver's offsets: %d new in %d transitions; unconstrained: %d", good.NewPairFrames, good.Transitions, worse.NewPairFrames)
+	}
+}

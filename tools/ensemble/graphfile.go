@@ -52,6 +52,10 @@ type ModelSettings struct {
 	Threshold float64 `json:"threshold"`
 }
 
+// DefaultBudget is the build's default soft time limit, seconds (see
+// ensemble.BuildOptions.Budget).
+const DefaultBudget = 120
+
 // BuildSettings are the build options a graph file records.
 type BuildSettings struct {
 	Seed    uint64  `json:"seed"`

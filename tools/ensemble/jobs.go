@@ -24,6 +24,15 @@ type Progress struct {
 	Trace *Trace
 	// Calls counts the calls finished so far.
 	Calls int
+	// Levels is a build's progress per level (nil for the other jobs):
+	// the tasks leaving each level done so far, within the level and
+	// toward the others.
+	Levels []LevelProgress
+}
+
+// LevelProgress is a build's progress on the tasks leaving one level.
+type LevelProgress struct {
+	Within, Between int // tasks done: to elsewhere in the level, to other levels
 }
 
 // Trace is one COMPUTE-MEMG-TRANSITION call's progress against time (the
@@ -85,6 +94,9 @@ type Built struct {
 	Stats    ensemble.BuildStats
 	Path     string // the graph file it was read from or last saved to
 	FromFile bool   // read from Path, not built: Stats are zero
+	// Latency is the graph's wind-change latency, [from][to] (see
+	// ensemble.Graph.Latencies), also for a graph read from a file.
+	Latency [][]ensemble.Latency
 }
 
 // LevelFolders returns the levels of the dataset that path belongs to: the
@@ -168,7 +180,7 @@ func (r *openRun) work(ctx context.Context, rep jobs.Reporter) error {
 		}
 		d := newData(f.Levels, f.Groups, m.Dataset(), e)
 		r.data = d
-		r.built = &Built{Data: d, Model: m, Graph: g, Settings: f.Build, Path: r.graph, FromFile: true}
+		r.built = &Built{Data: d, Model: m, Graph: g, Settings: f.Build, Path: r.graph, FromFile: true, Latency: g.Latencies(m)}
 		publish(1, "opened")
 		return nil
 	}
@@ -206,9 +218,10 @@ func (r *buildRun) work(ctx context.Context, rep jobs.Reporter) error {
 		calls    int
 		fraction float64
 		text     = "fitting groups"
+		levels   = make([]LevelProgress, len(r.data.Levels))
 	)
 	publish := func() {
-		r.task.Latest.Publish(&Progress{Fraction: fraction, Text: text, Trace: last, Calls: calls})
+		r.task.Latest.Publish(&Progress{Fraction: fraction, Text: text, Trace: last, Calls: calls, Levels: slices.Clone(levels)})
 		rep.Report(fraction, text)
 	}
 	publish()
@@ -242,9 +255,14 @@ func (r *buildRun) work(ctx context.Context, rep jobs.Reporter) error {
 			tr.add(e)
 		}
 	}
-	g, st, err := ensemble.Build(ctx, m, bs.Options(), func(_ ensemble.Task, done, total int) {
+	g, st, err := ensemble.Build(ctx, m, bs.Options(), func(t ensemble.Task, done, total int) {
 		fraction = fitShare + (1-fitShare)*float64(done)/float64(max(1, total))
-		text = fmt.Sprintf("transitions: task %d of %d", done, total)
+		if t.From == t.To {
+			levels[t.From].Within++
+		} else {
+			levels[t.From].Between++
+		}
+		text = fmt.Sprintf("transitions: task %d of %d (level %d to %d)", done, total, t.From+1, t.To+1)
 		publish()
 	}, trace)
 	if err != nil {
@@ -252,6 +270,6 @@ func (r *buildRun) work(ctx context.Context, rep jobs.Reporter) error {
 	}
 	fraction, text = 1, "built"
 	publish()
-	r.res = &Built{Data: r.data, Model: m, Graph: g, Settings: bs, Stats: st}
+	r.res = &Built{Data: r.data, Model: m, Graph: g, Settings: bs, Stats: st, Latency: st.Latency}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/solver/ensemble"
+	"gallop/solver/ensemble/exhaustive"
 )
 
 // PlayOptions configures Play.
@@ -16,6 +17,10 @@ type PlayOptions struct {
 	Seed        uint64 // the player's random stream
 	Record      bool   // keep a Recording for the compact export
 	Keep        bool   // keep every frame's positions (the plain export)
+	// Check tests every frame with the exhaustive checker for pairs of
+	// groups that intersect in it and in none of the (reconstructed)
+	// source frames it shows or blends (Player.Sources).
+	Check bool
 }
 
 // PlayResult is what Play measured, and kept.
@@ -26,6 +31,8 @@ type PlayResult struct {
 	MaxStepRatio             float64 // largest group step over the sources' largest (StepLimits)
 	MaxStepData              float64 // the same over the data's (MaxSteps)
 	MaxSewnGap               float64
+	NewPairFrames            int     // with Check: (frame, pair)s intersecting anew
+	FramesWithNew            int     // with Check: frames with at least one
 	StepSeconds              float64 // the player's Step calls alone
 	Recording                *Recording
 	Positions                [][]mgl64.Vec3
@@ -49,6 +56,14 @@ func Play(m *ensemble.Model, g *ensemble.Graph, o PlayOptions, each func(f int, 
 		res.Recording = &Recording{FPS: m.Dataset().FPS}
 	}
 	limits, data := m.StepLimits(), m.MaxSteps()
+	var ex *exhaustive.Checker
+	var ps *ensemble.Poser
+	if o.Check {
+		if ex, err = newExhaustive(m); err != nil {
+			return nil, err
+		}
+		ps = m.NewPoser()
+	}
 	shown := make([]bool, len(g.In))
 	var prev, x []mgl64.Vec3
 	every := max(1, o.ChangeEvery)
@@ -67,6 +82,21 @@ func Play(m *ensemble.Model, g *ensemble.Graph, o PlayOptions, each func(f int, 
 				s := m.GroupStep(k, prev, x)
 				res.MaxStepRatio = max(res.MaxStepRatio, s/limits[k])
 				res.MaxStepData = max(res.MaxStepData, s/data[k])
+			}
+		}
+		if ex != nil {
+			a, b, blended := p.Sources()
+			srcs := []ensemble.State{a}
+			if blended {
+				srcs = append(srcs, b)
+			}
+			found, err := newInFrame(ex, ps, x, srcs...)
+			if err != nil {
+				return nil, err
+			}
+			res.NewPairFrames += len(found)
+			if len(found) > 0 {
+				res.FramesWithNew++
 			}
 		}
 		prev = append(prev[:0], x...)

@@ -28,17 +28,21 @@ type Settings struct {
 	Samples int32   `json:"samples"` // N_samples: constraint programs per transition
 	Eta     float64 `json:"eta"`     // the time-out factor η
 	Tries   int32   `json:"tries"`   // leaving frames tried per interval and target level
-	Seed    int32   `json:"seed"`    // the build's and the player's random streams
-	Wind    int32   `json:"wind"`    // the wind level played, 1-based
+	// Budget is the build's soft time limit in seconds: a task that
+	// begins after it does not search harder.
+	Budget float64 `json:"budget_seconds"`
+	Seed   int32   `json:"seed"` // the build's and the player's random streams
+	Wind   int32   `json:"wind"` // the wind level played, 1-based
 	// Record is the most seconds of the played stretch kept for scrubbing
 	// and export; older frames are dropped as play goes on.
 	Record float64 `json:"record_seconds"`
 }
 
 // DefaultSettings returns the command line's defaults: τ_max 30, the
-// solver's N_samples and η, 4 tries, seed 1, wind level 1, and 60 s kept.
+// solver's N_samples and η (of its default search), 4 tries, a budget of
+// DefaultBudget, seed 1, wind level 1, and 60 s kept.
 func DefaultSettings() Settings {
-	return Settings{TauMax: 30, Samples: csp.DefaultSamples, Eta: csp.DefaultEta, Tries: 4, Seed: 1, Wind: 1, Record: 60}
+	return Settings{TauMax: 30, Samples: csp.DefaultSamples, Eta: csp.DefaultEtaPropagate, Tries: 4, Budget: DefaultBudget, Seed: 1, Wind: 1, Record: 60}
 }
 
 // Check names the first setting out of range.
@@ -52,6 +56,8 @@ func (s Settings) Check() error {
 		return fmt.Errorf("ensemble: η %g, want a positive factor up to 10⁶", s.Eta)
 	case s.Tries < 1 || s.Tries > 1000:
 		return fmt.Errorf("ensemble: %d tries, want 1 to 1000", s.Tries)
+	case !(s.Budget >= 0) || s.Budget > 7*24*3600:
+		return fmt.Errorf("ensemble: a budget of %g s, want 0 (none) to a week", s.Budget)
 	case s.Seed < 0:
 		return fmt.Errorf("ensemble: seed %d, want 0 or more", s.Seed)
 	case s.Wind < 1:
@@ -64,7 +70,7 @@ func (s Settings) Check() error {
 
 // build returns the settings of a build.
 func (s Settings) build() BuildSettings {
-	return BuildSettings{Seed: uint64(s.Seed), Samples: int(s.Samples), Eta: s.Eta, Tries: int(s.Tries)}
+	return BuildSettings{Seed: uint64(s.Seed), Samples: int(s.Samples), Eta: s.Eta, Tries: int(s.Tries), Budget: s.Budget}
 }
 
 // Tool is the Ensemble tool's model. Its zero value is ready to use, with
@@ -241,6 +247,36 @@ func (t *Tool) Summary() string {
 	s := fmt.Sprintf("%s: %d groups, %d vertices, %d levels, %d frames", d.Name(), len(d.Ensemble.Groups), len(d.Ensemble.Rest), len(d.Levels), frames)
 	if b := t.built; b != nil {
 		s += fmt.Sprintf("; motion graph of %d transitions", len(b.Graph.Transitions))
+		for l, cut := range b.Graph.Cut {
+			if cut {
+				s += fmt.Sprintf(", level %d has no loop", l+1)
+			}
+		}
+		if lat := latencySummary(b.Latency); lat != "" {
+			s += "; worst wind-change latency " + lat
+		}
+	}
+	return s
+}
+
+// latencySummary lists the worst latency of every ordered pair of levels:
+// "1→2 1.23 s, 1→3 unreachable, …".
+func latencySummary(lat [][]ensemble.Latency) string {
+	s := ""
+	for from, row := range lat {
+		for to, l := range row {
+			if from == to {
+				continue
+			}
+			if s != "" {
+				s += ", "
+			}
+			if math.IsInf(l.Worst, 1) {
+				s += fmt.Sprintf("%d→%d unreachable", from+1, to+1)
+			} else {
+				s += fmt.Sprintf("%d→%d %.2f s", from+1, to+1, l.Worst)
+			}
+		}
 	}
 	return s
 }

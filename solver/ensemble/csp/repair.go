@@ -3,6 +3,8 @@ package csp
 import (
 	"math"
 	"slices"
+
+	"gallop/internal/disjoint"
 )
 
 // repair is the systematic search that replaces LOCAL-SEARCH's random
@@ -167,27 +169,16 @@ func newRepair(s *solver, cutoff, budget float64, work0 int64) *repair {
 // the others; on repairOK the solver's τ holds the solution.
 func (r *repair) run(dirty int) (repairResult, error) {
 	n := len(r.vars)
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	sets := disjoint.New(n)
 	for _, cv := range r.cvars {
 		for _, j := range cv[1:] {
-			a, b := find(cv[0]), find(j)
-			parent[max(a, b)] = min(a, b)
+			sets.Union(cv[0], j)
 		}
 	}
 	r.comp = make([]int, n)
 	redo := make([]bool, n)
 	for i := range r.vars {
-		r.comp[i] = find(i)
+		r.comp[i] = sets.Find(i) // the component's lowest variable
 	}
 	for c := dirty; c < len(r.cons); c++ {
 		redo[r.comp[r.cvars[c][0]]] = true
