@@ -83,6 +83,29 @@ func saveGLTFDocument(path string, build func() (*gltf.Document, error)) error {
 	return WriteFileAtomic(path, func(w io.Writer) error { return encodeGLTF(w, doc, asBinary) })
 }
 
+// GLTFSize returns the bytes SaveGLTF would write for obj, as .glb
+// (binary) or as .gltf, without writing a file: the document is encoded
+// to a counter.
+func GLTFSize(obj *Object, opts ExportOptions, binary bool) (int64, error) {
+	doc, err := buildGLTF(obj, opts)
+	if err != nil {
+		return 0, err
+	}
+	var c countingWriter
+	if err := encodeGLTF(&c, doc, binary); err != nil {
+		return 0, err
+	}
+	return int64(c), nil
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter int64
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
+
 // encodeGLTF writes doc as .glb (asBinary) or as .gltf with its buffer
 // embedded.
 func encodeGLTF(w io.Writer, doc *gltf.Document, asBinary bool) error {

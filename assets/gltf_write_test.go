@@ -3,6 +3,7 @@ package assets
 import (
 	"bytes"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -219,6 +220,26 @@ func TestGltfExportStatic(t *testing.T) {
 	}
 	validateGLTF(t, path)
 
+}
+
+// TestGLTFSize: the bytes counted without a file are those SaveGLTF
+// writes, as .glb and as .gltf.
+func TestGLTFSize(t *testing.T) {
+	o := gltfTetra()
+	for _, ext := range []string{".glb", ".gltf"} {
+		path := filepath.Join(t.TempDir(), "tetra"+ext)
+		if err := SaveGLTF(path, o, ExportOptions{Mode: ExportMorph}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := GLTFSize(o, ExportOptions{Mode: ExportMorph}, ext == ".glb")
+		if err != nil || n != st.Size() {
+			t.Errorf("%s: counted %d (%v), the file has %d", ext, n, err, st.Size())
+		}
+	}
 }
 
 // TestGltfExportErrors checks refusals: no triangles, an unknown

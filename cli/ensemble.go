@@ -730,19 +730,10 @@ targets) or as OBJ frames with one o block per group.`)
 	return nil
 }
 
-// plainSize writes frames as the plain per-frame morph export (one mesh,
-// one morph target per frame) beside out, returns its size and removes it.
+// plainSize returns the size of frames as the plain per-frame morph export
+// (one mesh, one morph target per frame) in out's format, counted without
+// writing a file (none beside out is touched).
 func plainSize(out string, e *assets.Ensemble, frames [][]mgl64.Vec3, fps float64) (int64, error) {
-	mesh := e.Mesh()
-	path := strings.TrimSuffix(out, filepath.Ext(out)) + ".plain" + filepath.Ext(out)
-	obj := &assets.Object{Name: "ensemble", Mesh: mesh, Clip: &assets.Clip{Name: "played", FPS: fps, Frames: frames}}
-	if err := assets.SaveGLTF(path, obj, assets.ExportOptions{Mode: assets.ExportMorph}); err != nil {
-		return 0, err
-	}
-	defer os.Remove(path)
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0, err
-	}
-	return st.Size(), nil
+	obj := &assets.Object{Name: "ensemble", Mesh: e.Mesh(), Clip: &assets.Clip{Name: "played", FPS: fps, Frames: frames}}
+	return assets.GLTFSize(obj, assets.ExportOptions{Mode: assets.ExportMorph}, strings.EqualFold(filepath.Ext(out), ".glb"))
 }

@@ -50,6 +50,11 @@ func TestEnsembleBuildPlay(t *testing.T) {
 	}
 
 	glb := filepath.Join(tmp, "played.glb")
+	// A file beside the output named as the plain export once was stays.
+	beside := filepath.Join(tmp, "played.plain.glb")
+	if err := os.WriteFile(beside, []byte("the artist's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	stdout.Reset()
 	if err := runEnsemble([]string{"play", graph, "--seconds", "10", "--wind", "1,3,2", "--change-every", "3", "--out", glb, "--json"}, &stdout); err != nil {
 		t.Fatal(err)
@@ -63,6 +68,9 @@ func TestEnsembleBuildPlay(t *testing.T) {
 		t.Errorf("figures %+v", p)
 	}
 	gltftest.Validate(t, glb)
+	if b, err := os.ReadFile(beside); err != nil || string(b) != "the artist's" {
+		t.Errorf("%s beside the export: %q, %v", beside, b, err)
+	}
 
 	frames := filepath.Join(tmp, "frames")
 	stdout.Reset()
