@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"gallop/internal/words"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,14 +233,22 @@ func ReadSet(paths []string) ([]*File, error) {
 		}
 		byK[f.Shard] = f
 	}
-	for k := 1; k <= first.Of; k++ {
-		if byK[k] == nil {
-			missing = append(missing, strconv.Itoa(k))
+	// Every file's shard lies in 1 … Of (Read checks), so Of − len(files)
+	// are missing; at most maxListed of them are named, found in at most
+	// len(files) + maxListed steps whatever Of a file claims.
+	const maxListed = 10
+	if n := first.Of - len(files); n > 0 {
+		for k := 1; len(missing) < min(n, maxListed); k++ {
+			if byK[k] == nil {
+				missing = append(missing, strconv.Itoa(k))
+			}
 		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: shard %s of %d missing (have %d files of %s %s)",
-			ErrIncomplete, strings.Join(missing, ", "), first.Of, len(files), first.Command, strings.Join(first.Args, " "))
+		list := strings.Join(missing, ", ")
+		if n > len(missing) {
+			list += fmt.Sprintf(" and %d more", n-len(missing))
+		}
+		return nil, fmt.Errorf("%w: shard %s of %d missing (have %s of %s %s)",
+			ErrIncomplete, list, first.Of, words.Count(len(files), "file", "files"), first.Command, strings.Join(first.Args, " "))
 	}
 	for _, f := range files {
 		lo, hi := f.Spec().Range(f.Total)

@@ -87,6 +87,11 @@ func TestSetRoundTrip(t *testing.T) {
 	if _, err := ReadSet(paths[:2]); !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "shard 1 of 3 missing") {
 		t.Errorf("missing shard: %v", err)
 	}
+	// A file claiming a huge number of shards: a short answer, at once.
+	huge := write(t.TempDir(), 2, 1_000_000_000_000, args)
+	if _, err := ReadSet([]string{huge}); !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "shard 1, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 999999999989 more of 1000000000000 missing") {
+		t.Errorf("a huge shard count: %v", err)
+	}
 	if _, err := ReadSet(append(paths, paths[0])); err == nil || !strings.Contains(err.Error(), "shard 3 of 3 given twice") {
 		t.Errorf("duplicate shard: %v", err)
 	}
