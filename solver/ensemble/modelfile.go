@@ -128,17 +128,28 @@ func (m *Model) GobDecode(data []byte) error {
 	if d.Rest, ok = bytesVecs(f.Rest); !ok || len(f.LevelNames) != len(f.Frames) || len(f.Frames) == 0 {
 		return bad
 	}
-	need := MinFrames(f.Opts.TauMax, f.Opts.maxBlend())
-	for l, n := range f.Frames {
-		if n < need || n > 1<<24 {
-			return fmt.Errorf("ensemble model: level %d has %d frames", l, n)
-		}
-		d.Levels = append(d.Levels, Level{Name: f.LevelNames[l], Frames: make([][]mgl64.Vec3, n)})
-	}
-	if len(f.Models) != len(d.Groups) || len(f.Levels) != len(d.Levels)+1 || len(f.Sources) != f.Levels[len(f.Levels)-1] || len(f.Order) != len(f.Models) || len(f.StepLimit) != len(f.Models) || len(f.DataSteps) != len(f.Models) {
+	// The frame counts must agree with the per-frame parts actually held
+	// (the source contacts, one entry each) before any table is sized by
+	// them: a count alone costs the file nothing.
+	if len(f.Levels) != len(f.Frames)+1 || len(f.Models) != len(d.Groups) || len(f.Order) != len(f.Models) || len(f.StepLimit) != len(f.Models) || len(f.DataSteps) != len(f.Models) || f.Levels[0] != 0 {
 		return bad
 	}
+	need := MinFrames(f.Opts.TauMax, f.Opts.maxBlend())
+	for l, n := range f.Frames {
+		if n < need || n > len(f.Sources) || f.Levels[l+1]-f.Levels[l] != n {
+			return fmt.Errorf("ensemble model: level %d has %d frames", l, n)
+		}
+	}
+	if len(f.Sources) != f.Levels[len(f.Levels)-1] {
+		return bad
+	}
+	for l, n := range f.Frames {
+		d.Levels = append(d.Levels, Level{Name: f.LevelNames[l], Frames: make([][]mgl64.Vec3, n)})
+	}
 	if err := d.validateShape(); err != nil {
+		return fmt.Errorf("ensemble model: %w", err)
+	}
+	if err := checkGroupFiles(f.Models, f.Order, d); err != nil {
 		return fmt.Errorf("ensemble model: %w", err)
 	}
 	*m = Model{data: d, opts: f.Opts, order: f.Order, levels: f.Levels, margin: f.Margin, stepLimit: f.StepLimit, dataSteps: f.DataSteps}
@@ -188,6 +199,75 @@ func (m *Model) GobDecode(data []byte) error {
 		}
 		sc := &m.sources[i]
 		sc.once.Do(func() { sc.pairs = slices.Clip(pairs) })
+	}
+	return nil
+}
+
+// checkGroupFiles checks that the groups' models index what they should:
+// each agrees with its dataset group (vertices, parent, triangles), its
+// path runs from a root down to it, order puts parents first, and every
+// patch, sewn or sewing vertex lies in the group or parent it names.
+func checkGroupFiles(gs []groupFile, order []int, d *Dataset) error {
+	G := len(gs)
+	inRange := func(v, n int) bool { return v >= 0 && v < n }
+	seen := make([]bool, G)
+	for _, k := range order {
+		if !inRange(k, G) || seen[k] || d.Groups[k].Parent >= 0 && !seen[d.Groups[k].Parent] {
+			return fmt.Errorf("group order %v does not put every parent first", order)
+		}
+		seen[k] = true
+	}
+	for k, g := range gs {
+		dg := &d.Groups[k]
+		if g.First != dg.First || g.Count != dg.Count || g.Parent != dg.Parent || !slices.Equal(g.Triangles, dg.Triangles) {
+			return fmt.Errorf("group %d: vertices, parent or triangles differ from its data", k)
+		}
+		if len(g.Path) == 0 || g.Path[len(g.Path)-1] != k || len(g.Path) > G {
+			return fmt.Errorf("group %d: path %v", k, g.Path)
+		}
+		for i, a := range g.Path {
+			want := -1
+			if i > 0 {
+				want = g.Path[i-1]
+			}
+			if !inRange(a, G) || d.Groups[a].Parent != want {
+				return fmt.Errorf("group %d: path %v", k, g.Path)
+			}
+		}
+		parentCount := 0
+		if g.Parent >= 0 {
+			parentCount = d.Groups[g.Parent].Count
+		}
+		for _, v := range g.Patch {
+			if !inRange(v, parentCount) {
+				return fmt.Errorf("group %d: patch vertex %d outside its parent", k, v)
+			}
+		}
+		if g.SewnTo != nil && len(g.SewnTo) != g.Count || g.TriSewn != nil && len(g.TriSewn) != len(g.Triangles) || len(g.SewVertex) != len(g.SewParent) {
+			return fmt.Errorf("group %d: sewing of different sizes", k)
+		}
+		for _, v := range g.SewnTo {
+			if v != -1 && !inRange(int(v), parentCount) {
+				return fmt.Errorf("group %d: sewn to parent vertex %d", k, v)
+			}
+		}
+		for _, t := range g.TriSewn {
+			for _, v := range t {
+				if v != -1 && !inRange(int(v), parentCount) {
+					return fmt.Errorf("group %d: triangle sewn to parent vertex %d", k, v)
+				}
+			}
+		}
+		for a := range g.SewVertex {
+			if !inRange(g.SewVertex[a], g.Count) || !inRange(g.SewParent[a], parentCount) {
+				return fmt.Errorf("group %d: attachment %d joins vertices %d and %d", k, a, g.SewVertex[a], g.SewParent[a])
+			}
+		}
+		for _, w := range g.Sew {
+			if !inRange(int(w.V), g.Count) || !inRange(int(w.A), len(g.SewVertex)) {
+				return fmt.Errorf("group %d: sewing falloff entry %+v", k, w)
+			}
+		}
 	}
 	return nil
 }

@@ -100,3 +100,45 @@ func TestModelGob(t *testing.T) {
 		}
 	}
 }
+
+// TestModelGobAltered: a model file whose parts index what they should
+// not (a triangle vertex past its group, a path that skips a parent, a
+// level that claims frames it has no data for) is an error, found before
+// any table is sized by the claim.
+func TestModelGobAltered(t *testing.T) {
+	m := model(t, synthetic(2, motion{}), Options{TauMax: 6})
+	enc, err := m.GobEncode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		alter func(f *modelFile)
+	}{
+		{"triangle", func(f *modelFile) { f.Models[0].Triangles = [][3]int{{0, 1, 1_000_000}} }},
+		{"dataset triangle", func(f *modelFile) {
+			f.Groups[0].Triangles = slices.Clone(f.Groups[0].Triangles)
+			f.Groups[0].Triangles[0][2] = 1_000_000
+		}},
+		{"path", func(f *modelFile) { f.Models[1].Path = []int{1} }},
+		{"order", func(f *modelFile) { slices.Reverse(f.Order) }},
+		{"frames", func(f *modelFile) { f.Frames[0] = 1 << 24 }},
+		{"patch", func(f *modelFile) { f.Models[1].Patch = []int{1 << 30} }},
+	} {
+		var f modelFile
+		if err := gob.NewDecoder(bytes.NewReader(enc)).Decode(&f); err != nil {
+			t.Fatal(err)
+		}
+		c.alter(&f)
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(&f); err != nil {
+			t.Fatal(err)
+		}
+		var back Model
+		err := back.GobDecode(b.Bytes())
+		if err == nil {
+			t.Errorf("%s: decoded", c.name)
+		}
+		t.Logf("%s: %v", c.name, err)
+	}
+}
