@@ -345,3 +345,52 @@ func TestRounds(t *testing.T) {
 		}
 	})
 }
+
+// TestLogTail: the last lines of a log of any size, read from its end
+// only; short and empty logs whole.
+func TestLogTail(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 200_000 {
+		b.WriteString("line " + strconv.Itoa(i) + "\n")
+	}
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{b.String(), func() []string {
+			var w []string
+			for i := 200_000 - tailLines; i < 200_000; i++ {
+				w = append(w, "line "+strconv.Itoa(i))
+			}
+			return w
+		}()},
+		{"a\nb\n\n", []string{"a", "b"}},
+		{"", nil},
+	} {
+		path := filepath.Join(dir, "log")
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := logTail(path)
+		if err != nil || strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%d bytes: got %q (%v), want %q", len(c.text), got, err, c.want)
+		}
+	}
+	if _, err := logTail(filepath.Join(dir, "none")); err == nil {
+		t.Error("a missing log read")
+	}
+	// A 16 GiB log (sparse: it takes no disk) is not read whole.
+	huge := filepath.Join(dir, "huge")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteAt([]byte("x\nlast\n"), 16<<30)
+	if cerr := f.Close(); err != nil || cerr != nil {
+		t.Skipf("no sparse file here: %v %v", err, cerr)
+	}
+	if got, err := logTail(huge); err != nil || len(got) != 1 || got[0] != "last" {
+		t.Errorf("16 GiB log: %q, %v", got, err)
+	}
+}

@@ -2,7 +2,9 @@ package farm
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,17 +126,47 @@ func taskFailure(dir string, stage Stage, k int, reason string) *TaskError {
 	if stage.Round() > 0 {
 		e.Shard = k
 	}
-	data, err := os.ReadFile(e.Log)
+	tail, err := logTail(e.Log)
 	if err != nil {
 		e.Tail = []string{fmt.Sprintf("(no log: %v)", err)}
 		return e
 	}
-	lines := strings.Split(string(bytes.TrimRight(data, "\n")), "\n")
-	if len(data) == 0 {
-		lines = nil
-	}
-	e.Tail = lines[max(0, len(lines)-tailLines):]
+	e.Tail = tail
 	return e
+}
+
+// tailBytes bounds how much of the end of a log logTail reads.
+const tailBytes = 64 << 10
+
+// logTail returns the last tailLines lines of the log at path, reading at
+// most its last tailBytes (a task's log may be any size; a first line cut
+// by that bound is dropped).
+func logTail(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	from := max(0, st.Size()-tailBytes)
+	data := make([]byte, st.Size()-from)
+	if _, err := f.ReadAt(data, from); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if from > 0 {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	data = bytes.TrimRight(data, "\n")
+	if len(data) == 0 {
+		return nil, nil
+	}
+	lines := strings.Split(string(data), "\n")
+	return lines[max(0, len(lines)-tailLines):], nil
 }
 
 // merged is the merge's standard output of a run that succeeded.
