@@ -8,6 +8,7 @@ import (
 
 	"gallop/internal/finite"
 	"gallop/internal/parallel"
+	"gallop/internal/words"
 	"gallop/solver/meshgraph"
 	"gallop/solver/ssdr"
 )
@@ -175,7 +176,7 @@ var Puppet = Material{Alpha: 1}
 // vertex, or a count that does not match n vertices.
 func CheckParams(p []Material, n int) error {
 	if len(p) != n {
-		return fmt.Errorf("parameters for %d vertices, the mesh has %d", len(p), n)
+		return fmt.Errorf("parameters for %s, the mesh has %d", words.Count(len(p), "vertex", "vertices"), n)
 	}
 	for i, m := range p {
 		for k := range nParams {

@@ -46,9 +46,11 @@ func TestSimulateVectorMatchesGo(t *testing.T) {
 	both := func(name string, f func() ([][]mgl64.Vec3, error)) {
 		t.Helper()
 		vec, errV := f()
-		useAVX = false
-		scalar, errS := f()
-		useAVX = true
+		scalar, errS := func() ([][]mgl64.Vec3, error) {
+			useAVX = false
+			defer func() { useAVX = true }() // also when f fails the test
+			return f()
+		}()
 		if fmt.Sprint(errV) != fmt.Sprint(errS) {
 			t.Fatalf("%s: error %v with AVX, %v without", name, errV, errS)
 		}

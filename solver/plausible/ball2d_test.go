@@ -161,9 +161,6 @@ func TestBall2DAcceptance(t *testing.T) {
 	if m := byFirst[len(byFirst)/2]; m.SatisfiedAfter < 0.5 {
 		t.Errorf("the median chain has %.0f%% of its samples within 0.1 D after the first, want at least 50%%", 100*m.SatisfiedAfter)
 	}
-	if w := walls[len(walls)/2]; w > 50*time.Millisecond {
-		t.Errorf("1,000 iterations took %v, want at most 50 ms", w)
-	}
 }
 
 func cmpFirst(a, b int) int {

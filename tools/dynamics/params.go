@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"gallop/assets"
+	"gallop/internal/words"
 	"gallop/solver/dynskin"
 )
 
@@ -94,7 +95,7 @@ func ReadParams(r io.Reader, name string, n int) ([]dynskin.Material, error) {
 	if count != n {
 		for v, ok := range seen {
 			if !ok {
-				return nil, fmt.Errorf("%s: parameters for %d vertices, the mesh has %d (vertex %d is missing)", name, count, n, v)
+				return nil, fmt.Errorf("%s: parameters for %s, the mesh has %d (vertex %d is missing)", name, words.Count(count, "vertex", "vertices"), n, v)
 			}
 		}
 	}

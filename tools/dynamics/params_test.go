@@ -22,7 +22,7 @@ func TestParamsRoundTrip(t *testing.T) {
 	}
 	for _, c := range []struct{ text, want string }{
 		{"vertex,a\n", "p.csv:1: header"},
-		{"vertex,alpha,beta,gamma,lambda,kappa\n0,1,0,0,0,0\n", "p.csv: parameters for 1 vertices, the mesh has 2 (vertex 1 is missing)"},
+		{"vertex,alpha,beta,gamma,lambda,kappa\n0,1,0,0,0,0\n", "p.csv: parameters for 1 vertex, the mesh has 2 (vertex 1 is missing)"},
 		{"vertex,alpha,beta,gamma,lambda,kappa\n0,1,0,0,0,0\n0,1,0,0,0,0\n", "p.csv:3: vertex 0 given twice"},
 		{"vertex,alpha,beta,gamma,lambda,kappa\n5,1,0,0,0,0\n", "p.csv:2: vertex \"5\" is not in [0, 2)"},
 		{"vertex,alpha,beta,gamma,lambda,kappa\n0,1,x,0,0,0\n", "p.csv:2: beta \"x\" is not a number"},

@@ -98,8 +98,11 @@ func (t *Gallery) RunOnFarm(h tools.Host) {
 	for i, w := range weights {
 		ws[i] = words.Float(w)
 	}
+	// The seed as Start takes it, uint64 of the field, also when negative
+	// (the command's --seed is unsigned).
+	seed := strconv.FormatUint(uint64(t.Seed), 10)
 	cmd := append([]string{"sample"}, s.Flags()...)
-	cmd = append(cmd, "--chains", strconv.Itoa(int(t.Chains)), "--iterations", strconv.Itoa(int(t.Iterations)), "--seed", strconv.Itoa(int(t.Seed)),
+	cmd = append(cmd, "--chains", strconv.Itoa(int(t.Chains)), "--iterations", strconv.Itoa(int(t.Iterations)), "--seed", seed,
 		"--weights", strings.Join(ws, ","), "--distinct", strconv.Itoa(maxThumbs), "--fps", strconv.Itoa(fps), "--json")
 	iterations := int(t.Iterations)
 	t.Farm.Submit(h, farmrun.Request{

@@ -176,7 +176,6 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 		}
 		return nil
 	}
-	p.anim = &animJob{}
 	job := &animJob{}
 	p.anim, p.capped = job, nil
 	job.job = h.Jobs().Start("Solving animation", run, func(err error) {
