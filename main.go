@@ -1,8 +1,8 @@
 // Command gallop is an authoring tool for artists who animate deformable
 // meshes. With no arguments it opens its window on a built-in demo scene;
 // `gallop FILE` opens a project or mesh; `gallop COMMAND ...` runs a
-// headless command (info, convert, pose, sample, rig, bench). See
-// `gallop help`.
+// headless command (`gallop help` lists them: the cli package's
+// commands).
 package main
 
 import (
