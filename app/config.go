@@ -5,12 +5,11 @@ package app
 
 import (
 	"encoding/json"
+	"gallop/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-
-	"gallop/assets"
 )
 
 const maxRecent = 10
@@ -49,7 +48,7 @@ func saveConfig(name string, v any) {
 	if err != nil {
 		return
 	}
-	_ = assets.WriteFileAtomic(p, func(w io.Writer) error { _, err := w.Write(b); return err })
+	_ = atomicfile.Write(p, func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
 // loadRecent returns the Open Recent list kept in recent.json.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"gallop/internal/atomicfile"
 	"gallop/internal/shareddata"
 )
 
@@ -200,7 +201,7 @@ func TestWriteEnsembleOBJRoundTrip(t *testing.T) {
 	moved := slices.Clone(e.Rest)
 	moved[4] = Vec3{0.25, 0.5, 1.125}
 	for f := 1; f <= 2; f++ {
-		if err := WriteFileAtomic(filepath.Join(out, fmt.Sprintf("%d.obj", f)), func(w io.Writer) error { return WriteEnsembleOBJ(w, e.Groups, moved) }); err != nil {
+		if err := atomicfile.Write(filepath.Join(out, fmt.Sprintf("%d.obj", f)), func(w io.Writer) error { return WriteEnsembleOBJ(w, e.Groups, moved) }); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // SaveRigidGLTF writes the rigid-body animation a to path as glTF 2.0:
 // binary .glb, or .gltf JSON with the buffer embedded as a base64 data URI,
 // chosen by the extension. It checks a with Validate first; on any error no
-// file is written (the file goes through WriteFileAtomic, so a previous
+// file is written (the file goes through atomicfile.Write, so a previous
 // file at path stays as it was).
 //
 // The default scene has one node per body, in order, then one per static

@@ -3,6 +3,7 @@ package assets
 import (
 	"errors"
 	"fmt"
+	"gallop/internal/atomicfile"
 	"io"
 	"maps"
 	"math"
@@ -47,7 +48,7 @@ type ExportOptions struct {
 
 // SaveGLTF writes obj to path as glTF 2.0: binary .glb, or .gltf JSON with
 // the buffer embedded as a base64 data URI, chosen by the extension. The
-// file is written through WriteFileAtomic, so an error leaves any previous
+// file is written through atomicfile.Write, so an error leaves any previous
 // file untouched.
 //
 // The mesh has one primitive with POSITION (the rest positions), NORMAL
@@ -66,7 +67,7 @@ func SaveGLTF(path string, obj *Object, opts ExportOptions) error {
 
 // saveGLTFDocument writes the document that build returns to path, as .glb
 // or as .gltf by the extension (checked before build runs), through
-// WriteFileAtomic. Errors are prefixed with path.
+// atomicfile.Write. Errors are prefixed with path.
 func saveGLTFDocument(path string, build func() (*gltf.Document, error)) error {
 	var asBinary bool
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
@@ -80,7 +81,7 @@ func saveGLTFDocument(path string, build func() (*gltf.Document, error)) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error { return encodeGLTF(w, doc, asBinary) })
+	return atomicfile.Write(path, func(w io.Writer) error { return encodeGLTF(w, doc, asBinary) })
 }
 
 // GLTFSize returns the bytes SaveGLTF would write for obj, as .glb

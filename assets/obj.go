@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gallop/internal/atomicfile"
 	"gallop/internal/finite"
 	"gallop/internal/words"
 )
@@ -649,10 +650,10 @@ func WriteOBJ(w io.Writer, m *Mesh, positions []Vec3) error {
 	return ow.flush()
 }
 
-// SaveOBJ writes m to path with WriteOBJ, through WriteFileAtomic: on error
+// SaveOBJ writes m to path with WriteOBJ, through atomicfile.Write: on error
 // the previous content of path is untouched.
 func SaveOBJ(path string, m *Mesh, positions []Vec3) error {
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		return WriteOBJ(w, m, positions)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"gallop/internal/atomicfile"
 	"io"
 	"math"
 	"os"
@@ -114,7 +115,7 @@ func SaveProject(path string, p *Project) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error { return writeProject(w, p, dir) })
+	return atomicfile.Write(path, func(w io.Writer) error { return writeProject(w, p, dir) })
 }
 
 // writeProject encodes p as a project file whose referenced paths are

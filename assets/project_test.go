@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"gallop/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -147,7 +148,7 @@ func TestSaveKeepsPreviousFileOnFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("disk full")
-	err := WriteFileAtomic(path, func(w io.Writer) error {
+	err := atomicfile.Write(path, func(w io.Writer) error {
 		w.Write([]byte("half a proj"))
 		return boom
 	})

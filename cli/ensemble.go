@@ -17,6 +17,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/internal/atomicfile"
 	"gallop/internal/shard"
 	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/csp"
@@ -664,7 +665,7 @@ targets) or as OBJ frames with one o block per group.`)
 			return nil
 		}
 		path := filepath.Join(*out, fmt.Sprintf("%d.obj", f+1))
-		return assets.WriteFileAtomic(path, func(w io.Writer) error { return assets.WriteEnsembleOBJ(w, e.Groups, x) })
+		return atomicfile.Write(path, func(w io.Writer) error { return assets.WriteEnsembleOBJ(w, e.Groups, x) })
 	})
 	if err != nil {
 		return err

@@ -2,14 +2,13 @@ package panels
 
 import (
 	"encoding/json"
+	"gallop/internal/atomicfile"
 	"io"
 	"maps"
 	"os"
 
 	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
-
-	"gallop/assets"
 )
 
 // Trace is set by GALLOP_TRACE=1: tools then print their progress to
@@ -78,7 +77,7 @@ func FlushWidgets() {
 	if err != nil {
 		return
 	}
-	if assets.WriteFileAtomic(widgetsPath, func(w io.Writer) error { _, err := w.Write(b); return err }) == nil {
+	if atomicfile.Write(widgetsPath, func(w io.Writer) error { _, err := w.Write(b); return err }) == nil {
 		widgets.written = cur
 	}
 }

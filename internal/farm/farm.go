@@ -34,6 +34,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"gallop/internal/atomicfile"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -276,9 +278,8 @@ func (r *Run) save() error {
 	if err != nil {
 		return err
 	}
-	tmp := stateFile(r.Dir) + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+	return atomicfile.Write(stateFile(r.Dir), func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
 		return err
-	}
-	return os.Rename(tmp, stateFile(r.Dir))
+	})
 }

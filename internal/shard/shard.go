@@ -20,13 +20,14 @@
 package shard
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"gallop/internal/atomicfile"
 	"gallop/internal/words"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,30 +138,12 @@ func Write(path string, h Header, payload any) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	w.Write(head)
-	w.WriteByte('\n')
-	if err := gob.NewEncoder(w).Encode(payload); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if _, err := w.Write(append(head, '\n')); err != nil {
+			return err
+		}
+		return gob.NewEncoder(w).Encode(payload)
+	})
 }
 
 // maxHeader bounds the header line a reader accepts.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gallop/assets"
+	"gallop/internal/atomicfile"
 	"gallop/internal/words"
 	"gallop/solver/dynskin"
 )
@@ -38,7 +38,7 @@ func WriteParams(w io.Writer, p []dynskin.Material) error {
 // SaveParams writes a parameters file atomically (the previous file stays
 // whole until the new one is complete).
 func SaveParams(path string, p []dynskin.Material) error {
-	return assets.WriteFileAtomic(path, func(w io.Writer) error { return WriteParams(w, p) })
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteParams(w, p) })
 }
 
 // ReadParams reads a parameters file written by WriteParams for a mesh of

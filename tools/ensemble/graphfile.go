@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/atomicfile"
 	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/csp"
 )
@@ -149,7 +150,7 @@ func NewGraphFile(levels []string, groups string, m *ensemble.Model, s BuildSett
 // SaveGraph writes f to path as JSON, atomically: on error the previous
 // file at path is untouched.
 func SaveGraph(path string, f *GraphFile) error {
-	return assets.WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
 		return enc.Encode(f)

@@ -1,4 +1,6 @@
-package assets
+// Package atomicfile writes files so that a failure never destroys the
+// previous content: the one atomic writer of Gallop's files.
+package atomicfile
 
 import (
 	"bufio"
@@ -8,11 +10,11 @@ import (
 	"path/filepath"
 )
 
-// WriteFileAtomic writes a file through write and only then replaces path
+// Write writes a file through write and only then replaces path
 // with it: the data goes to a temporary file in the same directory, which is
 // flushed, synced and renamed over path. If write fails, or the process dies
 // part way, the previous content of path is untouched.
-func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
+func Write(path string, write func(w io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
