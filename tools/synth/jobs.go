@@ -209,8 +209,8 @@ func (g *generation) start(runner *jobs.Runner, seeds []uint64, done func()) {
 			g.cur.Variations[i], g.cur.Errors[i] = v, err
 			g.cur.Done++
 			snap := g.snapshotLocked()
+			g.task.Latest.Publish(snap) // under the lock: no older snapshot can follow it
 			g.mu.Unlock()
-			g.task.Latest.Publish(snap)
 			rep.Report(float64(snap.Done)/float64(len(seeds)), fmt.Sprintf("%d of %d variations", snap.Done, len(seeds)))
 		})
 		if err := ctx.Err(); err != nil {
@@ -233,9 +233,8 @@ func (g *generation) remix(runner *jobs.Runner, i int, seeds []uint64, done func
 		}
 		g.mu.Lock()
 		g.cur.Variations[i], g.cur.Errors[i] = v, nil
-		snap := g.snapshotLocked()
+		g.task.Latest.Publish(g.snapshotLocked()) // under the lock, as start's
 		g.mu.Unlock()
-		g.task.Latest.Publish(snap)
 		return nil
 	}, done)
 }
