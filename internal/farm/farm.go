@@ -199,8 +199,14 @@ type Run struct {
 	Rounds  int         `json:"rounds,omitempty"` // 0 or 1: one round
 	Prepare bool        `json:"prepare"`
 	Jobs    []Submitted `json:"jobs,omitempty"` // the scheduler's jobs, in stage order
-	// PID is the process that runs a Local run's tasks.
-	PID int `json:"pid,omitempty"`
+	// PID is the process that runs a Local run's tasks, on Host, started
+	// at PIDStart (its start time since boot, in clock ticks, from
+	// /proc/PID/stat): a process with that pid is taken for it only where
+	// all three agree, so that a reused pid, or one on another machine
+	// sharing the folder, is never signalled.
+	PID      int    `json:"pid,omitempty"`
+	Host     string `json:"host,omitempty"`
+	PIDStart uint64 `json:"pid_start,omitempty"`
 
 	local *localRun // a Local run of this process
 }

@@ -394,3 +394,45 @@ func TestLogTail(t *testing.T) {
 		t.Errorf("16 GiB log: %q, %v", got, err)
 	}
 }
+
+// TestLocalCancelOnlyItsRunner: a local run names its process by pid,
+// host and start time; Cancel signals a live process only where all three
+// agree, so a reused pid or another host's process is left alone.
+func TestLocalCancelOnlyItsRunner(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	pid := cmd.Process.Pid
+	start, err := processStart(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	l := &Local{}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	if err := l.Cancel(ctx, &Run{Engine: "local", PID: pid, Host: host, PIDStart: start + 1}); err != nil {
+		t.Errorf("a pid reused by another process: %v", err)
+	}
+	if err := l.Cancel(ctx, &Run{Engine: "local", PID: pid, Host: host + "-elsewhere", PIDStart: start}); err == nil || !strings.Contains(err.Error(), "elsewhere") {
+		t.Errorf("another host's run: %v", err)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("the process was signalled: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := l.Cancel(ctx, &Run{Engine: "local", PID: pid, Host: host, PIDStart: start}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the run's own process was not stopped")
+	}
+}

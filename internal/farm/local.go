@@ -1,6 +1,7 @@
 package farm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +47,8 @@ func (l *Local) Submit(ctx context.Context, job Job) (*Run, error) {
 		return nil, err
 	}
 	run.PID = os.Getpid()
+	run.Host, _ = os.Hostname()
+	run.PIDStart, _ = processStart(run.PID)
 	if err := run.save(); err != nil {
 		return nil, err
 	}
@@ -211,13 +214,43 @@ func (l *Local) Status(ctx context.Context, run *Run) (Progress, error) {
 		}
 		reason = fmt.Sprintf("the run stopped: %v", lr.err)
 	} else {
-		if processAlive(run.PID) {
+		if runnerAlive(run) {
 			return p, nil
 		}
 		reason = fmt.Sprintf("the process that ran it (pid %d) ended before it finished", run.PID)
 	}
 	// A task may have written its marker just before the run ended.
 	return ended(run, func(Stage, int) string { return reason })
+}
+
+// runnerAlive reports whether the process that runs run's tasks still
+// does: its pid exists on this host with the start time recorded (see
+// Run.PID).
+func runnerAlive(run *Run) bool {
+	if host, _ := os.Hostname(); run.Host != host || !processAlive(run.PID) {
+		return false
+	}
+	start, err := processStart(run.PID)
+	return err == nil && start == run.PIDStart
+}
+
+// processStart returns process pid's start time since boot in clock ticks
+// (field 22 of /proc/PID/stat).
+func processStart(pid int) (uint64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:])) // fields 3, 4, …
+	if len(f) < 20 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	return strconv.ParseUint(f[19], 10, 64)
 }
 
 // processAlive reports whether process pid exists.
@@ -250,13 +283,16 @@ func (l *Local) Cancel(ctx context.Context, run *Run) error {
 	if run.PID == os.Getpid() {
 		return errors.New("the run is this process's own; cancel the context given to Wait")
 	}
-	if !processAlive(run.PID) {
-		return nil
+	if host, _ := os.Hostname(); run.Host != "" && run.Host != host {
+		return fmt.Errorf("the run's tasks run on host %q; cancel it there", run.Host)
+	}
+	if !runnerAlive(run) {
+		return nil // ended, and its pid is free or another process's
 	}
 	if err := syscall.Kill(run.PID, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signalling pid %d: %w", run.PID, err)
 	}
-	for processAlive(run.PID) {
+	for runnerAlive(run) {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("pid %d still running after SIGTERM: %w", run.PID, ctx.Err())
