@@ -429,13 +429,13 @@ func fillEnsembleReport(res *ensembleBuildResult, m *ensemble.Model, g *ensemble
 	res.Search = opts.CSP.Search.String()
 	res.Harder, res.CutShort, res.Skipped, res.Missing, res.Tasks = st.Harder, st.CutShort, st.Skipped, st.Missing, st.Tasks
 	res.Loops = true
-	for _, l := range st.Levels {
+	for from, l := range st.Levels {
 		ok, cull, timeOut, inf := l.Programs.Fractions()
 		lj := ensembleLevelJSON{Name: l.Name, Frames: l.Frames, Component: l.Component, Loops: l.Loops, Transitions: l.Out,
 			Programs: l.Programs.Programs, OKCullTimeout: []float64{ok, cull, timeOut, inf}, Missing: l.Missing, Skipped: l.Skipped, Tasks: l.Tasks, Seconds: l.Seconds}
-		for _, st := range l.To {
-			ok, cull, timeOut, inf := st.Fractions()
-			lj.ProgramsTo = append(lj.ProgramsTo, st.Programs)
+		for _, ps := range l.To {
+			ok, cull, timeOut, inf := ps.Fractions()
+			lj.ProgramsTo = append(lj.ProgramsTo, ps.Programs)
 			lj.OKCullTimeoutTo = append(lj.OKCullTimeoutTo, []float64{ok, cull, timeOut, inf})
 		}
 		if !l.Loops {
@@ -444,7 +444,7 @@ func fillEnsembleReport(res *ensembleBuildResult, m *ensemble.Model, g *ensemble
 				l.Programs.Programs, 100*ok, 100*cull, 100*timeOut, 100*inf)
 		}
 		for to, n := range l.Out {
-			if n > 0 || to == len(res.LevelReports) || l.Component == 0 {
+			if n > 0 || to == from || l.Component == 0 {
 				continue
 			}
 			lj.Note = strings.TrimSpace(lj.Note + " " + missingTransitions(st.Levels[to].Name, l.To[to]))

@@ -50,15 +50,8 @@ func TestEnsembleBannerSession(t *testing.T) {
 	})
 
 	// A small build: one try per task, two samples per transition.
-	for _, f := range []struct{ name, value string }{{"ensemble: tries", "1"}, {"ensemble: samples", "2"}} {
-		r := s.widget(f.name)
-		s.clickAt(image.Pt(r.Min.X+20, (r.Min.Y+r.Max.Y)/2))
-		time.Sleep(300 * time.Millisecond)
-		s.xdo("key", "ctrl+a")
-		s.xdo("type", "--delay", "30", f.value)
-		s.xdo("key", "Return")
-		time.Sleep(300 * time.Millisecond)
-	}
+	s.typeInto("ensemble: tries", "1")
+	s.typeInto("ensemble: samples", "2")
 	s.clickAt(s.widgetInView("ensemble: build"))
 	sawBar := false
 	s.waitFor("the build's progress", 30*time.Second, func() bool {
@@ -88,14 +81,7 @@ func TestEnsembleBannerSession(t *testing.T) {
 	})
 	s.moveTo(view)
 	a := s.screenshot("ensemble-3-playing")
-	// Ctrl+click makes the slider a text field.
-	s.widgetInView("ensemble: wind")
-	wind := s.widget("ensemble: wind")
-	s.xdo("mousemove", fmt.Sprint(wind.Min.X+20), fmt.Sprint((wind.Min.Y+wind.Max.Y)/2), "sleep", "0.2", "keydown", "ctrl", "click", "1", "keyup", "ctrl")
-	time.Sleep(300 * time.Millisecond)
-	s.xdo("key", "ctrl+a")
-	s.xdo("type", "--delay", "30", "3")
-	s.xdo("key", "Return")
+	s.setWind("3")
 	s.waitFor("wind level 3", 20*time.Second, func() bool {
 		return strings.Contains(cmd.output(), ", wind 3, ")
 	})
@@ -191,13 +177,7 @@ func TestEnsembleReedsSession(t *testing.T) {
 	time.Sleep(time.Second) // the panel settles with the dataset's lines
 	for _, f := range []struct{ name, value string }{{"ensemble: tries", "1"}, {"ensemble: samples", "2"}, {"ensemble: budget", "20"}} {
 		s.widgetInView(f.name)
-		r := s.widget(f.name)
-		s.clickAt(image.Pt(r.Min.X+20, (r.Min.Y+r.Max.Y)/2))
-		time.Sleep(300 * time.Millisecond)
-		s.xdo("key", "ctrl+a")
-		s.xdo("type", "--delay", "30", f.value)
-		s.xdo("key", "Return")
-		time.Sleep(300 * time.Millisecond)
+		s.typeInto(f.name, f.value)
 	}
 	s.clickAt(s.widgetInView("ensemble: build"))
 	perLevel := false
@@ -229,13 +209,7 @@ func TestEnsembleReedsSession(t *testing.T) {
 	s.moveTo(view)
 	prev := s.screenshot("reeds-3-playing")
 	for _, level := range []string{"2", "3", "1"} {
-		s.widgetInView("ensemble: wind")
-		wind := s.widget("ensemble: wind")
-		s.xdo("mousemove", fmt.Sprint(wind.Min.X+20), fmt.Sprint((wind.Min.Y+wind.Max.Y)/2), "sleep", "0.2", "keydown", "ctrl", "click", "1", "keyup", "ctrl")
-		time.Sleep(300 * time.Millisecond)
-		s.xdo("key", "ctrl+a")
-		s.xdo("type", "--delay", "30", level)
-		s.xdo("key", "Return")
+		s.setWind(level)
 		s.waitFor("wind level "+level, 20*time.Second, func() bool {
 			return strings.Contains(cmd.output(), ", wind "+level+", ")
 		})
@@ -249,4 +223,30 @@ func TestEnsembleReedsSession(t *testing.T) {
 	}
 	s.noOverflow("Ensemble, playing the reeds")
 	s.quit(cmd)
+}
+
+// typeInto replaces the text of the input field marked name by value:
+// a click into it, Ctrl+A, the keys and Return.
+func (s *session) typeInto(name, value string) {
+	s.t.Helper()
+	r := s.widget(name)
+	s.clickAt(image.Pt(r.Min.X+20, (r.Min.Y+r.Max.Y)/2))
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "ctrl+a")
+	s.xdo("type", "--delay", "30", value)
+	s.xdo("key", "Return")
+	time.Sleep(300 * time.Millisecond)
+}
+
+// setWind types level into the Ensemble tool's wind slider (Ctrl+click
+// makes a slider a text field).
+func (s *session) setWind(level string) {
+	s.t.Helper()
+	s.widgetInView("ensemble: wind")
+	wind := s.widget("ensemble: wind")
+	s.xdo("mousemove", fmt.Sprint(wind.Min.X+20), fmt.Sprint((wind.Min.Y+wind.Max.Y)/2), "sleep", "0.2", "keydown", "ctrl", "click", "1", "keyup", "ctrl")
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "ctrl+a")
+	s.xdo("type", "--delay", "30", level)
+	s.xdo("key", "Return")
 }
