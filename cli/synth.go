@@ -35,10 +35,8 @@ type synthResult struct {
 	Blend      string  `json:"blend"`
 	Parts      int     `json:"parts"`
 	CutNodes   []int   `json:"cut_nodes"`
-	Threshold  float64 `json:"threshold"` // of the first part
-	Candidates int     `json:"candidates"`
-	GraphNodes int     `json:"graph_nodes"`
-	SCCNodes   int     `json:"scc_nodes"`
+	Threshold  float64 `json:"threshold"` // of the first part, in steps
+	tsynth.GraphFigures
 
 	Clips    []synthClip `json:"clips"`
 	Distinct int         `json:"distinct"` // clips whose walks differ from every other's
@@ -153,7 +151,7 @@ func synthCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	count := fs.Int("count", 12, "clips to synthesise")
 	seconds := fs.Float64("seconds", 10, "length of each clip in seconds")
 	seed := fs.Uint64("seed", 1, "the first clip's seed; clip k has seed+k")
-	threshold := fs.Float64("threshold", 0, "transition cost threshold T_c (default 40 × the largest cost between neighbouring frames, per part)")
+	threshold := fs.Float64("threshold", 0, "the largest pose distance a transition may join, in steps: the median distance between adjacent frames (default 2, or per part the least that gives a loop)")
 	blendName := fs.String("blend", "gradient", "splice blending: gradient, linear or poisson")
 	components := fs.Bool("components", false, "split the mesh at a cut node of the bone graph and synthesise the parts independently")
 	var targets targetsFlag
@@ -204,7 +202,7 @@ shards and the merge find it.`)
 	case *bones < 1:
 		return fmt.Errorf("--bones %d: want at least 1", *bones)
 	case *threshold < 0 || math.IsNaN(*threshold):
-		return fmt.Errorf("--threshold %v: want a positive cost", *threshold)
+		return fmt.Errorf("--threshold %v: want a positive distance in steps", *threshold)
 	case *inFPS < 0 || *inFPS > 1000 || math.IsNaN(*inFPS):
 		return fmt.Errorf("--fps %v: want a rate up to 1000", *inFPS)
 	}
@@ -297,11 +295,7 @@ shards and the merge find it.`)
 	if r.CutNodes == nil {
 		r.CutNodes = []int{}
 	}
-	for _, g := range graphs {
-		r.Candidates += len(g.Transitions)
-		r.GraphNodes += len(g.Segments)
-		r.SCCNodes += len(g.Largest)
-	}
+	r.GraphFigures = tsynth.Figures(graphs)
 	var sum float64
 	var n, over int
 	for i, u := range units {
@@ -341,8 +335,8 @@ shards and the merge find it.`)
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(r)
 	}
-	fmt.Fprintf(stdout, "%d clips of %d frames from %d input frames (%d bones, %d parts): %d candidate transitions, graph of %d nodes, largest strongly connected component %d\n",
-		len(units), frames, r.InFrames, r.Bones, r.Parts, r.Candidates, r.GraphNodes, r.SCCNodes)
+	fmt.Fprintf(stdout, "%d clips of %d frames from %d input frames (%d bones, %d parts): %d candidate transitions within %.3g steps (median %.2f), graph of %d nodes, largest strongly connected component %d (%d frames)\n",
+		len(units), frames, r.InFrames, r.Bones, r.Parts, r.Candidates, r.Threshold, r.MedianDistance, r.Nodes, r.SCCNodes, r.SCCFrames)
 	fmt.Fprintf(stdout, "splice acceleration: mean %.3f of the input's 99th percentile, %.1f%% above 1.5; edges change at most %.3f times the input's most; %d distinct\n",
 		r.MeanSpliceAccRatio, 100*r.SplicesOver15, r.MaxEdgeRatio, r.Distinct)
 	fmt.Fprintf(stdout, "analysis %.2f s (SSDR %.2f s), synthesis %.2f s\n", r.AnalysisSeconds, r.SSDRSeconds, r.SynthesisSeconds)

@@ -25,8 +25,8 @@ func TestSynthPcow(t *testing.T) {
 		t.Fatalf("%v: %s", err, stdout.Bytes())
 	}
 	t.Logf("%d candidates, graph %d nodes (%d in the largest component), mean splice ratio %.3f, %.1f%% over 1.5, edge ratio %.3f; analysis %.2f s, synthesis %.3f s",
-		r.Candidates, r.GraphNodes, r.SCCNodes, r.MeanSpliceAccRatio, 100*r.SplicesOver15, r.MaxEdgeRatio, r.AnalysisSeconds, r.SynthesisSeconds)
-	if r.Bones != 20 || len(r.Clips) != 6 || r.Distinct != 6 || r.Candidates == 0 || r.SCCNodes == 0 || r.SCCNodes > r.GraphNodes {
+		r.Candidates, r.Nodes, r.SCCNodes, r.MeanSpliceAccRatio, 100*r.SplicesOver15, r.MaxEdgeRatio, r.AnalysisSeconds, r.SynthesisSeconds)
+	if r.Bones != 20 || len(r.Clips) != 6 || r.Distinct != 6 || r.Candidates == 0 || r.SCCNodes == 0 || r.SCCNodes > r.Nodes {
 		t.Errorf("figures %+v", r)
 	}
 	for _, c := range r.Clips {
@@ -51,7 +51,7 @@ func TestSynthBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{filepath.Join(cat, "frames")}, "fewer than 10 frames"},
-		{[]string{pcow, "--threshold", "1e-9"}, "no transitions below 1e-09; the largest useful threshold is"},
+		{[]string{pcow, "--threshold", "1e-9"}, "no transition joins frames within 1e-09 steps of each other; the candidates lie"},
 		{[]string{pcow, "--target", "10@100", "--target", "10@101"}, "targeted frames cannot be met"},
 		{[]string{pcow, "--target", "ten"}, "want INPUT@OUTPUT"},
 		{[]string{pcow, "--blend", "cubic"}, "unknown blend"},

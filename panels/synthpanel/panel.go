@@ -85,11 +85,18 @@ func (p *Panel) analysisPanel(h tools.Host) giu.Widget {
 	return append(l, p.costPlot(r))
 }
 
-// thresholdSlider edits T_c on a logarithmic slider from a thousandth of
-// the first part's default to 1.5 times it; the graphs follow as it
-// moves.
+// thresholdSlider edits the threshold, the largest pose distance of a
+// transition in steps, on a logarithmic slider spanning the candidates'
+// distances (and the default); the graphs follow as it moves.
 func (p *Panel) thresholdSlider(h tools.Host, r *tsynth.Analysed) giu.Widget {
 	def := r.Analysis.Parts[0].DefaultThreshold()
+	lo, hi := def, def
+	for _, pt := range r.Analysis.Parts {
+		for _, c := range pt.Candidates() {
+			lo, hi = min(lo, c.Distance), max(hi, c.Distance)
+		}
+	}
+	lo = max(lo, 1e-3*def)
 	return giu.Custom(func() {
 		v := float32(p.m.Settings.Threshold)
 		if v == 0 {
@@ -98,12 +105,12 @@ func (p *Panel) thresholdSlider(h tools.Host, r *tsynth.Analysed) giu.Widget {
 		st := imgui.CurrentStyle()
 		button := imgui.CalcTextSize("default").X + 2*st.FramePadding().X + st.ItemSpacing().X
 		imgui.SetNextItemWidth(panels.Room("threshold") - button)
-		if imgui.SliderFloatV("threshold", &v, float32(def*1e-3), float32(def*1.5), "%.4g", imgui.SliderFlagsLogarithmic) {
+		if imgui.SliderFloatV("threshold", &v, float32(lo), float32(hi), "%.3g steps", imgui.SliderFlagsLogarithmic) {
 			p.m.SetThreshold(h, float64(v))
 		}
 		panels.Mark("synth: threshold").Build()
 		if imgui.IsItemHovered() {
-			imgui.SetTooltip(fmt.Sprintf("Transition cost threshold T_c (default 40 × the largest cost between neighbouring frames = %.4g)", def))
+			imgui.SetTooltip(fmt.Sprintf("The largest pose distance a transition may join, in steps: the median distance between adjacent frames (rigidly aligned). Default %.3g", def))
 		}
 		imgui.SameLine()
 		if imgui.SmallButton("default") {

@@ -105,13 +105,16 @@ type Part struct {
 	Bones       []int   // the other bones, increasing
 	Rank        int     // the length of the reduced coordinates qᵢ
 	Alpha, Beta float64 // the weights of Eq. 5 in use
-	MaxAdjacent float64 // maxᵢ D(i, i+1)
+	Step        float64 // the median rigid-aligned RMS distance between adjacent frames' poses (see Transition)
 	MinJump     int
 
-	n     int
-	cost  []float64  // n×n, row-major; +Inf where i or j is frame 0
-	local [][]Affine // per input frame, per Bones: (Rᵦ|ᵣ, tᵦ|ᵣ) of Eq. 2
-	keys  *keys
+	n                int
+	cost             []float64    // n×n, row-major; +Inf where i or j is frame 0
+	cands            []Transition // every candidate transition
+	defaultThreshold float64
+	poses            *poseSample
+	local            [][]Affine // per input frame, per Bones: (Rᵦ|ᵣ, tᵦ|ᵣ) of Eq. 2
+	keys             *keys
 }
 
 // Frames returns the number of input frames.
@@ -121,8 +124,10 @@ func (p *Part) Frames() int { return p.n }
 // velocity).
 func (p *Part) Cost(i, j int) float64 { return p.cost[i*p.n+j] }
 
-// DefaultThreshold returns the paper's T_c = 40 · maxᵢ D(i, i+1).
-func (p *Part) DefaultThreshold() float64 { return 40 * p.MaxAdjacent }
+// DefaultThreshold returns the part's default threshold on a transition's
+// pose distance, in steps: DefaultThreshold (2), or, if no loop joins
+// frames that alike, the least distance at which one does.
+func (p *Part) DefaultThreshold() float64 { return p.defaultThreshold }
 
 // Analyze prepares m for synthesis: the reference bone, the bone graph and
 // its cut nodes, the parts, and for each part the transition costs and the
@@ -202,7 +207,13 @@ func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
 	}
 	for k, s := range sets {
 		report(0.1+0.9*float64(k)/float64(len(sets)), fmt.Sprintf("part %d of %d", k+1, len(sets)))
-		p, err := newPart(ctx, a, adj, ref, s)
+		var verts []int // the part's vertices, and the reference bone's
+		for i, v := range a.Vertex {
+			if v == k || v == -1 || len(sets) == 1 {
+				verts = append(verts, i)
+			}
+		}
+		p, err := newPart(ctx, a, adj, ref, s, verts)
 		if err != nil {
 			return nil, err
 		}
@@ -302,8 +313,9 @@ func (a *Analysis) edgeChange(pos []mgl64.Vec3) float64 {
 
 // newPart analyses the bones of one part in the frame of bone ref: the
 // local-frame positions (Eq. 2), their reduced coordinates (Eq. 3-4), the
-// transition costs (Eq. 5-6) and the key vertices (Section 3.3).
-func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int, bones []int) (*Part, error) {
+// transition costs (Eq. 5-6), the candidate transitions with their pose
+// distances over the vertices verts, and the key vertices (Section 3.3).
+func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int, bones []int, verts []int) (*Part, error) {
 	m := a.Model
 	n := m.NumFrames()
 	p := &Part{Reference: ref, Bones: bones, n: n, MinJump: a.Opts.MinJump}
@@ -397,9 +409,10 @@ func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int
 			p.cost[i*n+j] = d
 		}
 	}
-	for i := 1; i+1 < n; i++ {
-		p.MaxAdjacent = max(p.MaxAdjacent, p.cost[i*n+i+1])
-	}
+	p.poses = samplePoses(m, verts)
+	p.Step = p.poses.step()
+	p.candidates()
+	p.chooseDefault()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

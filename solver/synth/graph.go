@@ -15,10 +15,13 @@ const localMinimum = 2
 
 // Transition is a candidate transition (i, j): after input frame From = i
 // the animation may go on as if it were at frame To = j, that is with
-// frame j+1. D(i, j) is its cost.
+// frame j+1. D(i, j) is its cost (Eq. 5); Distance is the rigid-aligned
+// RMS distance between the two frames' poses in units of the part's step
+// (Part.Step: the median distance between adjacent frames).
 type Transition struct {
 	From, To int
 	Cost     float64
+	Distance float64
 }
 
 // Graph is a part's motion graph for one threshold (Section 3.4). Its
@@ -28,7 +31,7 @@ type Transition struct {
 // go from each segment to the next in the input and along each
 // transition.
 type Graph struct {
-	Threshold   float64
+	Threshold   float64      // the largest Distance admitted
 	Transitions []Transition // by From, then To
 	Segments    [][2]int     // first and last input frame of each node
 	Edges       [][2]int     // (from, to) segment indices
@@ -36,18 +39,18 @@ type Graph struct {
 	out         [][]int      // per input frame, the frames j+1 its transitions go on with
 }
 
-// NoTransitionsError is returned by Graph when no pair of frames costs
-// less than the threshold.
+// NoTransitionsError is returned by Graph when no candidate is within the
+// threshold. Its figures are pose distances in steps, as the threshold.
 type NoTransitionsError struct {
 	Threshold float64
-	Least     float64 // the least cost of an eligible pair: the smallest useful threshold is just above it
-	Most      float64 // the largest cost of a candidate (a local minimum): above it the graph no longer grows
+	Least     float64 // the least Distance of a candidate: the smallest useful threshold
+	Most      float64 // the largest: at it every candidate is admitted
 	Default   float64 // the part's default threshold
 }
 
 func (e *NoTransitionsError) Error() string {
-	return fmt.Sprintf("no transitions below %.4g; the largest useful threshold is %.4g (every candidate transition), the smallest just above %.4g, the default %.4g",
-		e.Threshold, e.Most, e.Least, e.Default)
+	return fmt.Sprintf("no transition joins frames within %.3g steps of each other; the candidates lie %.3g to %.3g steps apart (the default threshold is %.3g)",
+		e.Threshold, e.Least, e.Most, e.Default)
 }
 
 // eligible reports whether (i, j) may be a transition at all: both frames
@@ -64,44 +67,40 @@ func abs(x int) int {
 	return x
 }
 
-// largestCandidate returns the largest cost of an eligible pair that is a
-// local minimum of D: the threshold above which Graph finds every candidate.
-func (p *Part) largestCandidate() float64 {
-	most := 0.0
+// Candidates returns every candidate transition of the part, whatever the
+// threshold: the eligible pairs that are local minima of D within ±2
+// frames in i and j (as Kovar et al. 2002 prune theirs: neighbouring pairs
+// are near-copies of one transition), by From, then To. The slice is
+// shared: do not modify it.
+func (p *Part) Candidates() []Transition { return p.cands }
+
+// candidates finds the candidates and measures their distances.
+func (p *Part) candidates() {
 	for i := range p.n {
 		for j := range p.n {
 			if p.eligible(i, j) && p.localMin(i, j) {
-				most = max(most, p.Cost(i, j))
+				p.cands = append(p.cands, Transition{From: i, To: j, Cost: p.Cost(i, j), Distance: p.poses.distance(i, j) / p.Step})
 			}
 		}
 	}
-	return most
 }
 
-// Graph builds the motion graph of the part for threshold T: the
-// candidate transitions are the eligible pairs with D(i, j) < T that are
-// local minima of D within ±2 frames in i and j (as Kovar et al. 2002
-// prune theirs: neighbouring pairs are near-copies of one transition).
-// It returns a *NoTransitionsError if there is none.
+// Graph builds the motion graph of the part for threshold T: its
+// transitions are the candidates (Candidates) whose poses lie at most T
+// steps apart (Distance ≤ T). It returns a *NoTransitionsError if there is
+// none.
 func (p *Part) Graph(threshold float64) (*Graph, error) {
 	g := &Graph{Threshold: threshold, out: make([][]int, p.n)}
-	least := math.Inf(1)
-	for i := range p.n {
-		for j := range p.n {
-			if !p.eligible(i, j) {
-				continue
-			}
-			d := p.Cost(i, j)
-			least = min(least, d)
-			if !(d < threshold) || !p.localMin(i, j) {
-				continue
-			}
-			g.Transitions = append(g.Transitions, Transition{From: i, To: j, Cost: d})
-			g.out[i] = append(g.out[i], j+1)
+	least, most := math.Inf(1), 0.0
+	for _, c := range p.cands {
+		least, most = min(least, c.Distance), max(most, c.Distance)
+		if c.Distance <= threshold {
+			g.Transitions = append(g.Transitions, c)
+			g.out[c.From] = append(g.out[c.From], c.To+1)
 		}
 	}
 	if len(g.Transitions) == 0 {
-		return nil, &NoTransitionsError{Threshold: threshold, Least: least, Most: p.largestCandidate(), Default: p.DefaultThreshold()}
+		return nil, &NoTransitionsError{Threshold: threshold, Least: least, Most: most, Default: p.DefaultThreshold()}
 	}
 	// Segments: cut after every frame a transition leaves and before
 	// every frame one arrives at.
@@ -159,6 +158,17 @@ func (p *Part) Graph(threshold float64) (*Graph, error) {
 // selfLoop reports whether segment s has an edge to itself.
 func (g *Graph) selfLoop(s int) bool {
 	return slices.Contains(g.Edges, [2]int{s, s})
+}
+
+// MedianDistance returns the median Distance of the graph's transitions
+// (the lower median of an even count).
+func (g *Graph) MedianDistance() float64 {
+	d := make([]float64, len(g.Transitions))
+	for k, t := range g.Transitions {
+		d[k] = t.Distance
+	}
+	slices.Sort(d)
+	return d[(len(d)-1)/2]
 }
 
 // LargestFrames returns the number of input frames in the largest strongly

@@ -134,7 +134,8 @@ func solidAngle(x, p, q, r mgl64.Vec3) float64 {
 // TestMeshObstacle: a box of the scene where the cow lands (input frame
 // 70). Clips made without it meet it; clips made with it do not, by all
 // pairs of triangles and the winding number of the cow about a corner of
-// the box.
+// the box. The threshold is raised to 4 steps: at the default, pcow's
+// dozen transitions leave no walk of 300 frames that misses the box.
 func TestMeshObstacle(t *testing.T) {
 	a := analysis(t, "pcow", Options{})
 	m := a.Model
@@ -152,7 +153,7 @@ func TestMeshObstacle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	avoided(t, a, graphs(t, a), o, "the box", func(c *Clip) (int, bool) { return bruteMesh(c, box) })
+	avoided(t, a, graphsAt(t, a, 4), o, "the box", func(c *Clip) (int, bool) { return bruteMesh(c, box) })
 
 	if _, err := NewMeshObstacle([]mgl64.Vec3{{0, 0, 0}, {1, 0, 0}, {0, math.NaN(), 0}}, [][3]int{{0, 1, 2}}); err == nil || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("a NaN vertex: %v", err)

@@ -27,9 +27,20 @@ func analysis(t testing.TB, name string, opts Options) *Analysis {
 
 func graphs(t testing.TB, a *Analysis) []*Graph {
 	t.Helper()
+	return graphsAt(t, a, 0)
+}
+
+// graphsAt returns the parts' graphs at threshold T, 0 for each part's
+// default.
+func graphsAt(t testing.TB, a *Analysis, threshold float64) []*Graph {
+	t.Helper()
 	var gs []*Graph
 	for _, p := range a.Parts {
-		g, err := p.Graph(p.DefaultThreshold())
+		th := threshold
+		if th == 0 {
+			th = p.DefaultThreshold()
+		}
+		g, err := p.Graph(th)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,9 +235,12 @@ func TestClips(t *testing.T) {
 
 // TestTargets: input frame 10 shown at output frames 100 and 250, exactly
 // (no splice blends them); impossible targets are refused with a message.
+// The threshold is raised to 4 steps: pcow's default graph has a dozen
+// transitions, too few loops to come back to frame 10 exactly 150 frames
+// later.
 func TestTargets(t *testing.T) {
 	a := analysis(t, "pcow", Options{})
-	gs := graphs(t, a)
+	gs := graphsAt(t, a, 4)
 	s, err := a.NewSynthesizer(gs, Request{Frames: 300, Targets: []Target{{10, 100}, {10, 250}}})
 	if err != nil {
 		t.Fatal(err)
@@ -277,19 +291,56 @@ func TestBadInput(t *testing.T) {
 	p := analysis(t, "pcow", Options{}).Parts[0]
 	_, err := p.Graph(1e-9)
 	var nt *NoTransitionsError
-	if !errors.As(err, &nt) || !(nt.Least > 1e-9) || !(nt.Most > nt.Least) || !strings.Contains(err.Error(), "no transitions below 1e-09; the largest useful threshold is") {
+	if !errors.As(err, &nt) || !(nt.Least > 1e-9) || !(nt.Most > nt.Least) || !strings.Contains(err.Error(), "no transition joins frames within 1e-09 steps of each other; the candidates lie") {
 		t.Fatalf("a tiny threshold: %v", err)
 	}
 	t.Log(err)
-	if g, err := p.Graph(nt.Least * 1.0001); err != nil || len(g.Transitions) == 0 {
+	if g, err := p.Graph(nt.Least); err != nil || len(g.Transitions) == 0 {
 		t.Errorf("the smallest useful threshold gives %v", err)
 	}
-	all, err := p.Graph(nt.Most * 1.0001)
+	all, err := p.Graph(nt.Most)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if more, err := p.Graph(nt.Most * 10); err != nil || len(more.Transitions) != len(all.Transitions) {
 		t.Errorf("above the largest useful threshold the graph grows from %d transitions (%v)", len(all.Transitions), err)
+	}
+	if len(all.Transitions) != len(p.Candidates()) {
+		t.Errorf("the largest threshold admits %d of %d candidates", len(all.Transitions), len(p.Candidates()))
+	}
+}
+
+// TestThreshold: on pcow and horse-gallop the default threshold joins
+// frames alike for the clip: the median transition's poses, rigidly
+// aligned and measured on every vertex of the input frames themselves, lie
+// at most twice the median distance between adjacent input frames apart,
+// and the largest strongly connected component keeps at least 20 frames.
+// (The paper's T_c = 40·maxᵢ D(i, i+1) admitted every candidate, whose
+// median is 6.6 steps on pcow.)
+func TestThreshold(t *testing.T) {
+	for _, name := range []string{"pcow", "horse-gallop"} {
+		a := analysis(t, name, Options{})
+		p := a.Parts[0]
+		g, err := p.Graph(p.DefaultThreshold())
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := &poseSample{frames: a.Model.Input}
+		step := in.step()
+		var d []float64
+		for _, tr := range g.Transitions {
+			d = append(d, in.distance(tr.From, tr.To)/step)
+		}
+		slices.Sort(d)
+		med := d[(len(d)-1)/2]
+		t.Logf("%s: threshold %.3g steps, %d of %d candidates, SCC %d frames; median transition %.3f steps (%.3f on the sample), step %.4g (%.4g on the sample)",
+			name, g.Threshold, len(g.Transitions), len(p.Candidates()), g.LargestFrames(), med, g.MedianDistance(), step, p.Step)
+		if med > 2 {
+			t.Errorf("%s: the median transition joins frames %.3f steps apart, want at most 2", name, med)
+		}
+		if f := g.LargestFrames(); f < 20 {
+			t.Errorf("%s: the largest strongly connected component has %d frames, want at least 20", name, f)
+		}
 	}
 }
 

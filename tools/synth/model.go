@@ -7,6 +7,7 @@ package synth
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"gallop/assets"
 	"gallop/solver/ssdr"
@@ -62,4 +63,39 @@ func Graphs(a *synth.Analysis, threshold float64) ([]*synth.Graph, error) {
 		graphs = append(graphs, g)
 	}
 	return graphs, nil
+}
+
+// GraphFigures are the motion graphs' figures, over the parts: the
+// candidate transitions admitted, the graphs' nodes and their largest
+// strongly connected components' nodes (sums), the fewest input frames a
+// part's largest component holds, and the median pose distance of every
+// part's transitions in steps (synth.Transition).
+type GraphFigures struct {
+	Candidates     int     `json:"candidates"`
+	Nodes          int     `json:"graph_nodes"`
+	SCCNodes       int     `json:"scc_nodes"`
+	SCCFrames      int     `json:"scc_frames"`
+	MedianDistance float64 `json:"median_transition_steps"`
+}
+
+// Figures measures graphs.
+func Figures(graphs []*synth.Graph) GraphFigures {
+	var f GraphFigures
+	var d []float64
+	for k, g := range graphs {
+		f.Candidates += len(g.Transitions)
+		f.Nodes += len(g.Segments)
+		f.SCCNodes += len(g.Largest)
+		if n := g.LargestFrames(); k == 0 || n < f.SCCFrames {
+			f.SCCFrames = n
+		}
+		for _, t := range g.Transitions {
+			d = append(d, t.Distance)
+		}
+	}
+	if len(d) > 0 {
+		slices.Sort(d)
+		f.MedianDistance = d[(len(d)-1)/2]
+	}
+	return f
 }

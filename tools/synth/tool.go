@@ -19,7 +19,7 @@ import (
 type Settings struct {
 	Bones      int32   `json:"bones"`      // SSDR bones
 	Components bool    `json:"components"` // split at a cut node of the bone graph
-	Threshold  float64 `json:"threshold"`  // T_c; 0 for each part's default
+	Threshold  float64 `json:"threshold"`  // the largest pose distance of a transition, in steps (synth.Transition); 0 for each part's default
 	Blend      string  `json:"blend"`      // gradient, linear or poisson
 	Count      int32   `json:"count"`      // N, the variations to generate
 	Seconds    float64 `json:"seconds"`    // L, their length
@@ -39,7 +39,7 @@ func (s Settings) Check(nv int) error {
 	case s.Bones < 1 || int(s.Bones) > nv:
 		return fmt.Errorf("synthesize: %d bones, want 1 to %d (the vertices)", s.Bones, nv)
 	case !(s.Threshold >= 0) || math.IsInf(s.Threshold, 0):
-		return fmt.Errorf("synthesize: threshold %g, want a positive cost (0 for the default)", s.Threshold)
+		return fmt.Errorf("synthesize: threshold %g, want a positive distance in steps (0 for the default)", s.Threshold)
 	case err != nil:
 		return fmt.Errorf("synthesize: %w", err)
 	case s.Count < 1 || s.Count > 1000:
@@ -245,11 +245,9 @@ func (t *Synth) GraphSummary() string {
 	if len(t.graphs) == 0 {
 		return "not analysed"
 	}
-	var cand, nodes, scc int
-	for _, g := range t.graphs {
-		cand, nodes, scc = cand+len(g.Transitions), nodes+len(g.Segments), scc+len(g.Largest)
-	}
-	s := fmt.Sprintf("%d candidate transitions; motion graph of %d nodes, largest strongly connected component %d", cand, nodes, scc)
+	f := Figures(t.graphs)
+	s := fmt.Sprintf("%d candidate transitions (median %.2f steps); motion graph of %d nodes, largest strongly connected component %d nodes, %d frames",
+		f.Candidates, f.MedianDistance, f.Nodes, f.SCCNodes, f.SCCFrames)
 	if len(t.graphs) > 1 {
 		s += fmt.Sprintf(" (%d components)", len(t.graphs))
 	}
