@@ -28,14 +28,14 @@ type synthClip = tsynth.ClipReport
 
 // synthResult is what `gallop synth --json` prints.
 type synthResult struct {
-	Vertices   int     `json:"vertices"`
-	InFrames   int     `json:"input_frames"`
-	FPS        float64 `json:"fps"`
-	Bones      int     `json:"bones"`
-	Blend      string  `json:"blend"`
-	Parts      int     `json:"parts"`
-	CutNodes   []int   `json:"cut_nodes"`
-	Threshold  float64 `json:"threshold"` // of the first part, in steps
+	Vertices  int     `json:"vertices"`
+	InFrames  int     `json:"input_frames"`
+	FPS       float64 `json:"fps"`
+	Bones     int     `json:"bones"`
+	Blend     string  `json:"blend"`
+	Parts     int     `json:"parts"`
+	CutNodes  []int   `json:"cut_nodes"`
+	Threshold float64 `json:"threshold"` // of the first part, in steps
 	tsynth.GraphFigures
 
 	Clips    []synthClip `json:"clips"`
