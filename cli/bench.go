@@ -108,10 +108,17 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
   synth_pcow_1000_clips_seconds 1,000 clips of 10 s (300 frames) on every
                                 core, bone motion only (median of up to 3)
   synth_pcow_clip_ms            one such clip on one core (median of 50)
-  synth_<set>_<blend>_mean_splice_ratio, _splices_over_1_5, _edge_ratio
-                                quality of 100 clips (seeds 1-100), set pcow
-                                or horse_gallop, blend gradient, linear or
-                                poisson
+  synth_<set>_<blend>_mean_splice_ratio, _splices_over_1_5, _edge_ratio,
+  _mean_strain                  quality of 100 clips (seeds 1-100), set pcow
+                                or horse_gallop, each blend of synth.Blends
+  synth_<set>_forced_<bin>_<blend>_strain, _volume, _accel
+                                the blend comparison: splices forced between
+                                every other pair of frames whose bones lie
+                                a mean 0-20, 20-40 or 40+ degrees apart
+                                (bin 0, 20, 40), the mean excess edge strain,
+                                volume change and acceleration ratio per
+                                blend (crossfade_vertex: the per-vertex
+                                crossfade, bones left affine)
   synth_horse_gallop_clip_ms, synth_horse_gallop_subdivided_clip_ms,
   synth_resolution_ratio        one clip on horse-gallop and on it subdivided
                                 once (the same bones, weights carried over)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -106,7 +107,8 @@ func benchBlends(stdout io.Writer, set string, a *synth.Analysis) error {
 		return fmt.Errorf("%s: %w", set, err)
 	}
 	name := "synth_" + strings.ReplaceAll(set, "-", "_")
-	for _, blend := range []synth.Blend{synth.BlendGradient, synth.BlendLinear, synth.BlendPoisson} {
+	for b := range synth.Blends {
+		blend := synth.Blend(b)
 		s, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300, Blend: blend})
 		if err != nil {
 			return fmt.Errorf("%s: %w", set, err)
@@ -121,9 +123,10 @@ func benchBlends(stdout io.Writer, set string, a *synth.Analysis) error {
 		}
 		qs := make([]synth.Quality, len(clips))
 		parallel.For(len(clips), func(i int) { qs[i] = a.Quality(clips[i], s.Window()) })
-		var sum, edge float64
+		var sum, edge, strain float64
 		var n, over int
 		for _, q := range qs {
+			strain += q.MeanStrain / float64(len(qs))
 			for _, r := range q.SpliceAccel {
 				sum += r
 				n++
@@ -137,6 +140,49 @@ func benchBlends(stdout io.Writer, set string, a *synth.Analysis) error {
 		emit(stdout, prefix+"_mean_splice_ratio", sum/float64(max(1, n)), "of the input's 99th percentile")
 		emit(stdout, prefix+"_splices_over_1_5", float64(over)/float64(max(1, n)), "of the splices")
 		emit(stdout, prefix+"_edge_ratio", edge, "of the input's largest")
+		emit(stdout, prefix+"_mean_strain", strain, "excess edge strain per splice")
+	}
+	return benchForced(stdout, name, a)
+}
+
+// benchForced prints the blend comparison: splices forced between pairs
+// of frames on a grid of every other frame (every n/50th on a longer
+// input), binned by the mean angle between the two frames'
+// bones (0-20°, 20-40°, 40° and more), and per bin and blend the mean
+// excess edge strain, volume change and acceleration ratio. Every blend
+// is measured as clips have it (bones projected to rigid motions), and
+// the crossfade also with its bones left affine: the per-vertex
+// crossfade, "crossfade_vertex".
+func benchForced(stdout io.Writer, name string, a *synth.Analysis) error {
+	type variant struct {
+		name string
+		req  synth.Request
+	}
+	var vs []variant
+	for b, n := range synth.Blends {
+		vs = append(vs, variant{strings.ReplaceAll(n, "-", "_"), synth.Request{Blend: synth.Blend(b)}})
+	}
+	vs = append(vs, variant{"crossfade_vertex", synth.Request{Blend: synth.BlendCrossfade, Affine: true}})
+	for _, bin := range [][2]float64{{0, 20}, {20, 40}, {40, math.Inf(1)}} {
+		for _, v := range vs {
+			fs, err := a.Splices(v.req, bin[0], bin[1], max(2, a.Model.NumFrames()/50))
+			if err != nil {
+				return err
+			}
+			if len(fs) == 0 {
+				continue
+			}
+			var strain, volume, accel float64
+			for _, f := range fs {
+				strain += f.Strain / float64(len(fs))
+				volume += f.Volume / float64(len(fs))
+				accel += f.Accel / float64(len(fs))
+			}
+			prefix := fmt.Sprintf("%s_forced_%g_%s", name, bin[0], v.name)
+			emit(stdout, prefix+"_strain", strain, fmt.Sprintf("mean excess edge strain of %d splices", len(fs)))
+			emit(stdout, prefix+"_volume", volume, "mean volume change of the rest volume")
+			emit(stdout, prefix+"_accel", accel, "mean acceleration ratio")
+		}
 	}
 	return nil
 }

@@ -152,7 +152,7 @@ func synthCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	seconds := fs.Float64("seconds", 10, "length of each clip in seconds")
 	seed := fs.Uint64("seed", 1, "the first clip's seed; clip k has seed+k")
 	threshold := fs.Float64("threshold", 0, "the largest pose distance a transition may join, in steps: the median distance between adjacent frames (default 2, or per part the least that gives a loop)")
-	blendName := fs.String("blend", "gradient", "splice blending: gradient, linear or poisson")
+	blendName := fs.String("blend", "gradient", "splice blending: gradient, gradient-poisson, crossfade, coordinates or poisson")
 	components := fs.Bool("components", false, "split the mesh at a cut node of the bone graph and synthesise the parts independently")
 	var targets targetsFlag
 	fs.Var(&targets, "target", "INPUT@OUTPUT: show input frame INPUT at output frame OUTPUT (repeatable)")
@@ -165,7 +165,7 @@ func synthCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	shards := addShardOptions(fs, "synth", args)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop synth IN [--reference REF.obj] [--bones B] [--count N] [--seconds S]
-                   [--seed K] [--threshold T] [--blend gradient|linear|poisson]
+                   [--seed K] [--threshold T] [--blend B]
                    [--components] [--target F@G ...] [--obstacle KIND:ARGS ...] [--fps F]
                    [--out DIR [--morph]] [--json]
                    [--prepare | --shard K/N] [--shard-dir D]

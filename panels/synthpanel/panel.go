@@ -186,7 +186,7 @@ func (w *costMap) Plot() {
 func (p *Panel) generatePanel(h tools.Host) giu.Widget {
 	s := &p.m.Settings
 	seconds := float32(s.Seconds)
-	blends := []string{synth.BlendGradient.String(), synth.BlendLinear.String(), synth.BlendPoisson.String()}
+	blends := synth.Blends
 	l := giu.Layout{
 		giu.Label("Variations"),
 		panels.Marked("synth: variations", giu.InputInt(&s.Count).Label("variations").Size(100)),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
@@ -84,17 +85,23 @@ type Analysis struct {
 	Model *Model
 	Opts  Options
 
-	Reference int        // the reference bone of the whole mesh: the largest weight sum Σᵢ wᵢᵦ
-	BoneGraph [][2]int   // bones joined where both weigh at least Coupling on a vertex
-	CutNodes  []int      // the bone graph's cut nodes (articulation points), increasing
-	Parts     []*Part    // one part, or with Components one per component
-	Vertex    []int      // per vertex the part of its largest weight's bone, -1 for the reference bone
-	Diagonal  float64    // of the rest mesh's bounding box
-	Accel99   float64    // 99th percentile over input frames of the largest vertex acceleration
-	EdgeMax   float64    // the input's largest relative change of an edge length from the rest pose
-	edges     [][2]int32 // the mesh's edges
-	restLen   []float64  // their rest lengths
-	restDen   []float64  // the same floored at sliver times their mean (see edgeChange)
+	Reference int                       // the reference bone of the whole mesh: the largest weight sum Σᵢ wᵢᵦ
+	BoneGraph [][2]int                  // bones joined where both weigh at least Coupling on a vertex
+	CutNodes  []int                     // the bone graph's cut nodes (articulation points), increasing
+	Parts     []*Part                   // one part, or with Components one per component
+	Vertex    []int                     // per vertex the part of its largest weight's bone, -1 for the reference bone
+	Diagonal  float64                   // of the rest mesh's bounding box
+	Accel99   float64                   // 99th percentile over input frames of the largest vertex acceleration
+	EdgeMax   float64                   // the input's largest relative change of an edge length from the rest pose
+	figVerts  []int                     // the vertices the figures pose: the sampled edges' end points (figureSample)
+	figRest   []mgl64.Vec3              // their rest positions
+	figInf    []figInfluence            // their influences, vertex after vertex
+	edges     [][2]int32                // the sampled edges, as indices into figVerts
+	edgePart  []int                     // per sampled edge, its first end point's part (Vertex)
+	restLen   []float64                 // their rest lengths
+	restDen   []float64                 // the same floored at sliver times their mean (see edgeChange)
+	inputLen  [][]float64               // per input frame, the sampled edges' lengths in the model's pose
+	volumes   atomic.Pointer[[]float64] // per input frame, the volume in the model's pose: made by the first Splice
 }
 
 // Part is a set of bones synthesised together in the frame of a reference
@@ -113,7 +120,9 @@ type Part struct {
 	cands            []Transition // every candidate transition
 	defaultThreshold float64
 	poses            *poseSample
-	local            [][]Affine // per input frame, per Bones: (Rᵦ|ᵣ, tᵦ|ᵣ) of Eq. 2
+	local            [][]Affine   // per input frame, per Bones: (Rᵦ|ᵣ, tᵦ|ᵣ) of Eq. 2
+	coords           [][]float64  // per input frame, 6 per Bones: Rᵦ|ᵣ's axis-angle vector (unwrapped along time), tᵦ|ᵣ
+	centroid         []mgl64.Vec3 // per Bones: the rest vertices' mean weighted by the bone's weights (see rigid)
 	keys             *keys
 }
 
@@ -147,7 +156,7 @@ func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	a := &Analysis{Model: m, Opts: opts, edges: adj.Edges()}
+	a := &Analysis{Model: m, Opts: opts}
 	lo, hi := m.Rest[0], m.Rest[0]
 	for _, p := range m.Rest {
 		for c := range 3 {
@@ -173,6 +182,7 @@ func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
 	a.BoneGraph = boneGraph(m, opts.Coupling)
 	a.CutNodes = cutNodes(nb, a.BoneGraph)
 	report(0.05, "input figures")
+	a.figureSample(adj.Edges())
 	a.inputFigures()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -205,6 +215,7 @@ func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
 		}
 		a.Vertex[i] = part[bone]
 	}
+	a.setEdgeParts()
 	for k, s := range sets {
 		report(0.1+0.9*float64(k)/float64(len(sets)), fmt.Sprintf("part %d of %d", k+1, len(sets)))
 		var verts []int // the part's vertices, and the reference bone's
@@ -246,13 +257,19 @@ func (a *Analysis) splitBone(sum []float64) int {
 	return best
 }
 
-// inputFigures measures the input frames, unless Opts.Figures gives them:
-// the 99th percentile of the per-frame largest vertex acceleration
-// ‖v(x+1) − 2v(x) + v(x−1)‖, and the largest relative change of an edge's
-// length from the rest pose.
+// inputFigures measures the input frames at the figures' sample, unless
+// Opts.Figures gives them: the 99th percentile of the per-frame largest
+// vertex acceleration ‖v(x+1) − 2v(x) + v(x−1)‖, and the largest relative
+// change of an edge's length from the rest pose. It also keeps the
+// sampled edges' lengths at every input frame in the model's pose, which
+// the strain figure compares with.
 func (a *Analysis) inputFigures() {
 	m := a.Model
-	a.restLen = edgeLengths(nil, m.Rest, a.edges)
+	rest := make([]mgl64.Vec3, len(a.figVerts))
+	for k, v := range a.figVerts {
+		rest[k] = m.Rest[v]
+	}
+	a.restLen = edgeLengths(nil, rest, a.edges)
 	mean := 0.0
 	for _, l := range a.restLen {
 		mean += l / float64(len(a.restLen))
@@ -261,17 +278,30 @@ func (a *Analysis) inputFigures() {
 	for k, l := range a.restLen {
 		a.restDen[k] = max(l, sliver*mean)
 	}
+	a.inputLen = make([][]float64, m.NumFrames())
+	var pos []mgl64.Vec3
+	for x, bones := range m.Bones {
+		pos = a.posed(pos, bones)
+		a.inputLen[x] = edgeLengths(nil, pos, a.edges)
+	}
 	if f := a.Opts.Figures; f != nil {
 		a.Accel99, a.EdgeMax = f.Accel99, f.EdgeMax
 		return
 	}
+	in := make([][]mgl64.Vec3, len(m.Input))
+	for x, f := range m.Input {
+		in[x] = make([]mgl64.Vec3, len(a.figVerts))
+		for k, v := range a.figVerts {
+			in[x][k] = f[v]
+		}
+	}
 	var acc []float64
-	for x := 1; x+1 < len(m.Input); x++ {
-		acc = append(acc, maxAcceleration(m.Input[x-1], m.Input[x], m.Input[x+1]))
+	for x := 1; x+1 < len(in); x++ {
+		acc = append(acc, maxAcceleration(in[x-1], in[x], in[x+1]))
 	}
 	slices.Sort(acc)
 	a.Accel99 = acc[min(len(acc)-1, int(math.Ceil(0.99*float64(len(acc))))-1)]
-	for _, f := range m.Input {
+	for _, f := range in {
 		a.EdgeMax = max(a.EdgeMax, a.edgeChange(f))
 	}
 }
@@ -323,6 +353,7 @@ func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int
 	// bounding-box diagonal (so that it is as dimensionless as the
 	// rotation's radians) and the axis-angle vector, unwrapped along time.
 	p.local = make([][]Affine, n)
+	p.coords = make([][]float64, n)
 	rows := 6 * len(bones)
 	A := mat.NewDense(max(rows, 1), n, nil)
 	prevLog := make([]mgl64.Vec3, len(bones))
@@ -330,6 +361,7 @@ func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int
 		r := m.Bones[x][ref]
 		rt := r.R.Transpose()
 		p.local[x] = make([]Affine, len(bones))
+		p.coords[x] = make([]float64, 6*len(bones))
 		for c, b := range bones {
 			xb := m.Bones[x][b]
 			l := Affine{R: rt.Mul3(xb.R), T: rt.Mul3x1(xb.T.Sub(r.T))}
@@ -339,6 +371,8 @@ func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int
 				w = unwrap(prevLog[c], w)
 			}
 			prevLog[c] = w
+			copy(p.coords[x][6*c:], w[:])
+			copy(p.coords[x][6*c+3:], l.T[:])
 			for e := range 3 {
 				A.Set(6*c+e, x, l.T[e]/a.Diagonal)
 				A.Set(6*c+3+e, x, w[e])
@@ -407,6 +441,25 @@ func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int
 			}
 			d := dist2(q[i], q[j]) + p.Alpha*dist2(dq[i], dq[j]) + p.Beta*dist2(r6[i][:], r6[j][:])
 			p.cost[i*n+j] = d
+		}
+	}
+	col := make(map[int]int, len(bones))
+	for c, b := range bones {
+		col[b] = c
+	}
+	p.centroid = make([]mgl64.Vec3, len(bones))
+	wsum := make([]float64, len(bones))
+	for i, l := range m.Weights {
+		for _, in := range l {
+			if c, ok := col[in.Bone]; ok {
+				p.centroid[c] = p.centroid[c].Add(m.Rest[i].Mul(in.Weight))
+				wsum[c] += in.Weight
+			}
+		}
+	}
+	for c := range p.centroid {
+		if wsum[c] > 0 {
+			p.centroid[c] = p.centroid[c].Mul(1 / wsum[c])
 		}
 	}
 	p.poses = samplePoses(m, verts)

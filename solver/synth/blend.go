@@ -1,6 +1,14 @@
 package synth
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/solver/rotation"
+)
 
 // Blend selects how a splice is smoothed.
 type Blend int
@@ -12,16 +20,26 @@ const (
 	// window, not blended by 1D Poisson solves (see the package comment),
 	// and the bones solved from them (Eq. 9).
 	BlendGradient Blend = iota
-	// BlendLinear crossfades the bone positions' matrix entries over the
-	// window, the first naive option of Figure 6.
-	BlendLinear
+	// BlendGradientPoisson is the paper's method as written: the
+	// rotation-strain coordinates blended by the 1D Poisson equation over
+	// the window, the input's own velocity as guidance, and the bones
+	// solved from them (Eq. 9).
+	BlendGradientPoisson
+	// BlendCrossfade crossfades each bone position's matrix entries over
+	// the window: with linear blend skinning, the crossfade of every
+	// vertex between the two segments.
+	BlendCrossfade
+	// BlendCoordinates crossfades each bone's coordinates, its rotation's
+	// axis-angle vector and its translation, over the window: the
+	// paper's naive "linear blend of the bone coordinates".
+	BlendCoordinates
 	// BlendPoisson blends each bone position's matrix entries by a 1D
-	// Poisson solve, the second naive option of Figure 6.
+	// Poisson solve, the paper's other naive option (Figure 6).
 	BlendPoisson
 )
 
 // Blends lists the blends by name, in order.
-var Blends = []string{"gradient", "linear", "poisson"}
+var Blends = []string{"gradient", "gradient-poisson", "crossfade", "coordinates", "poisson"}
 
 func (b Blend) String() string {
 	if b >= 0 && int(b) < len(Blends) {
@@ -30,14 +48,18 @@ func (b Blend) String() string {
 	return fmt.Sprintf("Blend(%d)", int(b))
 }
 
-// ParseBlend returns the blend called name.
+// ParseBlend returns the blend called name ("linear", its former name,
+// for the crossfade).
 func ParseBlend(name string) (Blend, error) {
+	if name == "linear" {
+		return BlendCrossfade, nil
+	}
 	for i, n := range Blends {
 		if n == name {
 			return Blend(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown blend %q (want gradient, linear or poisson)", name)
+	return 0, fmt.Errorf("unknown blend %q (want %s)", name, strings.Join(Blends, ", "))
 }
 
 // free marks the output frames a splice blends: for a splice at s (after
@@ -67,7 +89,13 @@ func free(L, W int, splices []int) []bool {
 // tridiagonal system 2yₖ − yₖ₋₁ − yₖ₊₁ = gₖ − gₖ₊₁, solved by the Thomas
 // algorithm once per run for all dim coordinates. It returns y, L rows of
 // dim values.
-func poisson(src []int, isFree []bool, dim int, value func(x int, dst []float64)) [][]float64 {
+//
+// rebranch, if set, moves the values after a run in place to the
+// equivalent ones nearest those the guidance predicts from before it
+// (y at a−1 plus every gₜ of the run): for rotation vectors, unwrapped
+// along the input's time but not across a splice, the same rotation on
+// the branch that does not make the run spin a full turn.
+func poisson(src []int, isFree []bool, dim int, value func(x int, dst []float64), rebranch func(ref, y []float64)) [][]float64 {
 	L := len(src)
 	y := make([][]float64, L)
 	for t := range L {
@@ -91,6 +119,16 @@ func poisson(src []int, isFree []bool, dim int, value func(x int, dst []float64)
 			b++
 		}
 		n := b - a + 1
+		if rebranch != nil && b+1 < L {
+			pred := slices.Clone(y[a-1])
+			for t := a; t <= b+1; t++ {
+				g(t, gt, tmp)
+				for c := range dim {
+					pred[c] += gt[c]
+				}
+			}
+			rebranch(pred, y[b+1])
+		}
 		// Matrix rows k = 0 … n−1 for frames a+k: diagonal 2, or 1 for the
 		// last frame of the output; off-diagonals −1.
 		diag := make([]float64, n)
@@ -199,10 +237,11 @@ func clamp(x, n int) int { return max(0, min(n-1, x)) }
 
 // localPositions calls emit(t, local) for every output frame t of walk w,
 // in increasing t, with the part's bones in its reference frame there
-// (per Bones), blended by b with half-window W. local is read-only and
-// valid during the call only: frames outside every splice's window pass
-// the input's own row, blended frames a scratch row.
-func (p *Part) localPositions(w Walk, b Blend, W int, emit func(t int, local []Affine)) {
+// (per Bones), blended by b with half-window W and, unless affine, each
+// blended bone projected to its nearest rigid motion (Part.rigid). local
+// is read-only and valid during the call only: frames outside every
+// splice's window pass the input's own row, blended frames a scratch row.
+func (p *Part) localPositions(w Walk, b Blend, W int, affine bool, emit func(t int, local []Affine)) {
 	L, nb := len(w.Source), len(p.Bones)
 	next := 0 // the next frame to emit
 	plain := func(upto int) {
@@ -217,6 +256,11 @@ func (p *Part) localPositions(w Walk, b Blend, W int, emit func(t int, local []A
 	buf := make([]Affine, nb)
 	blended := func(t int) {
 		plain(t)
+		if !affine {
+			for c := range buf {
+				p.rigid(&buf[c], c)
+			}
+		}
 		emit(t, buf)
 		next = t + 1
 	}
@@ -232,25 +276,43 @@ func (p *Part) localPositions(w Walk, b Blend, W int, emit func(t int, local []A
 			copy(buf[c].T[:], y[12*c+9:12*c+12])
 		}
 	}
+	k := p.keys
+	var sc solveScratch
+	keyCoords := func(x int, dst []float64) { copy(dst, k.coords[x]) }
 	switch b {
-	case BlendLinear:
+	case BlendCrossfade:
 		linear(w.Source, w.Splices, W, p.n, 12*nb, entries, nil, func(t int, y []float64) {
 			toAffine(y)
 			blended(t)
 		})
-	case BlendPoisson:
+	case BlendCoordinates:
+		linear(w.Source, w.Splices, W, p.n, 6*nb, func(x int, dst []float64) { copy(dst, p.coords[x]) }, rebranchBones, func(t int, y []float64) {
+			for c := range buf {
+				rotation.ExpTo(&buf[c].R, mgl64.Vec3{y[6*c], y[6*c+1], y[6*c+2]})
+				copy(buf[c].T[:], y[6*c+3:6*c+6])
+			}
+			blended(t)
+		})
+	case BlendPoisson, BlendGradientPoisson:
 		isFree := free(L, W, w.Splices)
-		y := poisson(w.Source, isFree, 12*nb, entries)
+		var y [][]float64
+		if b == BlendPoisson {
+			y = poisson(w.Source, isFree, 12*nb, entries, nil)
+		} else {
+			y = poisson(w.Source, isFree, len(k.coords[0]), keyCoords, rebranchRotations)
+		}
 		for t := range L {
 			if isFree[t] {
-				toAffine(y[t])
+				if b == BlendPoisson {
+					toAffine(y[t])
+				} else {
+					k.bones(buf, y[t], p.local[w.Source[t]], &sc)
+				}
 				blended(t)
 			}
 		}
 	default:
-		k := p.keys
-		var sc solveScratch
-		linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), func(x int, dst []float64) { copy(dst, k.coords[x]) }, rebranchRotations, func(t int, y []float64) {
+		linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), keyCoords, rebranchRotations, func(t int, y []float64) {
 			k.bones(buf, y, p.local[w.Source[t]], &sc)
 			blended(t)
 		})
@@ -264,4 +326,30 @@ func rebranchRotations(pred, y []float64) {
 	for k := 0; k+perKey <= len(y); k += perKey {
 		unwrapTo((*[3]float64)(y[k:]), (*[3]float64)(pred[k:]))
 	}
+}
+
+// rebranchBones moves each bone's axis-angle vector in y (the first 3 of
+// every 6 coordinates) to the branch nearest pred's.
+func rebranchBones(pred, y []float64) {
+	for k := 0; k+6 <= len(y); k += 6 {
+		unwrapTo((*[3]float64)(y[k:]), (*[3]float64)(pred[k:]))
+	}
+}
+
+// rigid replaces the blended bone position x of column c by the nearest
+// rigid motion: R the rotation of F's polar decomposition F = R·S (a proper
+// rotation, det R = 1, even where det F ≤ 0), and the translation re-fitted
+// so that the vertices the bone moves keep their weighted mean where F
+// put it. That translation minimises Σᵢ wᵢᵦ‖R pᵢ + t − (F pᵢ + t_F)‖² over
+// the rest vertices pᵢ: t = t_F + (F − R) p̄ᵦ, p̄ᵦ = Σᵢ wᵢᵦ pᵢ / Σᵢ wᵢᵦ
+// (Part.centroid, computed once). Gradient-domain blending solves general
+// affine bones (Eq. 9), and the crossfades of matrix entries give them
+// too; a game engine's joint is a rotation and a translation, and a bone
+// that shrinks or mirrors is no bone to an animator.
+func (p *Part) rigid(x *Affine, c int) {
+	var r, s mgl64.Mat3
+	rotation.PolarTo(&r, &s, &x.R)
+	pc := p.centroid[c]
+	x.T = x.T.Add(x.R.Mul3x1(pc)).Sub(r.Mul3x1(pc))
+	x.R = r
 }

@@ -30,6 +30,13 @@ type Request struct {
 	Obstacles []Obstacle
 	Margin    float64
 	Attempts  int
+
+	// Affine keeps the blended bones as the blend gives them (general
+	// affine maps: Eq. 9's least squares, a crossfade of matrix entries)
+	// instead of projecting each to its nearest rigid motion. For
+	// comparisons of the blends only: such bones scale and shear, and a
+	// skinned export needs rigid ones.
+	Affine bool
 }
 
 func (r *Request) withDefaults(a *Analysis) {
@@ -205,7 +212,7 @@ func (s *Synthesizer) assemble(c *Clip) {
 		c.Bones[t][ref] = compose(m.Bones[x][ref], at)
 	}
 	for k, p := range a.Parts {
-		p.localPositions(c.Walks[k], s.req.Blend, s.req.Window, func(t int, local []Affine) {
+		p.localPositions(c.Walks[k], s.req.Blend, s.req.Window, s.req.Affine, func(t int, local []Affine) {
 			world := c.Bones[t][ref]
 			for col, b := range p.Bones {
 				c.Bones[t][b] = compose(local[col], world)

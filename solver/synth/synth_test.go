@@ -146,7 +146,7 @@ func TestPoisson(t *testing.T) {
 	src := []int{0, 1, 2, 3, 4, 20, 21, 22, 23, 24, 25, 26}
 	isFree := free(len(src), 2, []int{4})
 	value := func(x int, dst []float64) { dst[0] = 10 * float64(x) }
-	y := poisson(src, isFree, 1, value)
+	y := poisson(src, isFree, 1, value, nil)
 	// Fixed: y(2) = 20 and y(7) = 220; guidance 10 a step; the jump of
 	// 150 (from 40+10 = 50 expected at output 5 to 200) spreads over the
 	// five steps 3…7: each step is 10 + 150/5 = 40.

@@ -2,81 +2,46 @@ package synth
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
-	"gallop/solver/rotation"
 	"gallop/solver/ssdr"
 	"gallop/solver/synth"
+	"gallop/tools/rig"
 )
 
 // SkinnedObject returns clip c as a skinned object for assets.SaveGLTF
-// with assets.ExportSkin. glTF joints carry only a translation, a rotation
-// and a scale, and a synthesised bone is a general affine map x ↦ F x + t
-// (Section 3.3), so each bone is two joints, from the SVD F = U Σ Vᵀ
-// (U, V rotations, the sign of det F in σ₃): a root joint with
-// translation t, rotation U and scale Σ, and its child with rotation Vᵀ,
-// which the vertices are bound to. Their product is exactly [F | t] at
-// every frame (to float32). Between frames the SVD's signs are chosen
-// nearest the previous frame's, so that the keys interpolate smoothly.
-// Every joint is bound at the rest pose with the identity, as the rig
-// tool's SSDR export is. name names the object and its animation.
-func SkinnedObject(c *synth.Clip, name string, fps float64, mesh *assets.Mesh) *assets.Object {
+// with assets.ExportSkin: one joint per bone, bound at the rest pose with
+// the identity, whose transform at each frame is the bone's rigid motion
+// (a rotation and a translation, scale 1), as the Rig tool exports an
+// SSDR rig (rig.SkinnedObject). A clip's bones are rigid unless it was
+// made with synth.Request.Affine (for comparisons only), which fails here
+// naming the first bone that scales, shears or mirrors. name names the
+// object and its animation.
+func SkinnedObject(c *synth.Clip, name string, fps float64, mesh *assets.Mesh) (*assets.Object, error) {
 	m := c.Analysis.Model
-	nb := m.NumBones()
-	rig := &assets.Rig{Joints: make([]assets.Joint, 2*nb), Weights: make([][]assets.Influence, len(m.Weights))}
-	for b := range nb {
-		rig.Joints[2*b] = assets.Joint{Name: fmt.Sprintf("bone%d", b), Parent: -1, Rest: assets.IdentityTransform(), InverseBind: mgl64.Ident4()}
-		rig.Joints[2*b+1] = assets.Joint{Name: fmt.Sprintf("bone%d.v", b), Parent: 2 * b, Rest: assets.IdentityTransform(), InverseBind: mgl64.Ident4()}
-	}
-	for i, l := range m.Weights {
-		rig.Weights[i] = make([]assets.Influence, len(l))
-		for k, in := range l {
-			rig.Weights[i][k] = assets.Influence{Joint: 2*in.Bone + 1, Weight: in.Weight}
-		}
-	}
-	anim := &assets.SkinAnimation{Name: name, FPS: fps, Frames: make([][]assets.Transform, len(c.Bones))}
-	prevU, prevV := make([]mgl64.Mat3, nb), make([]mgl64.Mat3, nb)
 	for t, bones := range c.Bones {
-		frame := make([]assets.Transform, 2*nb)
-		for b, a := range bones {
-			u, s, v := rotation.SVD(a.R)
-			if t > 0 {
-				u, v = nearestSigns(u, v, prevU[b], prevV[b])
+		for b, x := range bones {
+			if !isRotation(x.R) {
+				return nil, fmt.Errorf("%s: bone %d at frame %d is not a rigid motion (a clip made with affine bones cannot be a skin)", name, b, t+1)
 			}
-			prevU[b], prevV[b] = u, v
-			frame[2*b] = assets.Transform{Translation: a.T, Rotation: mgl64.Mat4ToQuat(u.Mat4()), Scale: s}
-			frame[2*b+1] = assets.Transform{Rotation: mgl64.Mat4ToQuat(v.Transpose().Mat4()), Scale: assets.Vec3{1, 1, 1}}
 		}
-		anim.Frames[t] = frame
 	}
-	mc := mesh.Clone()
-	mc.Positions = append([]assets.Vec3(nil), m.Rest...)
-	return &assets.Object{Name: name, Mesh: mc, Rig: rig, Skin: anim}
+	return rig.SkinnedObject(&ssdr.Result{Weights: m.Weights, Transforms: c.Bones}, name, fps, mesh, m.Rest), nil
 }
 
-// nearestSigns returns the SVD factors (u, v) with the signs of two of
-// their columns flipped in both (which keeps U Σ Vᵀ and both determinants)
-// so that they are nearest (pu, pv): of the four such choices, the one of
-// largest tr(puᵀu) + tr(pvᵀv).
-func nearestSigns(u, v, pu, pv mgl64.Mat3) (mgl64.Mat3, mgl64.Mat3) {
-	best, bu, bv := -1e300, u, v
-	for _, flip := range [4][3]float64{{1, 1, 1}, {-1, -1, 1}, {-1, 1, -1}, {1, -1, -1}} {
-		var fu, fv mgl64.Mat3
-		score := 0.0
-		for c := range 3 {
-			for r := range 3 {
-				fu[3*c+r] = flip[c] * u[3*c+r]
-				fv[3*c+r] = flip[c] * v[3*c+r]
-				score += fu[3*c+r]*pu[3*c+r] + fv[3*c+r]*pv[3*c+r]
-			}
-		}
-		if score > best {
-			best, bu, bv = score, fu, fv
+// isRotation reports whether r is a proper rotation to within 10⁻⁶:
+// orthonormal columns and det r > 0.
+func isRotation(r mgl64.Mat3) bool {
+	d := r.Transpose().Mul3(r).Sub(mgl64.Ident3())
+	for _, x := range d {
+		if !(math.Abs(x) <= 1e-6) {
+			return false
 		}
 	}
-	return bu, bv
+	return r.Det() > 0
 }
 
 // BakedObject returns clip c as an object whose clip holds the posed
@@ -91,34 +56,38 @@ func BakedObject(c *synth.Clip, name string, fps float64, mesh *assets.Mesh) *as
 	return &assets.Object{Name: name, Mesh: mc, Clip: clip}
 }
 
-// Save writes clip c to path as glTF (.glb or .gltf): a skinned mesh with
-// two joints per bone (SkinnedObject), or morph targets if morph
+// Save writes clip c to path as glTF (.glb or .gltf): a skinned mesh of
+// one joint per bone (SkinnedObject), or morph targets if morph
 // (BakedObject). name names the object and its animation; rest is the
 // mesh whose triangles, UVs and normals the file carries.
 func Save(path string, c *synth.Clip, name string, fps float64, rest *assets.Mesh, morph bool) error {
 	if morph {
 		return assets.SaveGLTF(path, BakedObject(c, name, fps, rest), assets.ExportOptions{Mode: assets.ExportMorph})
 	}
-	return assets.SaveGLTF(path, SkinnedObject(c, name, fps, rest), assets.ExportOptions{Mode: assets.ExportSkin})
+	o, err := SkinnedObject(c, name, fps, rest)
+	if err != nil {
+		return err
+	}
+	return assets.SaveGLTF(path, o, assets.ExportOptions{Mode: assets.ExportSkin})
 }
 
 // ClipFromSkinned is the inverse of SkinnedObject: from a skinned object
-// of that shape (as Save writes and assets.LoadGLTF reads back), the model
-// (the rest pose, the triangles and each vertex's bone weights) and each
-// frame's bones, F = U Σ Vᵀ and t from each bone's pair of joints. The
-// model has no input frames.
+// of that shape (as Save writes and assets.LoadGLTF reads back: root
+// joints bound with the identity), the model (the rest pose, the
+// triangles and each vertex's bone weights) and each frame's bones, a
+// joint's rotation and translation. The model has no input frames.
 func ClipFromSkinned(o *assets.Object) (*synth.Model, [][]synth.Affine, error) {
 	if o.Rig == nil || o.Skin == nil {
 		return nil, nil, fmt.Errorf("%s: not a skinned animation", o.Name)
 	}
 	joints := o.Rig.Joints
-	nb := len(joints) / 2
-	if nb == 0 || len(joints) != 2*nb {
-		return nil, nil, fmt.Errorf("%s: %d joints, want two per bone", o.Name, len(joints))
+	nb := len(joints)
+	if nb == 0 {
+		return nil, nil, fmt.Errorf("%s: no joints", o.Name)
 	}
-	for b := range nb {
-		if joints[2*b].Parent != -1 || joints[2*b+1].Parent != 2*b {
-			return nil, nil, fmt.Errorf("%s: joint %d is not bone %d's (a root and its child)", o.Name, 2*b+1, b)
+	for b, j := range joints {
+		if j.Parent != -1 {
+			return nil, nil, fmt.Errorf("%s: joint %d has a parent; a synthesised clip's joints are all roots", o.Name, b)
 		}
 	}
 	if len(o.Rig.Weights) != o.Mesh.NumVertices() {
@@ -128,23 +97,22 @@ func ClipFromSkinned(o *assets.Object) (*synth.Model, [][]synth.Affine, error) {
 	for i, l := range o.Rig.Weights {
 		m.Weights[i] = make([]ssdr.Influence, len(l))
 		for k, in := range l {
-			if in.Joint%2 != 1 || in.Joint >= len(joints) {
-				return nil, nil, fmt.Errorf("%s: vertex %d is bound to joint %d, not a bone's child joint", o.Name, i, in.Joint)
+			if in.Joint < 0 || in.Joint >= nb {
+				return nil, nil, fmt.Errorf("%s: vertex %d is bound to joint %d of %d", o.Name, i, in.Joint, nb)
 			}
-			m.Weights[i][k] = ssdr.Influence{Bone: in.Joint / 2, Weight: in.Weight}
+			m.Weights[i][k] = ssdr.Influence{Bone: in.Joint, Weight: in.Weight}
 		}
 	}
 	bones := make([][]synth.Affine, len(o.Skin.Frames))
 	for t, frame := range o.Skin.Frames {
-		if len(frame) != len(joints) {
-			return nil, nil, fmt.Errorf("%s: frame %d has %d joint transforms, want %d", o.Name, t, len(frame), len(joints))
+		if len(frame) != nb {
+			return nil, nil, fmt.Errorf("%s: frame %d has %d joint transforms, want %d", o.Name, t, len(frame), nb)
 		}
 		bones[t] = make([]synth.Affine, nb)
-		for b := range nb {
-			root, child := frame[2*b], frame[2*b+1]
-			s := root.Scale
-			f := root.Rotation.Mat4().Mat3().Mul3(mgl64.Diag3(mgl64.Vec3{s[0], s[1], s[2]})).Mul3(child.Rotation.Mat4().Mat3())
-			bones[t][b] = synth.Affine{R: f, T: root.Translation}
+		for b, x := range frame {
+			s := x.Scale
+			f := x.Rotation.Mat4().Mat3().Mul3(mgl64.Diag3(mgl64.Vec3{s[0], s[1], s[2]}))
+			bones[t][b] = synth.Affine{R: f, T: x.Translation}
 		}
 	}
 	return m, bones, nil

@@ -3,6 +3,7 @@ package synth
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gallop/assets"
@@ -12,7 +13,7 @@ import (
 )
 
 // TestSkinnedExportRoundTrip (acceptance 5 of issue 12): a synthesised
-// pcow clip written as skinned glTF (two joints per affine bone) passes
+// pcow clip written as skinned glTF (one joint per rigid bone) passes
 // the validator and re-imports to the synthesised positions within 1e-5
 // of the bounding-box diagonal at every frame; so does the morph export.
 // The clip rebuilt from the skinned file (ClipFromSkinned, as the tool
@@ -52,12 +53,16 @@ func TestSkinnedExportRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
+	skinned, err := SkinnedObject(c, "clip", 30, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		obj  *assets.Object
 		mode assets.ExportMode
 	}{
-		{"skin.glb", SkinnedObject(c, "clip", 30, ref), assets.ExportSkin},
+		{"skin.glb", skinned, assets.ExportSkin},
 		{"morph.glb", BakedObject(c, "clip", 30, ref), assets.ExportMorph},
 	} {
 		path := filepath.Join(tmp, tc.name)
@@ -105,5 +110,79 @@ func TestSkinnedExportRoundTrip(t *testing.T) {
 		if len(bones) != 120 || worst > 1e-5*a.Diagonal {
 			t.Errorf("the clip rebuilt from %s: %d frames, posed %.3g of the diagonal away", tc.name, len(bones), worst/a.Diagonal)
 		}
+	}
+}
+
+// TestJointsAreRigid (issue 24, acceptance 2): 20 clips of horse-gallop
+// exported as skinned glTF and read back have every joint's scale within
+// [0.99, 1.01] at every frame; and a clip made with affine bones (for
+// comparisons only) is refused as a skin, naming the bone.
+func TestJointsAreRigid(t *testing.T) {
+	dir := shareddata.Path(t, "horse-gallop")
+	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := assets.ListOBJSequence(filepath.Join(dir, "frames"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, clip, err := assets.LoadOBJSequence(context.Background(), files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := Infer(context.Background(), ref, clip, DefaultBones, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := synth.Analyze(context.Background(), model, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs, err := Graphs(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	lo, hi := 1.0, 1.0
+	for seed := range uint64(20) {
+		c, err := s.Clip(context.Background(), seed+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(tmp, "clip.glb")
+		if err := Save(path, c, "clip", 30, ref, false); err != nil {
+			t.Fatal(err)
+		}
+		objs, err := assets.LoadGLTF(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range objs[0].Skin.Frames {
+			for _, j := range f {
+				for _, x := range j.Scale {
+					lo, hi = min(lo, x), max(hi, x)
+				}
+			}
+		}
+	}
+	t.Logf("joint scales of 20 clips: %.6f to %.6f", lo, hi)
+	if lo < 0.99 || hi > 1.01 {
+		t.Errorf("joint scales span %.4f to %.4f, want [0.99, 1.01]", lo, hi)
+	}
+	af, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300, Affine: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := af.Clip(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SkinnedObject(c, "affine", 30, ref); err == nil || !strings.Contains(err.Error(), "is not a rigid motion") {
+		t.Errorf("a clip of affine bones as a skin: %v", err)
 	}
 }

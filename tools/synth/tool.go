@@ -20,7 +20,7 @@ type Settings struct {
 	Bones      int32   `json:"bones"`      // SSDR bones
 	Components bool    `json:"components"` // split at a cut node of the bone graph
 	Threshold  float64 `json:"threshold"`  // the largest pose distance of a transition, in steps (synth.Transition); 0 for each part's default
-	Blend      string  `json:"blend"`      // gradient, linear or poisson
+	Blend      string  `json:"blend"`      // a synth.Blends name
 	Count      int32   `json:"count"`      // N, the variations to generate
 	Seconds    float64 `json:"seconds"`    // L, their length
 	Seed       int32   `json:"seed"`       // the first variation's seed; variation k has Seed+k
