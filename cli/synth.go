@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -390,28 +391,28 @@ func prepareSynth(p *synthPrepared, in, ref string, bones int, fps float64, line
 
 // synthClips synthesises clips lo to hi−1 (clip k has seed seed + k),
 // measures each, writes each to dir/clip-SEED.glb when dir is set, and
-// returns their results.
+// returns their results. Each clip is synthesised, measured, written and
+// dropped on one core before the next, so that memory holds a clip per
+// core (and the bones of the first pairwiseClips), whatever the count.
 func synthClips(s *synth.Synthesizer, a *synth.Analysis, seed uint64, lo, hi int, rest *assets.Mesh, fps float64, dir string, morph bool, line *progress) ([]synthUnit, error) {
-	seeds := make([]uint64, hi-lo)
-	for i := range seeds {
-		seeds[i] = seed + uint64(lo+i)
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
 	}
+	units := make([]synthUnit, hi-lo)
+	errs := make([]error, hi-lo)
 	var done atomic.Int64
-	clips, err := s.Clips(context.Background(), seeds, func() {
-		line.Report("synth: %d of %d clips", done.Add(1), len(seeds))
-	})
-	if err != nil {
-		return nil, err
-	}
-	units := make([]synthUnit, len(clips))
-	done.Store(0)
-	parallel.For(len(clips), func(i int) {
-		q := a.Quality(clips[i], s.Window())
-		line.Report("synth: quality of %d of %d clips", done.Add(1), len(clips))
-		c := clips[i]
+	parallel.For(hi-lo, func(i int) {
+		c, err := s.Clip(context.Background(), seed+uint64(lo+i))
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		q := a.Quality(c, s.Window())
 		u := synthUnit{SpliceAccel: q.SpliceAccel, Walks: make([][]int, len(c.Walks))}
 		u.Clip = synthClip{Seed: c.Seed, Frames: len(c.Bones), MaxSpliceAccRatio: q.MaxAccel, EdgeRatio: q.EdgeRatio,
-			SpliceFrames: make([][]int, len(c.Walks)), SpliceAccel: q.SpliceAccel}
+			MeanStrain: q.MeanStrain, SpliceFrames: make([][]int, len(c.Walks)), SpliceAccel: q.SpliceAccel}
 		for k, w := range c.Walks {
 			u.Clip.Splices += len(w.Splices)
 			u.Clip.SpliceFrames[k] = w.Splices
@@ -420,23 +421,18 @@ func synthClips(s *synth.Synthesizer, a *synth.Analysis, seed uint64, lo, hi int
 		if lo+i < pairwiseClips {
 			u.Bones = flattenBones(c.Bones)
 		}
-		units[i] = u
-	})
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		for i, c := range clips {
-			line.Report("synth: writing %d of %d clips", i+1, len(clips))
+		if dir != "" {
 			name := fmt.Sprintf("clip-%d", c.Seed)
 			path := filepath.Join(dir, name+".glb")
-			if err := tsynth.Save(path, c, name, fps, rest, morph); err != nil {
-				return nil, err
+			if errs[i] = tsynth.Save(path, c, name, fps, rest, morph); errs[i] != nil {
+				return
 			}
-			units[i].Clip.File = path
+			u.Clip.File = path
 		}
-	}
-	return units, nil
+		units[i] = u
+		line.Report("synth: %d of %d clips", done.Add(1), hi-lo)
+	})
+	return units, errors.Join(errs...)
 }
 
 // flattenBones lists bones frame by frame, bone by bone, 12 floats each

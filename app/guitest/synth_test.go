@@ -40,9 +40,10 @@ func TestSynthPcowSession(t *testing.T) {
 
 	s.click("synth: analyse")
 	s.waitFor("the analysis", 120*time.Second, func() bool {
-		return strings.Contains(cmd.output(), "candidate transitions; motion graph of")
+		return strings.Contains(cmd.output(), "steps); motion graph of")
 	})
-	graph := regexp.MustCompile(`synth: (\d+) candidate transitions; motion graph of (\d+) nodes, largest strongly connected component (\d+)`).FindStringSubmatch(cmd.output())
+	graphRE := regexp.MustCompile(`synth: (\d+) candidate transitions \(median [0-9.]+ steps\); motion graph of (\d+) nodes, largest strongly connected component (\d+)`)
+	graph := graphRE.FindStringSubmatch(cmd.output())
 	if graph == nil {
 		t.Fatalf("no graph figures:\n%s", lastLines(cmd.output(), 10))
 	}
@@ -53,6 +54,43 @@ func TestSynthPcowSession(t *testing.T) {
 	s.waitFor("12 variations with thumbnails", 120*time.Second, func() bool {
 		return strings.Contains(cmd.output(), "12 of 12 variations, 12 thumbnails")
 	})
+	madeRE := regexp.MustCompile(`12 of 12 variations, 12 thumbnails, (\d+) splices in all`)
+	made := madeRE.FindAllStringSubmatch(cmd.output(), -1)
+
+	// The threshold (issue 24): 4 steps admits more transitions, shown at
+	// once, and the next generation's variations splice differently.
+	s.widgetInView("synth: threshold")
+	th := s.widget("synth: threshold")
+	s.xdo("mousemove", strconv.Itoa(th.Min.X+20), strconv.Itoa((th.Min.Y+th.Max.Y)/2), "sleep", "0.2", "keydown", "ctrl", "click", "1", "keyup", "ctrl")
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "ctrl+a")
+	s.xdo("type", "--delay", "30", "4")
+	s.xdo("key", "Return")
+	s.waitFor("more candidates at 4 steps", 20*time.Second, func() bool {
+		all := graphRE.FindAllStringSubmatch(cmd.output(), -1)
+		return len(all) > 0 && all[len(all)-1][1] != graph[1]
+	})
+	all := graphRE.FindAllStringSubmatch(cmd.output(), -1)
+	before, _ := strconv.Atoi(graph[1])
+	after, _ := strconv.Atoi(all[len(all)-1][1])
+	t.Logf("candidates: %d at the default threshold, %d at 4 steps", before, after)
+	if after <= before {
+		t.Errorf("4 steps gives %d candidates, the default %d", after, before)
+	}
+	mark := len(cmd.output())
+	s.clickAt(s.widgetInView("synth: generate"))
+	started := regexp.MustCompile(`; (\d|1[01]) of 12 variations|12 of 12 variations, (\d|1[01]) thumbnails`)
+	s.waitFor("12 new variations", 120*time.Second, func() bool {
+		out := cmd.output()[mark:]
+		loc := started.FindStringIndex(out)
+		return loc != nil && madeRE.MatchString(out[loc[1]:])
+	})
+	out := cmd.output()[mark:]
+	again := madeRE.FindAllStringSubmatch(out[started.FindStringIndex(out)[1]:], -1)
+	t.Logf("splices of the 12 variations: %s at the default threshold, %s at 4 steps", made[len(made)-1][1], again[len(again)-1][1])
+	if again[len(again)-1][1] == made[len(made)-1][1] {
+		t.Errorf("the variations at 4 steps splice as often (%s) as at the default", made[len(made)-1][1])
+	}
 	s.screenshot("synth-2-gallery")
 	s.noOverflow("Synthesize with a gallery")
 
@@ -74,6 +112,10 @@ func TestSynthPcowSession(t *testing.T) {
 	if n, _ := strconv.Atoi(m[1]); n == 0 {
 		t.Error("the variation has no splice")
 	}
+	st := s.widget("synth: strain") // the variation's strain figure is shown
+	if st.Dx() == 0 {
+		t.Error("no strain figure for the playing variation")
+	}
 
 	// Export it through the Save dialog.
 	glb := filepath.Join(t.TempDir(), "pcow-variation.glb")
@@ -90,7 +132,7 @@ func TestSynthPcowSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := objs[0]; o.Rig == nil || len(o.Rig.Joints) != 40 || o.NumFrames() != 300 {
-		t.Errorf("the export holds rig %v, %d frames; want 40 joints (20 bones) and 300 frames", o.Rig != nil, o.NumFrames())
+	if o := objs[0]; o.Rig == nil || len(o.Rig.Joints) != 20 || o.NumFrames() != 300 {
+		t.Errorf("the export holds rig %v, %d frames; want 20 joints (one per bone) and 300 frames", o.Rig != nil, o.NumFrames())
 	}
 }

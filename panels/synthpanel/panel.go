@@ -369,8 +369,8 @@ func (p *Panel) grid(h tools.Host, g *tsynth.Gallery) {
 		splices := len(v.SpliceFrames())
 		if imgui.IsItemHovered() {
 			p.thumbs.Hover(v)
-			imgui.SetTooltip(fmt.Sprintf("seed %d: %s, worst splice %.2f of the input's acceleration, edges %.2f of the input's change: click to play it",
-				v.Clip.Seed, words.Count(splices, "splice", "splices"), v.Quality.MaxAccel, v.Quality.EdgeRatio))
+			imgui.SetTooltip(fmt.Sprintf("seed %d: %s, worst splice %.2f of the input's acceleration, mean strain %.4f, edges %.2f of the input's change: click to play it",
+				v.Clip.Seed, words.Count(splices, "splice", "splices"), v.Quality.MaxAccel, v.Quality.MeanStrain, v.Quality.EdgeRatio))
 		}
 		if clicked {
 			p.m.Play(h, i)
@@ -414,7 +414,8 @@ func (p *Panel) chosenPanel(h tools.Host) giu.Widget {
 	}
 	q := v.Quality
 	l = append(l, giu.Separator(), giu.Label(fmt.Sprintf("Seed %d: %d frames", v.Clip.Seed, len(v.Clip.Bones))))
-	l = append(l, panels.Text(fmt.Sprintf("Splices (largest vertex acceleration within ±3 frames over the input's 99th percentile; the bar is 1.5); edges change %.2f times the input's most", q.EdgeRatio)))
+	l = append(l, panels.Marked("synth: strain", panels.Text(fmt.Sprintf("Mean excess edge strain of the splices %.4f (edge lengths against the crossfade of the two segments', relative to rest)", q.MeanStrain))))
+	l = append(l, panels.Text(fmt.Sprintf("Splices (largest vertex acceleration within ±3 frames over the input's 99th percentile, the bar is 1.5; excess edge strain); edges change %.2f times the input's most", q.EdgeRatio)))
 	k := 0
 	for part, w := range v.Clip.Walks {
 		for _, f := range w.Splices {
@@ -422,6 +423,9 @@ func (p *Panel) chosenPanel(h tools.Host) giu.Widget {
 				break
 			}
 			text := fmt.Sprintf("frame %d: %.2f", f+1, q.SpliceAccel[k])
+			if k < len(q.SpliceStrain) {
+				text += fmt.Sprintf(", strain %.4f", q.SpliceStrain[k])
+			}
 			if len(v.Clip.Walks) > 1 {
 				text = fmt.Sprintf("component %d, %s", part+1, text)
 			}

@@ -74,10 +74,16 @@ func (p *Panel) Update(h tools.Host) {
 		s = "synth: analysing, " + pr.Text
 	}
 	if g := p.m.Gallery(); g != nil {
-		s += fmt.Sprintf("; %d of %d variations, %d thumbnails", g.Made(), len(g.Variations), p.thumbs.Ready())
+		splices := 0
+		for _, v := range g.Variations {
+			if v != nil {
+				splices += len(v.SpliceFrames())
+			}
+		}
+		s += fmt.Sprintf("; %d of %d variations, %d thumbnails, %d splices in all", g.Made(), len(g.Variations), p.thumbs.Ready(), splices)
 	}
 	if v := p.m.Chosen(); v != nil && h.ShownClip() != nil {
-		s += fmt.Sprintf("; playing %q, %d frames, %d splices", h.ShownClip().Name, len(v.Clip.Bones), len(v.SpliceFrames()))
+		s += fmt.Sprintf("; playing %q, %d frames, %d splices, mean strain %.4f", h.ShownClip().Name, len(v.Clip.Bones), len(v.SpliceFrames()), v.Quality.MeanStrain)
 	}
 	if r := p.m.Report(); r != "" {
 		s += "; " + r

@@ -93,7 +93,7 @@ type Analysis struct {
 	Diagonal  float64                   // of the rest mesh's bounding box
 	Accel99   float64                   // 99th percentile over input frames of the largest vertex acceleration
 	EdgeMax   float64                   // the input's largest relative change of an edge length from the rest pose
-	figVerts  []int                     // the vertices the figures pose: the sampled edges' end points (figureSample)
+	figVerts  []int                     // the vertices the figures pose: the sampled triangles' corners (figureSample)
 	figRest   []mgl64.Vec3              // their rest positions
 	figInf    []figInfluence            // their influences, vertex after vertex
 	edges     [][2]int32                // the sampled edges, as indices into figVerts

@@ -4,25 +4,49 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
-// figureEdges is the most edges the quality figures measure. A mesh with
-// more is measured on every k-th edge (k the least that keeps at most
-// this many) and on their end points, so that the figures of a clip cost
-// the same whatever the mesh's resolution; meshes up to this size (the
-// shared data sets up to horse-gallop's 25,272 edges) are measured whole.
-const figureEdges = 32768
+// figureTriangles is the most triangles whose edges and corners the
+// quality figures measure. A mesh with more is measured on every k-th
+// triangle (k the least that keeps at most this many), so that a clip's
+// figures cost the same whatever the mesh's resolution: at most 3,072
+// vertices posed per frame (pcow has 2,904 and is measured on every 6th
+// triangle, horse-gallop on every 17th). Its figures are then those of
+// the sample; Quality says so.
+const figureTriangles = 1024
 
-// figureSample picks the edges the figures measure (every edge, or every
-// k-th) and the vertices they pose (the edges' end points, increasing),
-// and each edge's part.
-func (a *Analysis) figureSample(edges [][2]int32) {
-	stride := (len(edges) + figureEdges - 1) / figureEdges
-	index := make(map[int32]int32)
+// figureSample picks the triangles the figures measure (every one, or
+// every k-th), their edges, and the vertices they pose (the triangles'
+// corners, increasing).
+func (a *Analysis) figureSample(all [][2]int32) {
+	m := a.Model
+	stride := max(1, (len(m.Triangles)+figureTriangles-1)/figureTriangles)
+	if len(m.Triangles) == 0 { // no triangles: the edges given, whole
+		a.setFigures(all)
+		return
+	}
+	seen := make(map[[2]int32]bool)
 	var picked [][2]int32
-	for k := 0; k < len(edges); k += max(stride, 1) {
-		picked = append(picked, edges[k])
-		for _, v := range edges[k] {
-			index[v] = -1
+	for k := 0; k < len(m.Triangles); k += stride {
+		t := m.Triangles[k]
+		for c := range 3 {
+			e := [2]int32{int32(t[c]), int32(t[(c+1)%3])}
+			if e[0] > e[1] {
+				e[0], e[1] = e[1], e[0]
+			}
+			if e[0] != e[1] && !seen[e] {
+				seen[e] = true
+				picked = append(picked, e)
+			}
 		}
+	}
+	a.setFigures(picked)
+}
+
+// setFigures takes edges as the figures' edges and their end points,
+// increasing, as the figures' vertices.
+func (a *Analysis) setFigures(edges [][2]int32) {
+	index := make(map[int32]int32)
+	for _, e := range edges {
+		index[e[0]], index[e[1]] = -1, -1
 	}
 	a.figVerts = make([]int, 0, len(index))
 	for v := range int32(len(a.Model.Rest)) {
@@ -31,8 +55,8 @@ func (a *Analysis) figureSample(edges [][2]int32) {
 			a.figVerts = append(a.figVerts, int(v))
 		}
 	}
-	a.edges = make([][2]int32, len(picked))
-	for k, e := range picked {
+	a.edges = make([][2]int32, len(edges))
+	for k, e := range edges {
 		a.edges[k] = [2]int32{index[e[0]], index[e[1]]}
 	}
 	a.flattenFigures()

@@ -12,8 +12,9 @@ import (
 const SpliceReach = 3
 
 // Quality holds the figures of one clip, measured on the figures' sample
-// of the mesh (every edge and vertex of a mesh of up to 32,768 edges, else
-// every k-th edge and its end points: see figureEdges).
+// of the mesh: the edges and corners of every triangle of a mesh of up to
+// 1,024 triangles, else of every k-th (see figureTriangles), so that they
+// cost the same whatever the mesh's resolution.
 //
 // Splice smoothness: for each splice at output frame s, the largest vertex
 // acceleration ‖v(t+1) − 2v(t) + v(t−1)‖ over t = s−3 … s+3, divided by

@@ -27,6 +27,7 @@ type ClipReport struct {
 	Splices           int       `json:"splices"`
 	MaxSpliceAccRatio float64   `json:"max_splice_acceleration_ratio"`
 	EdgeRatio         float64   `json:"edge_ratio"`
+	MeanStrain        float64   `json:"mean_strain"` // the splices' mean excess edge strain (synth.Quality)
 	SpliceFrames      [][]int   `json:"splice_frames"`
 	SpliceAccel       []float64 `json:"splice_acceleration_ratios"`
 	File              string    `json:"file,omitempty"`
@@ -214,7 +215,7 @@ func (in *farmInput) load(ctx context.Context, out []byte) (*Analysed, []*Variat
 		for _, f := range c.SpliceFrames {
 			clip.Walks = append(clip.Walks, synth.Walk{Splices: f})
 		}
-		v := &Variation{Clip: clip, Quality: synth.Quality{SpliceAccel: c.SpliceAccel, MaxAccel: c.MaxSpliceAccRatio, EdgeRatio: c.EdgeRatio}}
+		v := &Variation{Clip: clip, Quality: synth.Quality{SpliceAccel: c.SpliceAccel, MaxAccel: c.MaxSpliceAccRatio, EdgeRatio: c.EdgeRatio, MeanStrain: c.MeanStrain}}
 		v.Lo, v.Hi = clipBounds(clip)
 		vs[i] = v
 	}
