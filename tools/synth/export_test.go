@@ -19,27 +19,7 @@ import (
 // The clip rebuilt from the skinned file (ClipFromSkinned, as the tool
 // reads a farm run's clips) poses the mesh within the same bound.
 func TestSkinnedExportRoundTrip(t *testing.T) {
-	dir := shareddata.Path(t, "pcow")
-	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := assets.ListOBJSequence(filepath.Join(dir, "frames"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, clip, err := assets.LoadOBJSequence(context.Background(), files, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := Infer(context.Background(), ref, clip, DefaultBones, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := synth.Analyze(context.Background(), model, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, a := analysed(t, "pcow")
 	g, err := a.Parts[0].Graph(a.Parts[0].DefaultThreshold())
 	if err != nil {
 		t.Fatal(err)
@@ -118,27 +98,7 @@ func TestSkinnedExportRoundTrip(t *testing.T) {
 // [0.99, 1.01] at every frame; and a clip made with affine bones (for
 // comparisons only) is refused as a skin, naming the bone.
 func TestJointsAreRigid(t *testing.T) {
-	dir := shareddata.Path(t, "horse-gallop")
-	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := assets.ListOBJSequence(filepath.Join(dir, "frames"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, clip, err := assets.LoadOBJSequence(context.Background(), files, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := Infer(context.Background(), ref, clip, DefaultBones, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := synth.Analyze(context.Background(), model, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, a := analysed(t, "horse-gallop")
 	graphs, err := Graphs(a, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -185,4 +145,32 @@ func TestJointsAreRigid(t *testing.T) {
 	if _, err := SkinnedObject(c, "affine", 30, ref); err == nil || !strings.Contains(err.Error(), "is not a rigid motion") {
 		t.Errorf("a clip of affine bones as a skin: %v", err)
 	}
+}
+
+// analysed returns the rest mesh of shared data set name and the analysis
+// of its frames on the tool's default rig.
+func analysed(t *testing.T, name string) (*assets.Mesh, *synth.Analysis) {
+	t.Helper()
+	dir := shareddata.Path(t, name)
+	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := assets.ListOBJSequence(filepath.Join(dir, "frames"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, clip, err := assets.LoadOBJSequence(context.Background(), files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := Infer(context.Background(), ref, clip, DefaultBones, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := synth.Analyze(context.Background(), model, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref, a
 }
