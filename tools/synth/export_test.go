@@ -2,6 +2,7 @@ package synth
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"gallop/assets"
 	"gallop/assets/gltftest"
 	"gallop/internal/shareddata"
+	"gallop/solver/meshgraph"
 	"gallop/solver/synth"
 )
 
@@ -173,4 +175,75 @@ func analysed(t *testing.T, name string) (*assets.Mesh, *synth.Analysis) {
 		t.Fatal(err)
 	}
 	return ref, a
+}
+
+// TestExportedClipsSmooth (issue 24, acceptance 4), on the frames as
+// exported (morph targets, read back): the largest vertex acceleration of
+// every clip is at most twice the input's own largest, and no edge's
+// length departs further from its rest length, relative to it, than 1.2
+// times the input's largest such change (edges shorter than a tenth of the
+// mean floored there, as Quality does: the horse's slivers are noise).
+func TestExportedClipsSmooth(t *testing.T) {
+	for _, name := range []string{"pcow", "horse-gallop"} {
+		ref, a := analysed(t, name)
+		graphs, err := Graphs(a, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		accel := func(frames [][]assets.Vec3) float64 {
+			m := 0.0
+			for x := 1; x+1 < len(frames); x++ {
+				for i := range frames[x] {
+					m = max(m, frames[x+1][i].Sub(frames[x][i].Mul(2)).Add(frames[x-1][i]).Len())
+				}
+			}
+			return m
+		}
+		adj, err := meshgraph.New(ref.NumVertices(), ref.Triangles)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges := adj.Edges()
+		mean := 0.0
+		for _, e := range edges {
+			mean += ref.Positions[e[0]].Sub(ref.Positions[e[1]]).Len() / float64(len(edges))
+		}
+		stretch := func(frames [][]assets.Vec3) float64 {
+			m := 0.0
+			for _, f := range frames {
+				for _, e := range edges {
+					l0 := ref.Positions[e[0]].Sub(ref.Positions[e[1]]).Len()
+					m = max(m, math.Abs(f[e[0]].Sub(f[e[1]]).Len()-l0)/max(l0, 0.1*mean))
+				}
+			}
+			return m
+		}
+		inAccel, inStretch := accel(a.Model.Input), stretch(a.Model.Input)
+		tmp := t.TempDir()
+		worstA, worstS := 0.0, 0.0
+		for seed := range uint64(5) {
+			c, err := s.Clip(context.Background(), seed+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(tmp, "clip.glb")
+			if err := Save(path, c, "clip", 30, ref, true); err != nil {
+				t.Fatal(err)
+			}
+			objs, err := assets.LoadGLTF(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			worstA = max(worstA, accel(objs[0].Clip.Frames)/inAccel)
+			worstS = max(worstS, stretch(objs[0].Clip.Frames)/inStretch)
+		}
+		t.Logf("%s: largest acceleration %.3f of the input's, edge stretch %.3f of the input's", name, worstA, worstS)
+		if worstA > 2 || worstS > 1.2 {
+			t.Errorf("%s: acceleration %.3f (want ≤ 2) and edge stretch %.3f (want ≤ 1.2) of the input's", name, worstA, worstS)
+		}
+	}
 }
