@@ -188,9 +188,13 @@ func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
 		return nil, err
 	}
 	sets, ref := [][]int{nil}, a.Reference
+	refs := []int{ref}
 	if opts.Components && len(a.CutNodes) > 0 {
 		ref = a.splitBone(sum)
-		sets = componentsWithout(nb, a.BoneGraph, ref)
+		sets, refs = nil, nil
+		for _, s := range componentsWithout(nb, a.BoneGraph, ref) {
+			a.splitPart(s, ref, sum, &sets, &refs)
+		}
 	} else {
 		for b := range nb {
 			if b != ref {
@@ -224,7 +228,7 @@ func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
 				verts = append(verts, i)
 			}
 		}
-		p, err := newPart(ctx, a, adj, ref, s, verts)
+		p, err := newPart(ctx, a, adj, refs[k], s, verts)
 		if err != nil {
 			return nil, err
 		}
@@ -232,6 +236,88 @@ func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
 	}
 	report(1, "done")
 	return a, nil
+}
+
+// minPartBones is the fewest bones a part split off recursively keeps, and
+// leaves its parent: a part of one or two bones has too few coordinates
+// for its own transitions to vary anything.
+const minPartBones = 3
+
+// splitPart appends to sets and refs the part of bones hanging from bone
+// parent, split again where it can be (Section 4, recursively): at the
+// bone c of the part whose removal cuts the part's bone graph into pieces,
+// the pieces not joined to parent become parts of their own hanging from
+// c (which stays in the part), and the part and each piece are split in
+// turn. A split is made only where the part keeps, and every piece has,
+// at least minPartBones bones; of those, at the cut that splits most
+// evenly: whose lightest piece, the part kept included, weighs most
+// (Σᵢ wᵢᵦ over its bones), ties to the lower bone. Parents
+// come before their pieces, so a part's reference bone is placed before
+// its own bones are.
+func (a *Analysis) splitPart(bones []int, parent int, sum []float64, sets *[][]int, refs *[]int) {
+	in := make(map[int]bool, len(bones))
+	for _, b := range bones {
+		in[b] = true
+	}
+	var edges [][2]int
+	joined := map[int]bool{} // bones joined to parent
+	for _, e := range a.BoneGraph {
+		switch {
+		case in[e[0]] && in[e[1]]:
+			edges = append(edges, e)
+		case e[0] == parent && in[e[1]]:
+			joined[e[1]] = true
+		case e[1] == parent && in[e[0]]:
+			joined[e[0]] = true
+		}
+	}
+	best, bestScore := -1, 0.0
+	var bestKeep []int
+	var bestPieces [][]int
+	for _, c := range bones {
+		keep := []int{c}
+		var pieces [][]int
+		for _, comp := range componentsWithout(len(sum), edges, c) {
+			if len(comp) == 1 && !in[comp[0]] || len(comp) == 1 && comp[0] == c {
+				continue // a bone outside the part (the graph has every bone as a node)
+			}
+			if slices.ContainsFunc(comp, func(b int) bool { return joined[b] }) {
+				keep = append(keep, comp...)
+			} else {
+				pieces = append(pieces, comp)
+			}
+		}
+		if len(pieces) == 0 || len(keep) < minPartBones {
+			continue
+		}
+		score := 0.0 // the weight of the lightest of the part kept and the pieces
+		for _, b := range keep {
+			score += sum[b]
+		}
+		for _, p := range pieces {
+			w := 0.0
+			for _, b := range p {
+				w += sum[b]
+			}
+			if len(p) < minPartBones {
+				score = -1
+				break
+			}
+			score = min(score, w)
+		}
+		if score > bestScore {
+			best, bestScore, bestKeep, bestPieces = c, score, keep, pieces
+		}
+	}
+	if best < 0 {
+		*sets, *refs = append(*sets, bones), append(*refs, parent)
+		return
+	}
+	slices.Sort(bestKeep)
+	a.splitPart(bestKeep, parent, sum, sets, refs)
+	for _, p := range bestPieces {
+		a.splitPart(p, best, sum, sets, refs)
+	}
 }
 
 // splitBone returns the cut node at which Components splits the mesh: the

@@ -115,7 +115,12 @@
 // piece is a part, synthesised in the cut node's frame with its own
 // costs, graph and walk on its own random stream, so parts transition at
 // different frames; the part of most bones (the driver) places the cut
-// node in the world, and every part's bones hang from it. A key vertex
+// node in the world, and every part's bones hang from it. Each piece is
+// split again, recursively, at a bone of its own that cuts it (the pieces
+// not joined to its parent hang from that bone, which stays in the
+// piece), where the piece kept and every new piece keep at least 3 bones,
+// at the most even such cut (splitPart); a part's bones then hang from
+// its own reference bone, placed by its parent part. A key vertex
 // whose neighbourhood another part weighs on by Coupling or more is left
 // out of a part's gradients.
 //

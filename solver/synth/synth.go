@@ -103,7 +103,7 @@ func (a *Analysis) NewSynthesizer(graphs []*Graph, req Request) (*Synthesizer, e
 			return nil, err
 		}
 		s.plans = append(s.plans, pl)
-		if len(p.Bones) > len(a.Parts[s.driver].Bones) {
+		if p.Reference == a.Parts[0].Reference && len(p.Bones) > len(a.Parts[s.driver].Bones) {
 			s.driver = k
 		}
 	}
@@ -213,7 +213,7 @@ func (s *Synthesizer) assemble(c *Clip) {
 	}
 	for k, p := range a.Parts {
 		p.localPositions(c.Walks[k], s.req.Blend, s.req.Window, s.req.Affine, func(t int, local []Affine) {
-			world := c.Bones[t][ref]
+			world := c.Bones[t][p.Reference]
 			for col, b := range p.Bones {
 				c.Bones[t][b] = compose(local[col], world)
 			}

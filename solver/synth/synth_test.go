@@ -404,3 +404,31 @@ func maxDiff(a, b mgl64.Mat3) float64 {
 	}
 	return m
 }
+
+// TestSplitRecursively: a chain of bones 0 - 1 - … - 12 hanging from bone
+// 0, all of one weight, splits where the pieces stay at least 3 bones and
+// most even (6 + 6 at bone 6), and the pieces split again (3 + 3): bones
+// 1-3 on bone 0, 4-6 from bone 3, 7-9 from bone 6, 10-12 from bone 9, in
+// that order (a part's reference bone placed before its own bones).
+func TestSplitRecursively(t *testing.T) {
+	a := &Analysis{}
+	for b := range 12 {
+		a.BoneGraph = append(a.BoneGraph, [2]int{b, b + 1})
+	}
+	sum := slices.Repeat([]float64{1}, 13)
+	var sets [][]int
+	var refs []int
+	a.splitPart([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 0, sum, &sets, &refs)
+	t.Logf("parts %v hanging from %v", sets, refs)
+	want := [][]int{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}, {10, 11, 12}}
+	wantRefs := []int{0, 3, 6, 9}
+	if len(sets) != len(want) {
+		t.Fatalf("parts %v from %v, want %v from %v", sets, refs, want, wantRefs)
+	}
+	for k := range want {
+		if !slices.Equal(sets[k], want[k]) || refs[k] != wantRefs[k] {
+			t.Errorf("parts %v from %v, want %v from %v", sets, refs, want, wantRefs)
+			break
+		}
+	}
+}
