@@ -395,7 +395,7 @@ func (p *Panel) chosenPanel(h tools.Host) giu.Widget {
 	l := giu.Layout{
 		giu.Row(
 			giu.Checkbox("morph targets", &p.morph),
-			giu.Tooltip("Export the posed mesh of every frame as morph targets instead of a skin of two joints per bone"),
+			giu.Tooltip("Export the posed mesh of every frame as morph targets instead of a skin of one joint per bone"),
 		),
 		giu.Row(
 			panels.Marked("synth: export", giu.Button("Export glTF...").Disabled(v == nil).OnClick(func() { p.m.Export(h, p.morph) })),

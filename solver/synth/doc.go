@@ -70,7 +70,7 @@
 // placed by the rigid map that puts its frame j's reference bone where
 // frame i's was (Eq. 7); the r term of the cost makes its velocity match.
 // The other bones are blended in bᵣ's frame over the window of W (6)
-// frames on each side of the splice, by one of three methods:
+// frames on each side of the splice, by one of five methods:
 //
 //   - BlendGradient, the paper's. Key vertices: per bone the vertex of
 //     largest weight, per pair of bones the vertex maximising wᵢwⱼ where
@@ -83,11 +83,20 @@
 //     vector, unwrapped, and the six entries of the stretch), is blended,
 //     and the bones solved from the blended gradients by least squares,
 //     Gp = d (Eq. 9), as general affine maps; then carried back to the
-//     world (Eq. 10).
-//   - BlendLinear: each bone's 12 matrix entries crossfaded.
+//     world (Eq. 10). BlendGradientPoisson blends the coordinates by the
+//     paper's 1D Poisson equation, BlendGradient crossfades them.
+//   - BlendCrossfade: each bone's 12 matrix entries crossfaded (every
+//     vertex crossfaded, skinning being linear in them).
+//   - BlendCoordinates: each bone's axis-angle vector and translation in
+//     bᵣ's frame crossfaded (the paper's "linear blend" of Eq. 3's bone
+//     coordinates).
 //   - BlendPoisson: each bone's 12 matrix entries blended by the 1D
 //     Poisson equation, the input's own velocity as guidance and the
 //     frames outside the window fixed (a tridiagonal solve per run).
+//
+// Every blended bone is then projected to its nearest rigid motion, the
+// translation re-fitted to the vertices it moves (Part.rigid), unless
+// Request.Affine keeps them as blended (for comparisons).
 //
 // Two changes to BlendGradient, both measured (see the README):
 //
