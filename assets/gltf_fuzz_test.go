@@ -2,12 +2,15 @@ package assets
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
 // FuzzReadGLB feeds arbitrary bytes to the glTF reader (as .glb or .gltf
 // JSON, external buffers unavailable): it must return objects or an error,
-// never panic, and whatever it returns must export.
+// never panic, and whatever it returns must export (as morph targets: an
+// animation of more than MaxMorphFrames frames must fail with that
+// message instead, in bounded memory).
 func FuzzReadGLB(f *testing.F) {
 	f.Add(gltfBytes(f, gltfTetra(), ExportMorph, true))
 	f.Add(gltfBytes(f, gltfRiggedTetra(), ExportSkin, true))
@@ -24,7 +27,13 @@ func FuzzReadGLB(f *testing.F) {
 			return
 		}
 		for _, o := range objs {
-			if _, err := buildGLTF(o, ExportOptions{}); err != nil && o.Mesh.NumTriangles() > 0 {
+			_, err := buildGLTF(o, ExportOptions{})
+			switch {
+			case o.NumFrames() > MaxMorphFrames && (o.Rig == nil || o.Skin == nil): // exported as morph targets
+				if err == nil || !strings.Contains(err.Error(), "as morph targets: at most") {
+					t.Errorf("object %q of %d frames as morph targets: %v", o.Name, o.NumFrames(), err)
+				}
+			case err != nil && o.Mesh.NumTriangles() > 0:
 				t.Errorf("object %q reads but does not export: %v", o.Name, err)
 			}
 		}

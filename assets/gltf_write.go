@@ -349,6 +349,12 @@ func writeTimes(doc *gltf.Document, n int, fps float64) (int, error) {
 	return a, nil
 }
 
+// MaxMorphFrames is the most frames a morph-target export holds: one
+// target per frame, and a weights animation of frames² values (8,192
+// frames: 268 MB of weights), so that a long clip fails with a message
+// instead of allocating without bound; a skinned export has no such limit.
+const MaxMorphFrames = 8192
+
 // addMorphAnimation adds the mesh node, and for an animated object one
 // morph target per frame and the weights animation that plays them.
 // rest32 are the positions as written, so the deltas are taken from them.
@@ -364,6 +370,9 @@ func addMorphAnimation(doc *gltf.Document, obj *Object, src []int, rest32 [][3]f
 	}
 	if clip == nil || len(clip.Frames) == 0 {
 		return nil
+	}
+	if len(clip.Frames) > MaxMorphFrames {
+		return fmt.Errorf("%s: %d frames as morph targets: at most %d (the weights grow as the square of the frames); export a skin or fewer frames", obj.Name, len(clip.Frames), MaxMorphFrames)
 	}
 	prim := doc.Meshes[0].Primitives[0]
 	names := make([]string, len(clip.Frames))
