@@ -172,16 +172,11 @@ func benchForced(stdout io.Writer, name string, a *synth.Analysis) error {
 			if len(fs) == 0 {
 				continue
 			}
-			var strain, volume, accel float64
-			for _, f := range fs {
-				strain += f.Strain / float64(len(fs))
-				volume += f.Volume / float64(len(fs))
-				accel += f.Accel / float64(len(fs))
-			}
+			m := synth.MeanSplice(fs)
 			prefix := fmt.Sprintf("%s_forced_%g_%s", name, bin[0], v.name)
-			emit(stdout, prefix+"_strain", strain, fmt.Sprintf("mean excess edge strain of %d splices", len(fs)))
-			emit(stdout, prefix+"_volume", volume, "mean volume change of the rest volume")
-			emit(stdout, prefix+"_accel", accel, "mean acceleration ratio")
+			emit(stdout, prefix+"_strain", m.Strain, fmt.Sprintf("mean excess edge strain of %d splices", len(fs)))
+			emit(stdout, prefix+"_volume", m.Volume, "mean volume change of the rest volume")
+			emit(stdout, prefix+"_accel", m.Accel, "mean acceleration ratio")
 		}
 	}
 	return nil

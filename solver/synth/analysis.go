@@ -100,6 +100,7 @@ type Analysis struct {
 	edgePart  []int                     // per sampled edge, its first end point's part (Vertex)
 	restLen   []float64                 // their rest lengths
 	restDen   []float64                 // the same floored at sliver times their mean (see edgeChange)
+	inputPos  [][]mgl64.Vec3            // per input frame, the figure vertices in the model's pose
 	inputLen  [][]float64               // per input frame, the sampled edges' lengths in the model's pose
 	volumes   atomic.Pointer[[]float64] // per input frame, the volume in the model's pose: made by the first Splice
 }
@@ -222,13 +223,13 @@ func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
 	a.setEdgeParts()
 	for k, s := range sets {
 		report(0.1+0.9*float64(k)/float64(len(sets)), fmt.Sprintf("part %d of %d", k+1, len(sets)))
-		var verts []int // the part's vertices, and the reference bone's
-		for i, v := range a.Vertex {
-			if v == k || v == -1 || len(sets) == 1 {
-				verts = append(verts, i)
+		var idx []int // the part's figure vertices, and the reference bone's; nil for all
+		for x, i := range a.figVerts {
+			if v := a.Vertex[i]; len(sets) > 1 && (v == k || v == -1) {
+				idx = append(idx, x)
 			}
 		}
-		p, err := newPart(ctx, a, adj, refs[k], s, verts)
+		p, err := newPart(ctx, a, adj, refs[k], s, idx)
 		if err != nil {
 			return nil, err
 		}
@@ -364,11 +365,11 @@ func (a *Analysis) inputFigures() {
 	for k, l := range a.restLen {
 		a.restDen[k] = max(l, sliver*mean)
 	}
+	a.inputPos = make([][]mgl64.Vec3, m.NumFrames())
 	a.inputLen = make([][]float64, m.NumFrames())
-	var pos []mgl64.Vec3
 	for x, bones := range m.Bones {
-		pos = a.posed(pos, bones)
-		a.inputLen[x] = edgeLengths(nil, pos, a.edges)
+		a.inputPos[x] = a.posed(nil, bones)
+		a.inputLen[x] = edgeLengths(nil, a.inputPos[x], a.edges)
 	}
 	if f := a.Opts.Figures; f != nil {
 		a.Accel99, a.EdgeMax = f.Accel99, f.EdgeMax
@@ -430,8 +431,9 @@ func (a *Analysis) edgeChange(pos []mgl64.Vec3) float64 {
 // newPart analyses the bones of one part in the frame of bone ref: the
 // local-frame positions (Eq. 2), their reduced coordinates (Eq. 3-4), the
 // transition costs (Eq. 5-6), the candidate transitions with their pose
-// distances over the vertices verts, and the key vertices (Section 3.3).
-func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int, bones []int, verts []int) (*Part, error) {
+// distances over its figure vertices idx (poseSample), and the key
+// vertices (Section 3.3).
+func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int, bones []int, idx []int) (*Part, error) {
 	m := a.Model
 	n := m.NumFrames()
 	p := &Part{Reference: ref, Bones: bones, n: n, MinJump: a.Opts.MinJump}
@@ -548,7 +550,7 @@ func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int
 			p.centroid[c] = p.centroid[c].Mul(1 / wsum[c])
 		}
 	}
-	p.poses = samplePoses(m, verts)
+	p.poses = &poseSample{frames: a.inputPos, idx: idx}
 	p.Step = p.poses.step()
 	p.candidates()
 	p.chooseDefault()

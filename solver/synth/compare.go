@@ -22,6 +22,20 @@ type SpliceFigures struct {
 	Volume   float64 // the largest |V − V̂| / |V⁰| over the window: the mesh's signed volume against the crossfade of the two segments' (whole mesh)
 }
 
+// MeanSplice returns the mean Angle, Accel, Strain and Volume of fs (From
+// and To zero), zero for none.
+func MeanSplice(fs []SpliceFigures) SpliceFigures {
+	var m SpliceFigures
+	for _, f := range fs {
+		n := float64(len(fs))
+		m.Angle += f.Angle / n
+		m.Accel += f.Accel / n
+		m.Strain += f.Strain / n
+		m.Volume += f.Volume / n
+	}
+	return m
+}
+
 // BoneAngle returns the mean over part p's bones of the rotation angle
 // between their positions at input frames i and j in the reference frame,
 // in degrees: how far apart the two frames' skeletal poses are.

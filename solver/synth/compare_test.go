@@ -8,17 +8,6 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
-// meanFigures returns the mean strain, volume change and acceleration
-// ratio of figures fs.
-func meanFigures(fs []SpliceFigures) (strain, volume, accel float64) {
-	for _, f := range fs {
-		strain += f.Strain / float64(len(fs))
-		volume += f.Volume / float64(len(fs))
-		accel += f.Accel / float64(len(fs))
-	}
-	return strain, volume, accel
-}
-
 // TestBlendComparison is the comparison the paper makes (Section 3.3,
 // Figure 6), on horse-gallop: splices forced between frames whose bones
 // lie at least 40° apart on average, every other pair of frames. The
@@ -37,7 +26,8 @@ func TestBlendComparison(t *testing.T) {
 		if len(fs) < 50 {
 			t.Fatalf("%d splices of at least 40°", len(fs))
 		}
-		return meanFigures(fs)
+		m := MeanSplice(fs)
+		return m.Strain, m.Volume, m.Accel
 	}
 	gs, gv, ga := figures(Request{})
 	cs, cv, ca := figures(Request{Blend: BlendCrossfade, Affine: true})

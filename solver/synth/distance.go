@@ -9,46 +9,18 @@ import (
 	"gallop/solver/rotation"
 )
 
-// sampleSize is the most vertices a part's pose distances are measured on:
-// a rigid-aligned RMS distance over a few thousand vertices spread over
-// the mesh is within a percent of the whole mesh's, and keeps the
-// analysis's cost independent of the mesh's resolution.
-const sampleSize = 2048
-
 // DefaultThreshold is the default largest pose distance of a transition,
 // in steps (Part.Step): a transition may jump no farther than two typical
 // steps between adjacent frames.
 const DefaultThreshold = 2
 
-// poseSample holds a part's poses at a sample of its vertices: per input
-// frame, the model's skinned positions of the sampled vertices.
+// poseSample is a part's poses at the figures' sample of the mesh
+// (figureSample: at most 3,072 vertices, whatever the resolution): per
+// input frame the model's posed figure vertices, shared by the parts, and
+// the part's own among them (idx; nil for all of them).
 type poseSample struct {
 	frames [][]mgl64.Vec3
-}
-
-// samplePoses poses the vertices verts of model m at every input frame,
-// at most sampleSize of them, evenly strided through verts.
-func samplePoses(m *Model, verts []int) *poseSample {
-	if len(verts) > sampleSize {
-		stride := (len(verts) + sampleSize - 1) / sampleSize
-		picked := make([]int, 0, sampleSize)
-		for k := 0; k < len(verts); k += stride {
-			picked = append(picked, verts[k])
-		}
-		verts = picked
-	}
-	s := &poseSample{frames: make([][]mgl64.Vec3, m.NumFrames())}
-	for x, bones := range m.Bones {
-		f := make([]mgl64.Vec3, len(verts))
-		for k, v := range verts {
-			p := m.Rest[v]
-			for _, in := range m.Weights[v] {
-				f[k] = f[k].Add(bones[in.Bone].Apply(p).Mul(in.Weight))
-			}
-		}
-		s.frames[x] = f
-	}
-	return s
+	idx    []int
 }
 
 // distance returns the RMS distance between the sampled poses of input
@@ -57,20 +29,30 @@ func samplePoses(m *Model, verts []int) *poseSample {
 // frames place the mesh.
 func (s *poseSample) distance(i, j int) float64 {
 	p, q := s.frames[j], s.frames[i]
-	if len(p) == 0 {
+	n := len(s.idx)
+	if s.idx == nil {
+		n = len(p)
+	}
+	if n == 0 {
 		return 0
 	}
+	at := func(k int) int {
+		if s.idx == nil {
+			return k
+		}
+		return s.idx[k]
+	}
 	var sums rotation.RigidSums
-	for k := range p {
-		sums.Add(1, q[k], p[k])
+	for k := range n {
+		sums.Add(1, q[at(k)], p[at(k)])
 	}
 	r, t, _ := sums.Fit()
 	sum := 0.0
-	for k := range p {
-		d := r.Mul3x1(p[k]).Add(t).Sub(q[k])
+	for k := range n {
+		d := r.Mul3x1(p[at(k)]).Add(t).Sub(q[at(k)])
 		sum += d.Dot(d)
 	}
-	return math.Sqrt(sum / float64(len(p)))
+	return math.Sqrt(sum / float64(n))
 }
 
 // step returns the median distance between adjacent frames x and x+1,

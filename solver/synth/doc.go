@@ -40,9 +40,9 @@
 // median 3.6 steps apart, since D weighs bone coordinates (radians and
 // diagonals) and not how far the surface moves. So D ranks (the local
 // minima above), and the threshold is on what a viewer sees: the
-// rigid-aligned RMS distance between the poses of frames i and j, over a
-// sample of at most 2,048 of the part's vertices posed by the model,
-// divided by the step. A transition may join frames at most 2 steps apart
+// rigid-aligned RMS distance between the poses of frames i and j, over the
+// part's vertices among the figures' sample (figureTriangles) posed by the
+// model, divided by the step. A transition may join frames at most 2 steps apart
 // (DefaultThreshold), a jump no larger than two frames' motion; if that
 // leaves no loop, a part's default is the least distance that makes one.
 //

@@ -160,17 +160,6 @@ func (g *Graph) selfLoop(s int) bool {
 	return slices.Contains(g.Edges, [2]int{s, s})
 }
 
-// MedianDistance returns the median Distance of the graph's transitions
-// (the lower median of an even count).
-func (g *Graph) MedianDistance() float64 {
-	d := make([]float64, len(g.Transitions))
-	for k, t := range g.Transitions {
-		d[k] = t.Distance
-	}
-	slices.Sort(d)
-	return d[(len(d)-1)/2]
-}
-
 // LargestFrames returns the number of input frames in the largest strongly
 // connected component.
 func (g *Graph) LargestFrames() int {

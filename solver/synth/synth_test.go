@@ -333,8 +333,8 @@ func TestThreshold(t *testing.T) {
 		}
 		slices.Sort(d)
 		med := d[(len(d)-1)/2]
-		t.Logf("%s: threshold %.3g steps, %d of %d candidates, SCC %d frames; median transition %.3f steps (%.3f on the sample), step %.4g (%.4g on the sample)",
-			name, g.Threshold, len(g.Transitions), len(p.Candidates()), g.LargestFrames(), med, g.MedianDistance(), step, p.Step)
+		t.Logf("%s: threshold %.3g steps, %d of %d candidates, SCC %d frames; median transition %.3f steps, step %.4g (%.4g on the figures' sample)",
+			name, g.Threshold, len(g.Transitions), len(p.Candidates()), g.LargestFrames(), med, step, p.Step)
 		if med > 2 {
 			t.Errorf("%s: the median transition joins frames %.3f steps apart, want at most 2", name, med)
 		}

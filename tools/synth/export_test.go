@@ -101,30 +101,10 @@ func TestSkinnedExportRoundTrip(t *testing.T) {
 // comparisons only) is refused as a skin, naming the bone.
 func TestJointsAreRigid(t *testing.T) {
 	ref, a := analysed(t, "horse-gallop")
-	graphs, err := Graphs(a, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
+	graphs, s := synthesizer(t, a)
 	lo, hi := 1.0, 1.0
 	for seed := range uint64(20) {
-		c, err := s.Clip(context.Background(), seed+1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(tmp, "clip.glb")
-		if err := Save(path, c, "clip", 30, ref, false); err != nil {
-			t.Fatal(err)
-		}
-		objs, err := assets.LoadGLTF(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range objs[0].Skin.Frames {
+		for _, f := range exported(t, s, seed+1, ref, false).Skin.Frames {
 			for _, j := range f {
 				for _, x := range j.Scale {
 					lo, hi = min(lo, x), max(hi, x)
@@ -186,14 +166,7 @@ func analysed(t *testing.T, name string) (*assets.Mesh, *synth.Analysis) {
 func TestExportedClipsSmooth(t *testing.T) {
 	for _, name := range []string{"pcow", "horse-gallop"} {
 		ref, a := analysed(t, name)
-		graphs, err := Graphs(a, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, s := synthesizer(t, a)
 		accel := func(frames [][]assets.Vec3) float64 {
 			m := 0.0
 			for x := 1; x+1 < len(frames); x++ {
@@ -223,27 +196,49 @@ func TestExportedClipsSmooth(t *testing.T) {
 			return m
 		}
 		inAccel, inStretch := accel(a.Model.Input), stretch(a.Model.Input)
-		tmp := t.TempDir()
 		worstA, worstS := 0.0, 0.0
 		for seed := range uint64(5) {
-			c, err := s.Clip(context.Background(), seed+1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(tmp, "clip.glb")
-			if err := Save(path, c, "clip", 30, ref, true); err != nil {
-				t.Fatal(err)
-			}
-			objs, err := assets.LoadGLTF(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			worstA = max(worstA, accel(objs[0].Clip.Frames)/inAccel)
-			worstS = max(worstS, stretch(objs[0].Clip.Frames)/inStretch)
+			o := exported(t, s, seed+1, ref, true)
+			worstA = max(worstA, accel(o.Clip.Frames)/inAccel)
+			worstS = max(worstS, stretch(o.Clip.Frames)/inStretch)
 		}
 		t.Logf("%s: largest acceleration %.3f of the input's, edge stretch %.3f of the input's", name, worstA, worstS)
 		if worstA > 2 || worstS > 1.2 {
 			t.Errorf("%s: acceleration %.3f (want ≤ 2) and edge stretch %.3f (want ≤ 1.2) of the input's", name, worstA, worstS)
 		}
 	}
+}
+
+// synthesizer returns the graphs at the default threshold and a
+// synthesizer of 300-frame clips on them.
+func synthesizer(t *testing.T, a *synth.Analysis) ([]*synth.Graph, *synth.Synthesizer) {
+	t.Helper()
+	graphs, err := Graphs(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return graphs, s
+}
+
+// exported synthesises the clip of seed, saves it (morph targets or a
+// skin) and returns the object read back from the file.
+func exported(t *testing.T, s *synth.Synthesizer, seed uint64, rest *assets.Mesh, morph bool) *assets.Object {
+	t.Helper()
+	c, err := s.Clip(context.Background(), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "clip.glb")
+	if err := Save(path, c, "clip", 30, rest, morph); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := assets.LoadGLTF(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs[0]
 }
