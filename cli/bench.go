@@ -118,10 +118,16 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 (bin 0, 20, 40), the mean excess edge strain,
                                 volume change and acceleration ratio per
                                 blend (crossfade_vertex: the per-vertex
-                                crossfade, bones left affine)
+                                crossfade, bones left affine;
+                                gradient_affine: the gradient blend without
+                                the rigid projection)
   synth_horse_gallop_clip_ms, synth_horse_gallop_subdivided_clip_ms,
   synth_resolution_ratio        one clip on horse-gallop and on it subdivided
                                 once (the same bones, weights carried over)
+  synth_horse_gallop_x16_command_seconds, _peak_gb, _ssdr_seconds,
+  _synthesis_seconds, _vertices gallop synth DIR --count 1000 --seconds 10
+                                --seed 1 --json (its own process) on
+                                horse-gallop's frames subdivided twice
   ensemble_banner_load_seconds, ensemble_banner_model_seconds,
   ensemble_banner_total_rank    ensemble-banner's three levels read, and its
                                 model (frames and PCA bases) fitted

@@ -1,16 +1,21 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"gallop/assets"
 	"gallop/internal/parallel"
-	"gallop/solver/ssdr"
 	"gallop/solver/synth"
 	tsynth "gallop/tools/synth"
 )
@@ -83,7 +88,67 @@ func benchSynth(stdout io.Writer, data string, runs int) error {
 			return err
 		}
 	}
-	return benchResolution(stdout, data)
+	if err := benchResolution(stdout, data); err != nil {
+		return err
+	}
+	return benchDenseCommand(stdout, data)
+}
+
+// benchDenseCommand times issue 24's resolution figure end to end: the
+// horse-gallop frames and reference subdivided twice by midpoints
+// (134,782 vertices, 48 frames) written as OBJ files to a temporary
+// folder, then `gallop synth DIR --count 1000 --seconds 10 --seed 1
+// --json` run as its own process (this executable): its wall time, its
+// peak resident memory and the SSDR and synthesis times it reports.
+func benchDenseCommand(stdout io.Writer, data string) error {
+	ref, clip, err := loadRigSet(data, "horse-gallop")
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "gallop-bench-dense-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	mesh := assets.SubdivideMidpoint(ref)
+	dense := assets.SubdivideMidpoint(mesh)
+	if err := assets.SaveOBJ(filepath.Join(dir, "reference.obj"), dense, dense.Positions); err != nil {
+		return err
+	}
+	frames := filepath.Join(dir, "frames")
+	if err := os.Mkdir(frames, 0o755); err != nil {
+		return err
+	}
+	for f, pos := range clip.Frames {
+		p := assets.SubdivideMidpointPositions(mesh, assets.SubdivideMidpointPositions(ref, pos))
+		if err := assets.SaveOBJ(filepath.Join(frames, fmt.Sprintf("%04d.obj", f+1)), dense, p); err != nil {
+			return err
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, "synth", frames, "--count", "1000", "--seconds", "10", "--seed", "1", "--json")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("gallop synth on horse-gallop subdivided twice: %w", err)
+	}
+	wall := time.Since(start).Seconds()
+	var r synthResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return fmt.Errorf("gallop synth on horse-gallop subdivided twice: %w", err)
+	}
+	emit(stdout, "synth_horse_gallop_x16_vertices", float64(r.Vertices), "vertices")
+	emit(stdout, "synth_horse_gallop_x16_command_seconds", wall, "s, 1,000 clips of 10 s, SSDR included")
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		emit(stdout, "synth_horse_gallop_x16_peak_gb", float64(ru.Maxrss)/(1<<20), "GB resident at most")
+	}
+	emit(stdout, "synth_horse_gallop_x16_ssdr_seconds", r.SSDRSeconds, "s")
+	emit(stdout, "synth_horse_gallop_x16_synthesis_seconds", r.SynthesisSeconds, "s")
+	return nil
 }
 
 // clipMillis returns the median time of one clip on one core over 50
@@ -162,7 +227,8 @@ func benchForced(stdout io.Writer, name string, a *synth.Analysis) error {
 	for b, n := range synth.Blends {
 		vs = append(vs, variant{strings.ReplaceAll(n, "-", "_"), synth.Request{Blend: synth.Blend(b)}})
 	}
-	vs = append(vs, variant{"crossfade_vertex", synth.Request{Blend: synth.BlendCrossfade, Affine: true}})
+	vs = append(vs, variant{"crossfade_vertex", synth.Request{Blend: synth.BlendCrossfade, Affine: true}},
+		variant{"gradient_affine", synth.Request{Blend: synth.BlendGradient, Affine: true}})
 	for _, bin := range [][2]float64{{0, 20}, {20, 40}, {40, math.Inf(1)}} {
 		for _, v := range vs {
 			fs, err := a.Splices(v.req, bin[0], bin[1], max(2, a.Model.NumFrames()/50))
@@ -197,7 +263,7 @@ func benchResolution(stdout io.Writer, data string) error {
 		return fmt.Errorf("horse-gallop: %w", err)
 	}
 	var times [2]float64
-	for k, m := range []*synth.Model{model, subdivideModel(ref, model)} {
+	for k, m := range []*synth.Model{model, tsynth.SubdivideModel(model)} {
 		a, err := synth.Analyze(ctx, m, synth.Options{})
 		if err != nil {
 			return fmt.Errorf("horse-gallop: %w", err)
@@ -218,28 +284,4 @@ func benchResolution(stdout io.Writer, data string) error {
 	emit(stdout, "synth_horse_gallop_subdivided_clip_ms", times[1], "ms per clip, one core")
 	emit(stdout, "synth_resolution_ratio", times[1]/times[0], "subdivided over plain")
 	return nil
-}
-
-// subdivideModel returns m on mesh ref subdivided once: rest pose, input
-// frames and weights carried over to the new vertices, the same bones.
-func subdivideModel(ref *assets.Mesh, m *synth.Model) *synth.Model {
-	rig := &assets.Rig{Weights: make([][]assets.Influence, len(m.Weights))}
-	for i, l := range m.Weights {
-		for _, in := range l {
-			rig.Weights[i] = append(rig.Weights[i], assets.Influence{Joint: in.Bone, Weight: in.Weight})
-		}
-	}
-	sub := assets.SubdivideMidpoint(ref)
-	out := &synth.Model{Rest: sub.Positions, Triangles: sub.Triangles, Bones: m.Bones, Input: make([][]assets.Vec3, len(m.Input))}
-	for _, l := range assets.SubdivideMidpointRig(ref, rig).Weights {
-		w := make([]ssdr.Influence, len(l))
-		for k, in := range l {
-			w[k] = ssdr.Influence{Bone: in.Joint, Weight: in.Weight}
-		}
-		out.Weights = append(out.Weights, w)
-	}
-	for f, pos := range m.Input {
-		out.Input[f] = assets.SubdivideMidpointPositions(ref, pos)
-	}
-	return out
 }

@@ -58,7 +58,7 @@ func runFarmSubmit(args []string, stdout io.Writer) error {
 	cpus := fs.Int("cpus", 1, "cores per task (its GOMAXPROCS)")
 	limit := fs.String("time", "", "time limit per task, as sbatch --time takes it (30, 1:30:00, 2-00:00:00)")
 	name := fs.String("name", "gallop", "job name")
-	dir := fs.String("dir", "", "work folder on storage every node sees (default: a new folder in ./gallop-farm)")
+	dir := fs.String("dir", "", "work folder on storage every node sees (default: a new folder in ~/.cache/gallop/farm, as the window's)")
 	wait := fs.Bool("wait", false, "follow the run to its end and print the command's output (the local engine always does)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop farm submit --shards N [--engine slurm|local] [--partition P] [--cpus C]
@@ -137,12 +137,17 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 }
 
 // farmDir is the absolute work folder: dir, or a new folder named by the
-// time in ./gallop-farm.
+// time among the window's (farmrun.CacheParent), not in the working
+// directory, which may be the user's project or a source tree.
 func farmDir(dir string) (string, error) {
 	if dir != "" {
 		return filepath.Abs(dir)
 	}
-	return farmrun.NewDir("gallop-farm", "")
+	parent, err := farmrun.CacheParent()
+	if err != nil {
+		return "", err
+	}
+	return farmrun.NewDir(parent, "")
 }
 
 // describeRun names a run's jobs and work folder.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"gallop/internal/shard"
@@ -72,5 +73,19 @@ func TestFarmSubmitLocalMatchesPlainRun(t *testing.T) {
 		if _, err := os.Stat(shard.FileName(dir, shard.Spec{K: k, N: 3})); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestFarmDefaultDir: without --dir the work folder is a new one among the
+// window's (the user's cache), never in the working directory.
+func TestFarmDefaultDir(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	d, err := farmDir("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel, err := filepath.Rel(filepath.Join(cache, "gallop", "farm"), d); err != nil || strings.HasPrefix(rel, "..") || rel == "." {
+		t.Errorf("work folder %s, want a new folder in %s", d, filepath.Join(cache, "gallop", "farm"))
 	}
 }

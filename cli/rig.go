@@ -282,7 +282,7 @@ func rigOne(in string, job rigJob) (rigResult, error) {
 	}
 	opts := job.opts
 	line := newProgress()
-	polishRounds, polished := opts.MaxRounds()-job.iters, 0
+	polishRounds, polished := opts.MaxRounds(len(rest))-job.iters, 0
 	opts.Progress = func(it int, rmse float64, polish bool) {
 		if polish {
 			polished++

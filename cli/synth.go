@@ -321,17 +321,8 @@ shards and the merge find it.`)
 			return err
 		}
 	}
-	pairs := 0
-	for i := range first {
-		line.Report("synth: distances of clip %d of %d", i+1, len(first))
-		for j := range i {
-			r.MeanPairwiseRMS += synth.Distance(first[i], first[j])
-			pairs++
-		}
-	}
-	if pairs > 0 {
-		r.MeanPairwiseRMS /= float64(pairs)
-	}
+	line.Report("synth: distances between the first %d clips", len(first))
+	r.MeanPairwiseRMS = synth.MeanDistance(first)
 	line.Done()
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(r)
@@ -449,7 +440,7 @@ func flattenBones(bones [][]synth.Affine) []float64 {
 	return out
 }
 
-// unflattenBones is the clip of u, as far as synth.Distance reads one:
+// unflattenBones is the clip of u, as far as synth.MeanDistance reads one:
 // its bones (from flattenBones) over analysis a's model.
 func unflattenBones(u synthUnit, a *synth.Analysis) (*synth.Clip, error) {
 	nb := a.Model.NumBones()

@@ -20,7 +20,7 @@ import (
 // misbehaves by MODE (flaky=K: shard K fails on its first attempt only;
 // fail=K: shard K always fails; slow: every shard sleeps, its PID in
 // DIR/pid-K; slow=K: shard K sleeps, the PID of its job script in
-// DIR/script-K); "merge DIR N" prints the N outputs in order.
+// DIR/script-K; term=K: shard K is ended by SIGTERM); "merge DIR N" prints the N outputs in order.
 const fake = `#!/bin/bash
 set -eu
 case "$1" in
@@ -45,6 +45,9 @@ shard)
 	"slow=$k")
 		echo $PPID >"$dir/script-$k"
 		sleep 120 ;;
+	"term=$k")
+		echo "shard $k: attempt at $(date +%s%N)" >>"$dir/attempts-$k"
+		kill -TERM $$ ;;
 	esac
 	echo "result $k" >"$dir/out-$k" ;;
 merge)
@@ -174,6 +177,27 @@ func TestFailingShardFailsTheRun(t *testing.T) {
 		}
 		if _, err := os.Stat(MergedPath(job.Dir)); err == nil {
 			t.Error("the merge ran after a shard failed")
+		}
+	})
+}
+
+// A task ended by a signal was stopped by the scheduler or the user; a
+// retry would start a process after the signals went out (under Slurm's
+// linuxproc tracking it escaped scancel once its script had ended).
+func TestSignalledTaskIsNotRetried(t *testing.T) {
+	forEngine(t, func(t *testing.T, e Engine) {
+		job := fakeJob(t, "term=2")
+		_, err := e.Wait(context.Background(), submit(t, e, job), nil)
+		var te *TaskError
+		if !errors.As(err, &te) || te.Shard != 2 {
+			t.Fatalf("Wait = %v, want shard 2's failure", err)
+		}
+		if !strings.Contains(te.Reason, "ended by signal 15 (status 143), not retried") {
+			t.Errorf("reason %q", te.Reason)
+		}
+		attempts, _ := os.ReadFile(filepath.Join(job.Dir, "attempts-2"))
+		if n := strings.Count(string(attempts), "attempt at"); n != 1 {
+			t.Errorf("shard 2 ran %d times, want once:\n%s", n, attempts)
 		}
 	})
 }

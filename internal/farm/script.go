@@ -212,14 +212,24 @@ func script(job Job, stage Stage) string {
 	line("\trun")
 	line("}")
 	line("status=0")
+	// An attempt ended by SIGHUP, SIGINT or SIGTERM (status 128+n) was
+	// stopped by the scheduler or the user (scancel, a time limit, a
+	// cancel): a retry would start a process after the signals went out,
+	// which the scheduler's process tracking can miss once this script is
+	// gone. Any other failure, SIGKILL (the out-of-memory killer) included,
+	// is retried once.
 	line("attempt 1 || {")
 	line("\tstatus=$?")
-	line("\techo \"farm: $task: attempt 1 failed with exit status $status; retrying once\" >&2")
-	line("\tstatus=0")
-	line("\tattempt 2 || status=$?")
+	line("\tif [ \"$status\" -eq 129 ] || [ \"$status\" -eq 130 ] || [ \"$status\" -eq 143 ]; then")
+	line("\t\techo \"farm: $task: attempt 1 ended by signal $((status - 128)); not retried\" >&2")
+	line("\telse")
+	line("\t\techo \"farm: $task: attempt 1 failed with exit status $status; retrying once\" >&2")
+	line("\t\tstatus=0")
+	line("\t\tattempt 2 || status=$?")
+	line("\tfi")
 	line("}")
 	line("if [ \"$status\" -ne 0 ]; then")
-	line("\techo \"farm: $task: attempt 2 failed too, with exit status $status; giving up\" >&2")
+	line("\techo \"farm: $task: failed with exit status $status; giving up\" >&2")
 	line("\techo \"$status\" >\"$state/$task.failed\"")
 	line("\texit \"$status\"")
 	line("fi")

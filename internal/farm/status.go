@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -112,10 +113,15 @@ func firstUnfinished(run *Run, m markers) (Stage, int) {
 }
 
 // commandFailure is the error of a task whose command failed on its
-// retry, by the status it recorded.
+// retry, or once when SIGHUP, SIGINT or SIGTERM ended it, by the status it
+// recorded.
 func commandFailure(dir string, stage Stage, k int) *TaskError {
-	status, _ := os.ReadFile(markerPath(dir, stage, k, false))
-	reason := fmt.Sprintf("its command exited with status %s, also on its retry", strings.TrimSpace(string(status)))
+	b, _ := os.ReadFile(markerPath(dir, stage, k, false))
+	status := strings.TrimSpace(string(b))
+	reason := fmt.Sprintf("its command exited with status %s, also on its retry", status)
+	if n, err := strconv.Atoi(status); err == nil && (n == 129 || n == 130 || n == 143) {
+		reason = fmt.Sprintf("its command was ended by signal %d (status %d), not retried", n-128, n)
+	}
 	return taskFailure(dir, stage, k, reason)
 }
 

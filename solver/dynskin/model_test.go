@@ -495,3 +495,115 @@ func TestPokeWobblesBack(t *testing.T) {
 		t.Errorf("10 s after the release a vertex is %g from its goal", worst)
 	}
 }
+
+// TestFitRecoversPerVertexParams: an example made with parameters that
+// differ from vertex to vertex (two materials, split along the tube) is
+// fitted from uniform parameters to a small fraction of the puppet's
+// error, which needs each vertex's solution written to that vertex (the
+// fit solves in the model's own vertex order).
+func TestFitRecoversPerVertexParams(t *testing.T) {
+	m, rest := tubeModel(t, 8, 8)
+	g := swayGoal(m, rest, 40)
+	truth := make([]Material, m.n)
+	mid := 0.0
+	for _, p := range rest {
+		mid += p[1] / float64(len(rest))
+	}
+	for i, p := range rest {
+		truth[i] = Material{Alpha: 0.05, Beta: 0.1, Gamma: 0.05, Lambda: 0.02, Kappa: 0.05}
+		if p[1] > mid {
+			truth[i] = Material{Alpha: 0.5, Beta: 0.6, Gamma: 0.3, Lambda: 0.1, Kappa: 0.3}
+		}
+	}
+	example, err := Simulate(m, truth, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(t.Context(), m, g, example, FitOptions{Kappa: true, Iterations: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	puppet := math.Sqrt(res.Energy[0] / float64(m.n*g.NumFrames()))
+	var stiff, soft, ns, nf float64
+	for i, p := range rest {
+		if p[1] > mid {
+			stiff += res.Params[i].Stability()
+			ns++
+		} else {
+			soft += res.Params[i].Stability()
+			nf++
+		}
+	}
+	stiff, soft = stiff/ns, soft/nf
+	t.Logf("fitted RMSE %.3g, the puppet's %.3g (%.3g of it); mean stability figure %.3g where the truth has %.3g, %.3g where it has %.3g",
+		res.RMSE, puppet, res.RMSE/puppet, stiff, truth[slices.IndexFunc(rest, func(p mgl64.Vec3) bool { return p[1] > mid })].Stability(), soft, truth[slices.IndexFunc(rest, func(p mgl64.Vec3) bool { return p[1] <= mid })].Stability())
+	if !(res.RMSE < 0.2*puppet) {
+		t.Errorf("fitted RMSE %g, the puppet's %g: want at most a fifth", res.RMSE, puppet)
+	}
+	if !(stiff > 2*soft) {
+		t.Errorf("the fitted parameters do not tell the two materials apart: mean stability figure %.3g and %.3g", stiff, soft)
+	}
+}
+
+// TestSolveQPOptimal: on random problems of 1 to 5 parameters, some with
+// the stability bound active, solveQP's answer is feasible (the box and the
+// bound) and no feasible point sampled near it or anywhere does better.
+func TestSolveQPOptimal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	active := 0
+	for trial := range 400 {
+		n := 1 + trial%nParams
+		var s qpSums
+		target := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Mul(0.5 + 4*rng.Float64())
+		for range 3 {
+			var c columns
+			for k := range n {
+				c[k] = mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			}
+			s.add(&c, mgl64.Vec3{}, target)
+		}
+		x := solveQP(&s, n)
+		m := materialOf(&x)
+		for k := range nParams {
+			if x[k] < -1e-12 || x[k] > upper[k]+1e-12 || k >= n && x[k] != 0 {
+				t.Fatalf("trial %d: parameter %d = %g outside [0, %g] (n = %d)", trial, k, x[k], upper[k], n)
+			}
+		}
+		if st := m.Stability(); st > StabilityLimit*(1+1e-9) {
+			t.Fatalf("trial %d: stability %g over the limit %g", trial, st, StabilityLimit)
+		} else if st > StabilityLimit*(1-1e-9) {
+			active++
+		}
+		best := objective(&s, n, &x)
+		tol := 1e-9 * (1 + math.Abs(best))
+		try := func(y [nParams]float64) {
+			for k := range n {
+				y[k] = min(max(y[k], 0), upper[k])
+			}
+			if st := materialOf(&y).Stability(); st > StabilityLimit {
+				for k := range n {
+					y[k] *= StabilityLimit / st // towards 0, inside the box
+				}
+			}
+			if f := objective(&s, n, &y); f < best-tol {
+				t.Fatalf("trial %d (n = %d): solveQP gives %v at %g, %v gives %g", trial, n, x, best, y, f)
+			}
+		}
+		for range 300 {
+			var y [nParams]float64
+			for k := range n {
+				y[k] = rng.Float64() * upper[k]
+			}
+			try(y)
+			y = x
+			for k := range n {
+				y[k] += 1e-3 * rng.NormFloat64()
+			}
+			try(y)
+		}
+	}
+	t.Logf("the stability bound active in %d of 400 problems", active)
+	if active < 20 {
+		t.Errorf("the bound was active in only %d problems: the test does not reach it", active)
+	}
+}

@@ -95,8 +95,8 @@ func solveFace(s *qpSums, n, face int, bound bool, scale float64, y *[nParams]fl
 			y[k] = upper[k]
 		}
 	}
-	if nf == 0 {
-		return !bound && materialOf(y).Stability() <= StabilityLimit
+	if nf == 0 { // a vertex of the box: feasible for the box alone, on the bound only exactly
+		return !bound || math.Abs(materialOf(y).Stability()-StabilityLimit) <= 1e-12*StabilityLimit
 	}
 	// Rows: Q_FF y_F (+ w_F ν) = b_F − Q_FB y_B; w_F·y_F = limit − w_B·y_B.
 	const w = nParams + 2

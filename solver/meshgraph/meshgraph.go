@@ -1,7 +1,8 @@
 // Package meshgraph holds the vertex graph of a triangle mesh: which
 // vertices share an edge. It is the one implementation of the one-ring
 // that the solvers use (skinning decomposition, dynamic skinning, motion
-// synthesis).
+// synthesis), and of what is built on it: geodesic balls and
+// farthest-point samples by graph distance along the edges.
 package meshgraph
 
 import (

@@ -57,10 +57,7 @@ func BenchmarkDecompose(b *testing.B) {
 // on the horse with 20 bones, after the clustering.
 func BenchmarkRound(b *testing.B) {
 	ref, frames := loadSet(b, "horse-gallop")
-	s, err := newSolver(ref.Positions, ref.Triangles, frames, Options{Bones: 20}.withDefaults())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := newSolver(ref.Positions, adjacency(b, len(ref.Positions), ref.Triangles), frames, Options{Bones: 20}.withDefaults())
 	if err := s.initialize(context.Background()); err != nil {
 		b.Fatal(err)
 	}

@@ -54,7 +54,8 @@
 //  3. The RMSE is measured; the best iterate is kept (the RMSE does not
 //     always fall). Iteration stops early, as Dem Bones' command line
 //     does, when the RMSE has fallen by less than Tolerance (relative) in
-//     Patience consecutive iterations.
+//     Patience consecutive iterations (a round that raises it resets
+//     the count).
 //
 // Deviation from Dem Bones: the alternation then runs PolishIterations
 // (5) more rounds with λ = 0. The affinity term pulls each bone's
@@ -68,6 +69,22 @@
 // cylinder's poses to 5e-4 of the diagonal; dropping the term altogether
 // lowers the error further but takes 39 to 90 rounds to converge.
 // PolishIterations < 0 gives Dem Bones' behaviour.
+//
+// Deviation for dense meshes: the cost of a round is linear in the
+// vertices (about 0.5 s for 134,782 vertices and 48 frames, on 2 cores),
+// while the bones are set by far fewer. A mesh of more than
+// Options.SampleVertices (16,384) vertices is fitted coarse to fine: a
+// geodesic farthest-point sample of that many vertices
+// (gallop/solver/meshgraph.FarthestSample, graph distance along the
+// edges), two samples neighbours where their Voronoi cells on the mesh
+// touch, runs the whole method above (clustering, alternation, polish);
+// then every vertex takes its cell's sample's weights, and up to
+// RefineRounds rounds with λ = 0 run on the whole mesh, the first solving
+// the weights only for the sample's bones, stopping when a round gains
+// less than Tolerance. On horse-gallop subdivided twice (20 bones, K = 4)
+// this takes 7.1 s where the whole mesh took 28.5 s, at an RMSE of
+// 0.00636 where the whole mesh stopped at 0.00978 (the sample's cheap
+// rounds ran on to a better point before the polish).
 //
 // A bone that loses every vertex during the alternation is re-seeded at
 // the worst-reconstructed vertex and its one-ring.

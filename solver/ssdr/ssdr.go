@@ -44,18 +44,45 @@ type Options struct {
 	// PolishIterations rounds run in all.
 	PolishIterations int
 
+	// SampleVertices bounds the vertices the alternation runs on, a
+	// deviation from Dem Bones that makes a dense mesh cost about what a
+	// mesh of this many vertices costs: a mesh with more is fitted on a
+	// geodesic farthest-point sample of this many vertices (neighbours
+	// where their cells of the mesh touch), then every vertex's weights
+	// are solved against the sample's bones and up to RefineRounds rounds
+	// (λ = 0) run on the whole mesh (see the package comment). Default
+	// 16,384; a negative value means never.
+	SampleVertices int
+
 	// Progress, if not nil, is called after each round with the round
 	// (from 1), its RMSE and whether it is one of the polish rounds
 	// (which follow the alternation, however early it stopped).
 	Progress func(iteration int, rmse float64, polish bool)
 }
 
+// RefineRounds is the most rounds run on the whole mesh after the
+// alternation on a sample (Options.SampleVertices): the first solves the
+// weights only, for the sample's bones; the rounds stop early when the
+// RMSE falls by less than Tolerance.
+const RefineRounds = 4
+
 // MaxRounds returns the most alternation rounds Decompose runs with
-// these options (defaults applied): Iterations, then the polish rounds.
-// Progress reports round numbers up to it.
-func (o Options) MaxRounds() int {
+// these options (defaults applied) on a mesh of n vertices: Iterations,
+// then the polish rounds, then, on a mesh fitted on a sample
+// (SampleVertices), the refinement rounds, which Progress also reports as
+// polish rounds. Progress reports round numbers up to it.
+func (o Options) MaxRounds(n int) int {
 	d := o.withDefaults()
-	return d.Iterations + d.PolishIterations
+	r := d.Iterations + d.PolishIterations
+	if d.sampled(n) {
+		r += RefineRounds
+	}
+	return r
+}
+
+// sampled reports whether a mesh of n vertices is fitted on a sample.
+func (o Options) sampled(n int) bool {
+	return o.SampleVertices > 0 && n > o.SampleVertices && o.SampleVertices >= o.Bones
 }
 
 func (o Options) withDefaults() Options {
@@ -70,6 +97,7 @@ func (o Options) withDefaults() Options {
 	def(&o.TransformIterations, 5)
 	def(&o.WeightIterations, 3)
 	def(&o.InitIterations, 10)
+	def(&o.SampleVertices, 16384)
 	switch {
 	case o.PolishIterations == 0:
 		o.PolishIterations = 5
@@ -133,6 +161,14 @@ type Result struct {
 	PolishRounds  int       // of those, the polish rounds at the end (Options.PolishIterations)
 	BestIteration int       // the round that gave the result; 0 is the initial clustering
 	History       []float64 // RMSE after the clustering (index 0) and after each round
+
+	// SampleVertices is the size of the sample the alternation ran on
+	// (Options.SampleVertices), 0 when it ran on every vertex. Then the
+	// first Iterations − RefineRounds rounds' History is the sample's RMSE
+	// and the last RefineRounds rounds' the whole mesh's; the result is
+	// the best of those last (BestIteration among them).
+	SampleVertices int
+	RefineRounds   int
 }
 
 // Pose writes into dst (grown as needed and returned) the rest positions
@@ -186,11 +222,117 @@ func Decompose(ctx context.Context, rest []mgl64.Vec3, triangles [][3]int, frame
 	if err := check(rest, triangles, frames, opts); err != nil {
 		return nil, err
 	}
-	s, err := newSolver(rest, triangles, frames, opts.withDefaults())
+	adj, err := meshgraph.New(len(rest), triangles)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTriangle, err)
+	}
+	o := opts.withDefaults()
+	if o.sampled(len(rest)) {
+		return decomposeSampled(ctx, rest, adj, frames, o)
+	}
+	return newSolver(rest, adj, frames, o).run(ctx)
+}
+
+// decomposeSampled runs the alternation on a geodesic farthest-point
+// sample of opts.SampleVertices vertices (meshgraph.FarthestSample), the
+// sample's graph joining samples whose cells touch, then carries its
+// result to every vertex (a vertex takes its cell's sample's weights; the
+// bones are the sample's) and refines it on the whole mesh (refine).
+func decomposeSampled(ctx context.Context, rest []mgl64.Vec3, adj *meshgraph.Adjacency, frames [][]mgl64.Vec3, opts Options) (*Result, error) {
+	samples, owner := meshgraph.FarthestSample(adj, rest, opts.SampleVertices)
+	if len(samples) < opts.Bones { // a mesh of many duplicate positions
+		return newSolver(rest, adj, frames, opts).run(ctx)
+	}
+	gather := func(pos []mgl64.Vec3) []mgl64.Vec3 {
+		out := make([]mgl64.Vec3, len(samples))
+		for k, v := range samples {
+			out[k] = pos[v]
+		}
+		return out
+	}
+	sub := make([][]mgl64.Vec3, len(frames))
+	for f, pos := range frames {
+		sub[f] = gather(pos)
+	}
+	coarse, err := newSolver(gather(rest), adj.Quotient(owner, len(samples)), sub, opts).run(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.run(ctx)
+	s := newSolver(rest, adj, frames, opts)
+	s.m = make([]Transform, s.b*s.t)
+	for f, bones := range coarse.Transforms {
+		for j, x := range bones {
+			s.m[j*s.t+f] = x
+		}
+	}
+	s.wb, s.ww = make([]int32, s.n*s.k), make([]float64, s.n*s.k)
+	for i := range s.n {
+		l := coarse.Weights[owner[i]]
+		for q := range s.k {
+			s.wb[i*s.k+q] = -1
+			if q < len(l) {
+				s.wb[i*s.k+q], s.ww[i*s.k+q] = int32(l[q].Bone), l[q].Weight
+			}
+		}
+	}
+	r, err := s.refine(ctx, coarse.Iterations)
+	if err != nil {
+		return nil, err
+	}
+	r.History = append(coarse.History, r.History...)
+	r.PolishRounds = coarse.PolishRounds + r.RefineRounds
+	r.SampleVertices = len(samples)
+	return r, nil
+}
+
+// refine runs up to RefineRounds rounds with λ = 0 on the iterate, the
+// first of the weights only, stopping when a round lowers the RMSE by less
+// than Tolerance, and returns the best iterate; its rounds are numbered
+// from after, History holds theirs only.
+func (s *solver) refine(ctx context.Context, after int) (*Result, error) {
+	if s.b > 1 {
+		sm, err := newSmoother(s)
+		if err != nil {
+			return nil, err
+		}
+		s.smooth = sm
+	}
+	var best *Result
+	var history []float64
+	var tr transformStep
+	var ws weightStep
+	prev := math.Inf(1)
+	rounds := 0
+	for rounds < RefineRounds {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if rounds > 0 {
+			tr.run(s, 0)
+		}
+		if s.b > 1 {
+			ws.run(s)
+		} else {
+			s.evaluate()
+		}
+		rounds++
+		e := s.rmse()
+		history = append(history, e)
+		if s.opts.Progress != nil {
+			s.opts.Progress(after+rounds, e, true)
+		}
+		if best == nil || e < best.RMSE {
+			best = s.snapshot()
+			best.RMSE, best.BestIteration = e, after+rounds
+		}
+		if !(e < prev*(1-s.opts.Tolerance)) {
+			break
+		}
+		prev = e
+		s.reseedDeadBones()
+	}
+	best.Iterations, best.RefineRounds, best.History = after+rounds, rounds, history
+	return best, nil
 }
 
 func check(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Options) error {
@@ -252,11 +394,9 @@ type solver struct {
 	vertErr []float64 // per-vertex squared error of the iterate
 }
 
-func newSolver(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Options) (*solver, error) {
-	adj, err := meshgraph.New(len(rest), triangles)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrTriangle, err)
-	}
+// newSolver sets up the problem of the rest positions with graph adj and
+// the frames.
+func newSolver(rest []mgl64.Vec3, adj *meshgraph.Adjacency, frames [][]mgl64.Vec3, opts Options) *solver {
 	s := &solver{opts: opts, n: len(rest), t: len(frames), b: opts.Bones, rest: rest, frames: frames, adj: adj}
 	s.k = min(opts.MaxInfluences, s.b)
 	s.vt = make([]mgl64.Vec3, s.n*s.t)
@@ -271,7 +411,7 @@ func newSolver(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opt
 		}
 	})
 	s.vertErr = make([]float64, s.n)
-	return s, nil
+	return s
 }
 
 func (s *solver) run(ctx context.Context) (*Result, error) {
@@ -289,7 +429,6 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 	s.evaluate()
 	best.History = []float64{s.rmse()}
 	best.RMSE = best.History[0]
-	prev := math.Inf(1)
 	var tr transformStep
 	var ws weightStep
 	// round runs alternation round it with translation affinity λ and
@@ -315,21 +454,17 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		return e
 	}
 	it := 0
-	for wait := s.opts.Patience; wait > 0 && it < s.opts.Iterations; {
+	stop := stopRule{tol: s.opts.Tolerance, patience: s.opts.Patience}
+	for it < s.opts.Iterations {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		it++
 		e := round(it, s.opts.TransAffine, false)
-		// Dem Bones' rule: a round that does not raise the RMSE and lowers
-		// it by less than the tolerance uses up patience; any other resets it.
-		if e <= prev && prev-e < s.opts.Tolerance*prev {
-			wait--
-		} else {
-			wait = s.opts.Patience
-		}
-		prev = e
 		s.reseedDeadBones()
+		if stop.done(e) {
+			break
+		}
 	}
 	if s.opts.TransAffine == 0 {
 		return best, nil
@@ -347,6 +482,29 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 	}
 	best.PolishRounds = s.opts.PolishIterations
 	return best, nil
+}
+
+// stopRule is Dem Bones' rule for ending the alternation: a round that
+// does not raise the RMSE and lowers it by less than the relative
+// tolerance tol uses up patience, any other resets it, and the
+// alternation stops when patience runs out.
+type stopRule struct {
+	tol      float64
+	patience int
+	used     int
+	prev     float64
+	started  bool
+}
+
+// done takes a round's RMSE e and reports whether to stop.
+func (r *stopRule) done(e float64) bool {
+	if r.started && e <= r.prev && r.prev-e < r.tol*r.prev {
+		r.used++
+	} else {
+		r.used = 0
+	}
+	r.prev, r.started = e, true
+	return r.used >= r.patience
 }
 
 // snapshot copies the iterate into a Result.

@@ -16,6 +16,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/shareddata"
+	"gallop/solver/meshgraph"
 	"gallop/solver/rotation"
 )
 
@@ -338,18 +339,6 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestNewSolverBadTriangle: newSolver, which Decompose calls after check,
-// still refuses a vertex index outside the mesh when building the
-// adjacency.
-func TestNewSolverBadTriangle(t *testing.T) {
-	rest, _ := tube(4, 6, 1)
-	frames := [][]mgl64.Vec3{rest, rest}
-	_, err := newSolver(rest, [][3]int{{0, 1, 2}, {0, 24, 1}}, frames, Options{Bones: 2}.withDefaults())
-	if !errors.Is(err, ErrTriangle) || !strings.Contains(err.Error(), "triangle 1: vertex index 24") {
-		t.Errorf("error %v, want %v naming triangle 1 and vertex 24", err, ErrTriangle)
-	}
-}
-
 // TestDegenerateClustersReseeded asks for more bones than the animation
 // has rigid parts: clustering cannot find them by splitting, so clusters
 // are re-seeded; every bone must end up with vertices and finite
@@ -397,10 +386,7 @@ func TestReseedDeadBone(t *testing.T) {
 		}
 		return w
 	}(), 2, 5)
-	s, err := newSolver(rest, tris, frames, Options{Bones: 3}.withDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSolver(rest, adjacency(t, len(rest), tris), frames, Options{Bones: 3}.withDefaults())
 	if err := s.initialize(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -465,5 +451,82 @@ func TestCancel(t *testing.T) {
 	}})
 	if !errors.Is(err, context.Canceled) || calls != 2 {
 		t.Errorf("error %v after %d progress calls, want context.Canceled after 2", err, calls)
+	}
+}
+
+// adjacency is meshgraph.New's graph of n vertices and triangles tris.
+func adjacency(t testing.TB, n int, tris [][3]int) *meshgraph.Adjacency {
+	t.Helper()
+	a, err := meshgraph.New(n, tris)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestStopRule: Dem Bones' rule, patience used up by rounds that lower the
+// RMSE by less than the tolerance, reset by any other (a rise included).
+func TestStopRule(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rmse []float64
+		stop int // the round (from 1) that stops, 0 for none
+	}{
+		{"falling", []float64{1, 0.9, 0.8, 0.7, 0.6}, 0},
+		{"stalling", []float64{1, 0.9, 0.8999, 0.8998, 0.8997, 0.5}, 5},
+		{"creeping up", []float64{1, 0.9, 0.9001, 0.9002, 0.9003, 0.9004}, 0},
+		{"stalling after a rise", []float64{1, 1.1, 1.0999, 1.0998, 1.0997}, 5},
+		{"a rise then a fall", []float64{1, 0.9, 0.95, 0.8, 0.7, 0.6}, 0},
+	} {
+		r := stopRule{tol: 1e-3, patience: 3}
+		got := 0
+		for k, e := range c.rmse {
+			if r.done(e) {
+				got = k + 1
+				break
+			}
+		}
+		if got != c.stop {
+			t.Errorf("%s: stopped at round %d, want %d", c.name, got, c.stop)
+		}
+	}
+}
+
+// TestSampledDecomposition: a mesh of more vertices than SampleVertices is
+// fitted on a sample and refined on every vertex; two rigid parts are
+// still recovered exactly, with every vertex's weights valid.
+func TestSampledDecomposition(t *testing.T) {
+	rest, tris := tube(40, 12, 4)
+	weights := make([][]Influence, len(rest))
+	for i, p := range rest {
+		weights[i] = []Influence{{0, 1}}
+		if p[0] > 2 {
+			weights[i][0].Bone = 1
+		}
+	}
+	frames := skinned(rand.New(rand.NewPCG(7, 8)), rest, weights, 2, 6)
+	var rounds []int
+	r, err := Decompose(context.Background(), rest, tris, frames, Options{Bones: 2, MaxInfluences: 4, SampleVertices: 60,
+		Progress: func(it int, _ float64, _ bool) { rounds = append(rounds, it) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, r, len(rest), 2, 4, len(frames))
+	t.Logf("%d vertices on a sample of %d: RMSE %.3g after %d rounds (%d on every vertex)", len(rest), r.SampleVertices, r.RMSE, r.Iterations, r.RefineRounds)
+	if r.SampleVertices != 60 || r.RefineRounds < 1 || r.RefineRounds > RefineRounds {
+		t.Errorf("sample of %d, %d refinement rounds", r.SampleVertices, r.RefineRounds)
+	}
+	if len(r.History) != r.Iterations+1 || len(rounds) != r.Iterations || rounds[len(rounds)-1] != r.Iterations {
+		t.Errorf("history of %d, %d rounds reported (last %v), %d iterations", len(r.History), len(rounds), rounds, r.Iterations)
+	}
+	if r.RMSE > 1e-6 {
+		t.Errorf("RMSE %.3g, want ~0 (two rigid parts)", r.RMSE)
+	}
+	whole, err := Decompose(context.Background(), rest, tris, frames, Options{Bones: 2, MaxInfluences: 4, SampleVertices: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.SampleVertices != 0 || whole.RefineRounds != 0 {
+		t.Errorf("SampleVertices −1 sampled: %d, %d", whole.SampleVertices, whole.RefineRounds)
 	}
 }

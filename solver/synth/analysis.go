@@ -91,6 +91,7 @@ type Analysis struct {
 	Parts     []*Part                   // one part, or with Components one per component
 	Vertex    []int                     // per vertex the part of its largest weight's bone, -1 for the reference bone
 	Diagonal  float64                   // of the rest mesh's bounding box
+	area      []float64                 // per vertex: a third of its triangles' rest areas (see vertexAreas)
 	Accel99   float64                   // 99th percentile over input frames of the largest vertex acceleration
 	EdgeMax   float64                   // the input's largest relative change of an edge length from the rest pose
 	figVerts  []int                     // the vertices the figures pose: the sampled triangles' corners (figureSample)
@@ -123,7 +124,7 @@ type Part struct {
 	poses            *poseSample
 	local            [][]Affine   // per input frame, per Bones: (Rᵦ|ᵣ, tᵦ|ᵣ) of Eq. 2
 	coords           [][]float64  // per input frame, 6 per Bones: Rᵦ|ᵣ's axis-angle vector (unwrapped along time), tᵦ|ᵣ
-	centroid         []mgl64.Vec3 // per Bones: the rest vertices' mean weighted by the bone's weights (see rigid)
+	centroid         []mgl64.Vec3 // per Bones: the rest vertices' mean weighted by the bone's weights and their areas (see rigid)
 	keys             *keys
 }
 
@@ -168,6 +169,7 @@ func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
 	if !(a.Diagonal > 0) {
 		return nil, errors.New("synth: the rest mesh has no extent")
 	}
+	a.area = vertexAreas(m.Rest, m.Triangles)
 	nb := m.NumBones()
 	sum := make([]float64, nb)
 	for _, l := range m.Weights {
@@ -388,25 +390,36 @@ func (a *Analysis) inputFigures() {
 	}
 	slices.Sort(acc)
 	a.Accel99 = acc[min(len(acc)-1, int(math.Ceil(0.99*float64(len(acc))))-1)]
+	var lens []float64
 	for _, f := range in {
-		a.EdgeMax = max(a.EdgeMax, a.edgeChange(f))
+		lens = edgeLengths(lens, f, a.edges)
+		a.EdgeMax = max(a.EdgeMax, a.edgeChange(lens))
 	}
 }
 
 // maxAcceleration returns maxᵢ ‖c[i] − 2b[i] + a[i]‖.
 func maxAcceleration(a, b, c []mgl64.Vec3) float64 {
 	m := 0.0
+	a, c = a[:len(b)], c[:len(b)]
 	for i := range b {
-		d := c[i].Sub(b[i].Mul(2)).Add(a[i])
-		m = max(m, d.Dot(d))
+		x := c[i][0] - 2*b[i][0] + a[i][0]
+		y := c[i][1] - 2*b[i][1] + a[i][1]
+		z := c[i][2] - 2*b[i][2] + a[i][2]
+		if d := x*x + y*y + z*z; d > m {
+			m = d
+		}
 	}
 	return math.Sqrt(m)
 }
 
+// edgeLengths writes the lengths of edges at positions pos into dst
+// (grown as needed) and returns it.
 func edgeLengths(dst []float64, pos []mgl64.Vec3, edges [][2]int32) []float64 {
-	dst = dst[:0]
-	for _, e := range edges {
-		dst = append(dst, pos[e[0]].Sub(pos[e[1]]).Len())
+	dst = slices.Grow(dst[:0], len(edges))[:len(edges)]
+	for k, e := range edges {
+		p, q := &pos[e[0]], &pos[e[1]]
+		x, y, z := p[0]-q[0], p[1]-q[1], p[2]-q[2]
+		dst[k] = math.Sqrt(x*x + y*y + z*z)
 	}
 	return dst
 }
@@ -418,12 +431,14 @@ func edgeLengths(dst []float64, pos []mgl64.Vec3, edges [][2]int32) []float64 {
 const sliver = 0.1
 
 // edgeChange returns the largest |ℓₑ − ℓₑ⁰| / max(ℓₑ⁰, 0.1·ℓ̄⁰) over the
-// edges of positions pos (ℓ̄⁰ the mean rest length).
-func (a *Analysis) edgeChange(pos []mgl64.Vec3) float64 {
+// sampled edges, of lengths lens (ℓ̄⁰ the mean rest length).
+func (a *Analysis) edgeChange(lens []float64) float64 {
 	m := 0.0
-	for k, e := range a.edges {
-		l := pos[e[0]].Sub(pos[e[1]]).Len()
-		m = max(m, math.Abs(l-a.restLen[k])/a.restDen[k])
+	rest, den := a.restLen[:len(lens)], a.restDen[:len(lens)]
+	for k, l := range lens {
+		if d := math.Abs(l-rest[k]) / den[k]; d > m {
+			m = d
+		}
 	}
 	return m
 }
@@ -540,8 +555,9 @@ func newPart(ctx context.Context, a *Analysis, adj *meshgraph.Adjacency, ref int
 	for i, l := range m.Weights {
 		for _, in := range l {
 			if c, ok := col[in.Bone]; ok {
-				p.centroid[c] = p.centroid[c].Add(m.Rest[i].Mul(in.Weight))
-				wsum[c] += in.Weight
+				w := in.Weight * a.area[i]
+				p.centroid[c] = p.centroid[c].Add(m.Rest[i].Mul(w))
+				wsum[c] += w
 			}
 		}
 	}
@@ -641,4 +657,27 @@ func unwrapTo(w, prev *[3]float64) {
 			w[0], w[1], w[2], bestSq, bestD = cx, cy, cz, sq, d
 		}
 	}
+}
+
+// vertexAreas returns each vertex's share of the rest surface, a third of
+// the area of each of its triangles, so that sums over vertices weighted
+// by it approximate integrals over the surface whatever the mesh's
+// resolution. Without triangles, or where the surface has no area, every
+// vertex weighs 1.
+func vertexAreas(rest []mgl64.Vec3, triangles [][3]int) []float64 {
+	area := make([]float64, len(rest))
+	total := 0.0
+	for _, t := range triangles {
+		a := rest[t[1]].Sub(rest[t[0]]).Cross(rest[t[2]].Sub(rest[t[0]])).Len() / 6
+		for _, v := range t {
+			area[v] += a
+		}
+		total += 3 * a
+	}
+	if !(total > 0) {
+		for i := range area {
+			area[i] = 1
+		}
+	}
+	return area
 }

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -21,9 +22,14 @@ const (
 // as much as a gradient error of 1.
 const positionScale = 0.05
 
-// gradientRing is the neighbourhood, in edges, over which the weight
-// gradients at a key vertex are fitted.
-const gradientRing = 2
+// gradientRadius is the radius, a fraction of the bounding-box diagonal,
+// of the neighbourhood over which the weight gradients at a key vertex are
+// averaged (gradientsAt): the vertices within that graph distance along
+// the mesh's edges, and the one-ring however far. A radius rather than a
+// count of rings makes the neighbourhood the same patch of surface on a
+// mesh and on the same mesh subdivided; 0.03 is about two rings of pcow
+// and three of horse-gallop.
+const gradientRadius = 0.03
 
 // keyBone is one bone's weight at a key vertex and the weight's gradient
 // there.
@@ -118,11 +124,16 @@ func newKeys(a *Analysis, adj *meshgraph.Adjacency, p *Part) (*keys, error) {
 	verts = slices.Compact(verts)
 
 	ks := &keys{weight: 1 / (positionScale * a.Diagonal)}
-	seen := make([]bool, len(m.Rest))
-	var ring []int32
+	dist := make([]float64, len(m.Rest))
+	for i := range dist {
+		dist[i] = math.Inf(1)
+	}
+	tris := newVertexTriangles(len(m.Rest), m.Triangles)
+	inBall := make([]bool, len(m.Rest))
+	var ball []int32
 	for _, v := range verts {
-		ring = adj.Ring(ring, seen, v, gradientRing)
-		kv, ok := gradientsAt(m, ring, v, in, a.Opts.Coupling)
+		ball = adj.Ball(ball, dist, m.Rest, v, gradientRadius*a.Diagonal)
+		kv, ok := gradientsAt(m, tris, ball, inBall, v, in, a.Opts.Coupling)
 		if !ok {
 			continue // weighted by another part's bones
 		}
@@ -138,39 +149,36 @@ func newKeys(a *Analysis, adj *meshgraph.Adjacency, p *Part) (*keys, error) {
 	return ks, nil
 }
 
-// gradientsAt fits the weight gradients ∇wᵦ at vertex v over the vertices
-// of ring (v's neighbourhood, v first) in the rest pose. The paper's
-// Appendix A, which derives them, is missing; this is the derivation used.
+// gradientsAt returns key vertex v with its bones' weights and weight
+// gradients ∇wᵦ, each the mean over the triangles of ball (v's
+// neighbourhood, v first) of the gradient of the weight on the triangle,
+// weighted by area. The paper's Appendix A, which derives them, is
+// missing; this is the derivation used.
 //
-// Each bone's weight is modelled near v as the affine function
-// wᵦ(x) ≈ wᵦ(v) + gᵦ·(x − v), its value at v fixed to the vertex's own
-// weight, so that Σᵦ wᵦ(v) = 1 holds exactly as the skinning model has it.
-// The gradients minimise
+// Skinning weights are linear on each triangle, so each triangle has one
+// gradient per bone: for corners p₀, p₁, p₂ with weights w₀, w₁, w₂,
+// e₁ = p₁ − p₀, e₂ = p₂ − p₀ and n = e₁ × e₂,
 //
-//	Σᵦ Σₖ (wₖᵦ − wᵥᵦ − gᵦ·eₖ)² + ε Σᵦ ‖gᵦ‖²,   eₖ = xₖ − xᵥ,
+//	∇w = ((w₁ − w₀)(e₂ × n) + (w₂ − w₀)(n × e₁)) / ‖n‖²,
 //
-// subject to Σᵦ gᵦ = 0. Every bone shares the normal matrix
-// H = Σₖ eₖeₖᵀ + εI, so the unconstrained minimisers are
-// gᵦᵘ = H⁻¹ Σₖ eₖ (wₖᵦ − wᵥᵦ), and the Lagrange conditions
-// H(gᵦ − gᵦᵘ) = λ give the constrained ones in closed form:
+// the vector in the triangle's plane with ∇w·e₁ = w₁ − w₀ and
+// ∇w·e₂ = w₂ − w₀. The mean Σ_T A_T ∇w_T / Σ_T A_T over the triangles
+// with every corner in the ball is the mean gradient over that patch of
+// the surface: a mesh subdivided by midpoints (whose triangles split into
+// four of the same gradient) gives the same mean over the same patch.
+// Weights that sum to 1 at every vertex give gradients that sum to 0 on
+// every triangle; Σᵦ gᵦ = 0 is made exact by subtracting the mean over
+// the bones weighted in the ball, so that a deformation gradient (Eq. 8)
+// is F wherever the whole mesh undergoes an affine map (F, t):
+// Σᵦ wᵦ F + (F v + t) Σᵦ gᵦᵀ = F. A vertex without triangles has zero
+// gradients.
 //
-//	gᵦ = gᵦᵘ − (1/|B|) Σ_c g_cᵘ
-//
-// over the |B| bones weighted anywhere in the ring. (With weights that sum
-// to one at every vertex the correction is rounding error: the
-// unconstrained fits already sum to H⁻¹ Σₖ eₖ (1 − 1) = 0; the projection
-// makes it exact.) ε = 10⁻³ tr(H)/3 keeps H invertible where the ring is
-// flat and sets the gradient's component along the normal, which the
-// surface does not determine, to nearly zero.
-//
-// With both properties a deformation gradient (Eq. 8) is F wherever the
-// whole mesh undergoes an affine map (F, t): Σᵦ wᵦ F + (F v + t) Σᵦ gᵦᵀ = F.
 // It returns false if a bone outside in weighs at least coupling on the
-// ring; smaller weights of such bones are left out.
-func gradientsAt(m *Model, ring []int32, v int, in map[int]int, coupling float64) (key, bool) {
+// ball; smaller weights of such bones are left out.
+func gradientsAt(m *Model, tris *vertexTriangles, ball []int32, inBall []bool, v int, in map[int]int, coupling float64) (key, bool) {
 	kv := key{vertex: v, p: m.Rest[v]}
 	var bones []int
-	for _, u := range ring {
+	for _, u := range ball {
 		for _, x := range m.Weights[u] {
 			if x.Weight <= 0 {
 				continue
@@ -194,34 +202,81 @@ func gradientsAt(m *Model, ring []int32, v int, in map[int]int, coupling float64
 		}
 		return 0
 	}
-	var h mgl64.Mat3
-	for _, u := range ring[1:] {
-		e := m.Rest[u].Sub(kv.p)
-		h = h.Add(outer(e, e))
+	for _, u := range ball {
+		inBall[u] = true
 	}
-	eps := 1e-3 * (h[0] + h[4] + h[8]) / 3
-	if eps == 0 {
-		eps = 1
-	}
-	h[0], h[4], h[8] = h[0]+eps, h[4]+eps, h[8]+eps
-	hi := h.Inv()
-	var sum mgl64.Vec3
-	for _, b := range bones {
-		wv := weight(v, b)
-		var rhs mgl64.Vec3
-		for _, u := range ring[1:] {
-			rhs = rhs.Add(m.Rest[u].Sub(kv.p).Mul(weight(int(u), b) - wv))
+	grads := make([]mgl64.Vec3, len(bones))
+	area := 0.0
+	for _, u := range ball {
+		for _, f := range tris.of(int(u)) {
+			t := m.Triangles[f]
+			// Each triangle once: at its first corner in the ball.
+			if !inBall[t[0]] || !inBall[t[1]] || !inBall[t[2]] || int(u) != min(t[0], t[1], t[2]) {
+				continue
+			}
+			p0 := m.Rest[t[0]]
+			e1, e2 := m.Rest[t[1]].Sub(p0), m.Rest[t[2]].Sub(p0)
+			n := e1.Cross(e2)
+			nn := n.Dot(n)
+			if !(nn > 0) {
+				continue
+			}
+			a := math.Sqrt(nn) / 2
+			area += a
+			d1, d2 := e2.Cross(n).Mul(a/nn), n.Cross(e1).Mul(a/nn)
+			for x, b := range bones {
+				w0 := weight(t[0], b)
+				grads[x] = grads[x].Add(d1.Mul(weight(t[1], b) - w0)).Add(d2.Mul(weight(t[2], b) - w0))
+			}
 		}
-		g := hi.Mul3x1(rhs)
-		sum = sum.Add(g)
-		kv.bones = append(kv.bones, keyBone{bone: b, col: in[b], w: wv, g: g})
 	}
-	corr := sum.Mul(1 / float64(len(bones)))
+	for _, u := range ball {
+		inBall[u] = false
+	}
+	var sum mgl64.Vec3
+	for x, b := range bones {
+		g := mgl64.Vec3{}
+		if area > 0 {
+			g = grads[x].Mul(1 / area)
+		}
+		sum = sum.Add(g)
+		kv.bones = append(kv.bones, keyBone{bone: b, col: in[b], w: weight(v, b), g: g})
+	}
+	corr := sum.Mul(1 / float64(max(len(bones), 1)))
 	for x := range kv.bones {
 		kv.bones[x].g = kv.bones[x].g.Sub(corr)
 	}
 	return kv, true
 }
+
+// vertexTriangles lists each vertex's triangles in compressed rows.
+type vertexTriangles struct {
+	start []int32
+	tri   []int32
+}
+
+func newVertexTriangles(n int, triangles [][3]int) *vertexTriangles {
+	vt := &vertexTriangles{start: make([]int32, n+1), tri: make([]int32, 3*len(triangles))}
+	for _, t := range triangles {
+		for _, v := range t {
+			vt.start[v+1]++
+		}
+	}
+	for i := range n {
+		vt.start[i+1] += vt.start[i]
+	}
+	fill := slices.Clone(vt.start[:n])
+	for f, t := range triangles {
+		for _, v := range t {
+			vt.tri[fill[v]] = int32(f)
+			fill[v]++
+		}
+	}
+	return vt
+}
+
+// of returns vertex v's triangles.
+func (vt *vertexTriangles) of(v int) []int32 { return vt.tri[vt.start[v]:vt.start[v+1]] }
 
 func outer(a, b mgl64.Vec3) mgl64.Mat3 {
 	return mgl64.Mat3{a[0] * b[0], a[1] * b[0], a[2] * b[0], a[0] * b[1], a[1] * b[1], a[2] * b[1], a[0] * b[2], a[1] * b[2], a[2] * b[2]}

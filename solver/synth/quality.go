@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"gallop/internal/parallel"
 	"math"
 	"slices"
 
@@ -43,65 +44,81 @@ type Quality struct {
 }
 
 // Quality measures clip c, whose splices blend window frames on each side.
+// It sweeps the output frames once, posing each frame a figure needs once
+// (three at a time: acceleration reads t−1, t and t+1) and measuring each
+// frame's edge lengths once for every splice whose window holds it.
 func (a *Analysis) Quality(c *Clip, window int) Quality {
 	L := len(c.Bones)
-	need := make([]bool, L)
-	var splices []int
 	type splice struct{ part, s, i, j int }
 	var all []splice
+	var starts []int
 	for k, w := range c.Walks {
 		for _, s := range w.Splices {
-			splices = append(splices, s)
 			all = append(all, splice{k, s, w.Source[s], w.Source[s+1] - 1})
-			for t := max(0, s-SpliceReach-1); t <= min(L-1, s+max(SpliceReach+1, window)); t++ {
-				need[t] = true
-			}
-			for t := max(0, s-window+1); t <= s; t++ {
-				need[t] = true
-			}
-		}
-	}
-	pos := make([][]mgl64.Vec3, L)
-	for t := range L {
-		if need[t] {
-			pos[t] = a.posed(nil, c.Bones[t])
+			starts = append(starts, s)
 		}
 	}
 	q := Quality{}
-	n := a.Model.NumFrames()
-	lens := make([]float64, len(a.edges))
-	for _, sp := range all {
-		s := sp.s
-		m := 0.0
-		for t := max(1, s-SpliceReach); t <= min(L-2, s+SpliceReach); t++ {
-			m = max(m, maxAcceleration(pos[t-1], pos[t], pos[t+1]))
+	if len(all) == 0 {
+		return q
+	}
+	q.SpliceAccel = make([]float64, len(all))
+	q.SpliceStrain = make([]float64, len(all))
+	sums := make([]float64, len(all))
+	counts := make([]int, len(all))
+	blended := free(L, window, starts)
+	var ring [3][]mgl64.Vec3
+	ringAt := [3]int{-1, -1, -1}
+	at := func(t int) []mgl64.Vec3 {
+		r := t % 3
+		if ringAt[r] != t {
+			ring[r], ringAt[r] = a.posed(ring[r], c.Bones[t]), t
 		}
-		r := m / a.Accel99
-		q.SpliceAccel = append(q.SpliceAccel, r)
-		q.MaxAccel = max(q.MaxAccel, r)
-		sum, cnt := 0.0, 0
-		for t := max(1, s-window+1); t <= min(L-1, s+window); t++ {
-			al := float64(t-s+window) / float64(2*window+1)
-			la, lb := a.inputLen[clamp(sp.i+t-s, n)], a.inputLen[clamp(sp.j+t-s, n)]
-			lens = edgeLengths(lens, pos[t], a.edges)
-			for e := range a.edges {
+		return ring[r]
+	}
+	n := a.Model.NumFrames()
+	var lens []float64
+	edge := 0.0
+	for t := 1; t < L; t++ {
+		acc := -1.0 // the frame's largest acceleration, once measured
+		lensDone := false
+		for k, sp := range all {
+			if t >= sp.s-SpliceReach && t <= sp.s+SpliceReach && t <= L-2 {
+				if acc < 0 {
+					acc = maxAcceleration(at(t-1), at(t), at(t+1))
+				}
+				q.SpliceAccel[k] = max(q.SpliceAccel[k], acc/a.Accel99)
+			}
+			if t < sp.s-window+1 || t > sp.s+window {
+				continue
+			}
+			if !lensDone {
+				lens, lensDone = edgeLengths(lens, at(t), a.edges), true
+			}
+			al := float64(t-sp.s+window) / float64(2*window+1)
+			la, lb := a.inputLen[clamp(sp.i+t-sp.s, n)], a.inputLen[clamp(sp.j+t-sp.s, n)]
+			sum, cnt := 0.0, 0
+			for e, l := range lens {
 				if p := a.edgePart[e]; p != sp.part && p != -1 && len(a.Parts) > 1 {
 					continue
 				}
-				sum += math.Abs(lens[e]-((1-al)*la[e]+al*lb[e])) / a.restDen[e]
+				sum += math.Abs(l-((1-al)*la[e]+al*lb[e])) / a.restDen[e]
 				cnt++
 			}
+			sums[k] += sum
+			counts[k] += cnt
 		}
-		st := sum / float64(max(cnt, 1))
-		q.SpliceStrain = append(q.SpliceStrain, st)
-		q.MeanStrain += st / float64(len(all))
+		if blended[t] {
+			if !lensDone {
+				lens = edgeLengths(lens, at(t), a.edges)
+			}
+			edge = max(edge, a.edgeChange(lens))
+		}
 	}
-	edge := 0.0
-	isFree := free(L, window, splices)
-	for t := range L {
-		if isFree[t] {
-			edge = max(edge, a.edgeChange(pos[t]))
-		}
+	for k := range all {
+		q.MaxAccel = max(q.MaxAccel, q.SpliceAccel[k])
+		q.SpliceStrain[k] = sums[k] / float64(max(counts[k], 1))
+		q.MeanStrain += q.SpliceStrain[k] / float64(len(all))
 	}
 	if a.EdgeMax > 0 {
 		q.EdgeRatio = edge / a.EdgeMax
@@ -109,23 +126,56 @@ func (a *Analysis) Quality(c *Clip, window int) Quality {
 	return q
 }
 
-// Distance returns the RMS distance between the vertices of clips c and d
-// (of one analysis) over their common frames, √(mean over frames and
-// vertices of ‖cᵢ − dᵢ‖²), on the figures' sample of the mesh.
-func Distance(c, d *Clip) float64 {
-	a := c.Analysis
-	L := min(len(c.Bones), len(d.Bones))
-	var p, q []mgl64.Vec3
-	sum, n := 0.0, 0
-	for t := range L {
-		p, q = a.posed(p, c.Bones[t]), a.posed(q, d.Bones[t])
-		for i := range p {
-			e := p[i].Sub(q[i])
-			sum += e.Dot(e)
-		}
-		n += len(p)
+// MeanDistance returns the mean over the pairs of clips (of one analysis)
+// of their RMS distance over the frames they all have, √(mean over frames and
+// vertices of ‖cᵢ − dᵢ‖²), on the figures' sample of the mesh; 0 for fewer
+// than two clips. Each clip's frame is posed once for all its pairs; the
+// frames are split across cores and summed in a fixed order.
+func MeanDistance(clips []*Clip) float64 {
+	m := len(clips)
+	if m < 2 {
+		return 0
 	}
-	return math.Sqrt(sum / float64(max(n, 1)))
+	a := clips[0].Analysis
+	pairs := m * (m - 1) / 2
+	L := len(clips[0].Bones)
+	for _, c := range clips {
+		L = min(L, len(c.Bones))
+	}
+	// per[k·pairs + p]: pair p's sum over chunk k's frames.
+	chunks := min(L, 4*parallel.Workers())
+	per := make([]float64, chunks*pairs)
+	parallel.For(chunks, func(k int) {
+		pos := make([][]mgl64.Vec3, m)
+		sums := per[k*pairs : (k+1)*pairs]
+		for t := k * L / chunks; t < (k+1)*L/chunks; t++ {
+			for i, c := range clips {
+				pos[i] = a.posed(pos[i], c.Bones[t])
+			}
+			p := 0
+			for i := range m {
+				for j := range i {
+					sum := 0.0
+					for v, x := range pos[i] {
+						y := pos[j][v]
+						dx, dy, dz := x[0]-y[0], x[1]-y[1], x[2]-y[2]
+						sum += dx*dx + dy*dy + dz*dz
+					}
+					sums[p] += sum
+					p++
+				}
+			}
+		}
+	})
+	mean := 0.0
+	for p := range pairs {
+		sum := 0.0
+		for k := range chunks {
+			sum += per[k*pairs+p]
+		}
+		mean += math.Sqrt(sum/float64(max(L*len(a.figVerts), 1))) / float64(pairs)
+	}
+	return mean
 }
 
 // SameWalks reports whether clips c and d take the same walks in every

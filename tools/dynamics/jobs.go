@@ -251,7 +251,7 @@ func (t *Dynamics) InferRig(h tools.Host) {
 		rep.Report(0, "clustering")
 		o := opts
 		o.Progress = func(it int, rmse float64, _ bool) {
-			p := &InferProgress{Round: it, Asked: opts.MaxRounds(), RMSE: rmse}
+			p := &InferProgress{Round: it, Asked: opts.MaxRounds(len(mesh.Positions)), RMSE: rmse}
 			r.task.Latest.Publish(p)
 			rep.Report(float64(it)/float64(max(1, p.Asked)), fmt.Sprintf("round %d, RMSE %.4g", it, rmse))
 		}

@@ -69,7 +69,7 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 	opts := r.settings.options()
 	var history []float64
 	asked := int(r.settings.Iterations)
-	polishRounds := opts.MaxRounds() - asked
+	polishRounds := opts.MaxRounds(len(rest)) - asked
 	polish := 0
 	opts.Progress = func(it int, rmse float64, polishing bool) {
 		history = append(history, rmse)

@@ -12,6 +12,8 @@ import (
 	"gallop/assets"
 	"gallop/solver/ssdr"
 	"gallop/solver/synth"
+
+	"github.com/go-gl/mathgl/mgl64"
 )
 
 // DefaultBones is the number of SSDR bones the tool infers by default.
@@ -98,4 +100,33 @@ func Figures(graphs []*synth.Graph) GraphFigures {
 		f.MedianDistance = d[(len(d)-1)/2]
 	}
 	return f
+}
+
+// SubdivideModel returns m on its mesh subdivided once by
+// assets.SubdivideMidpoint (about four times the triangles): the rest pose
+// and the input frames subdivided, the weights carried over by
+// assets.SubdivideMidpointRig (an edge's new vertex takes the mean of its
+// end points' weights, so they still sum to 1 and linear blend skinning
+// poses it at the mean of their skinned positions), the same bones.
+func SubdivideModel(m *synth.Model) *synth.Model {
+	mesh := &assets.Mesh{Positions: m.Rest, Triangles: m.Triangles}
+	rig := &assets.Rig{Weights: make([][]assets.Influence, len(m.Weights))}
+	for i, l := range m.Weights {
+		for _, in := range l {
+			rig.Weights[i] = append(rig.Weights[i], assets.Influence{Joint: in.Bone, Weight: in.Weight})
+		}
+	}
+	sub := assets.SubdivideMidpoint(mesh)
+	out := &synth.Model{Rest: sub.Positions, Triangles: sub.Triangles, Bones: m.Bones, Input: make([][]mgl64.Vec3, len(m.Input))}
+	for _, l := range assets.SubdivideMidpointRig(mesh, rig).Weights {
+		w := make([]ssdr.Influence, len(l))
+		for k, in := range l {
+			w[k] = ssdr.Influence{Bone: in.Joint, Weight: in.Weight}
+		}
+		out.Weights = append(out.Weights, w)
+	}
+	for f, pos := range m.Input {
+		out.Input[f] = assets.SubdivideMidpointPositions(mesh, pos)
+	}
+	return out
 }
