@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "go_asm.h"
 
 DATA one<>+0(SB)/8, $1.0
 GLOBL one<>(SB), RODATA|NOPTR, $8
@@ -53,31 +54,31 @@ GLOBL inf<>(SB), RODATA|NOPTR, $8
 // func refineStep4(q *[4]mgl64.Quat, r *[4]ringSums, out *[4]mgl64.Quat) int
 //
 // Refine's step (rotation.Refine with tol 0, one step) on lane k = q[k],
-// r[k].a of each register, operation for operation in Refine's order: both
+// r[k].a of each register (ringSums' layout from go_asm.h), operation for operation in Refine's order: both
 // the Newton step and the line search along (H + μI)⁻¹m, each lane taking
 // the one Refine takes. The comments name Refine's variables.
-TEXT ·refineStep4(SB), NOSPLIT, $768-32
+TEXT ·refineStep4(SB), $768-32
 	MOVQ q+0(FP), SI
 	MOVQ r+8(FP), R8
 	MOVQ out+16(FP), R10
 
-	LANES(R8, 0, 128, 256, 384, Y0)
+	LANES(R8, (ringSums_a+0), (ringSums__size+ringSums_a+0), (2*ringSums__size+ringSums_a+0), (3*ringSums__size+ringSums_a+0), Y0)
 	VMOVUPD Y0, 0(SP)
-	LANES(R8, 8, 136, 264, 392, Y0)
+	LANES(R8, (ringSums_a+8), (ringSums__size+ringSums_a+8), (2*ringSums__size+ringSums_a+8), (3*ringSums__size+ringSums_a+8), Y0)
 	VMOVUPD Y0, 32(SP)
-	LANES(R8, 16, 144, 272, 400, Y0)
+	LANES(R8, (ringSums_a+16), (ringSums__size+ringSums_a+16), (2*ringSums__size+ringSums_a+16), (3*ringSums__size+ringSums_a+16), Y0)
 	VMOVUPD Y0, 64(SP)
-	LANES(R8, 24, 152, 280, 408, Y0)
+	LANES(R8, (ringSums_a+24), (ringSums__size+ringSums_a+24), (2*ringSums__size+ringSums_a+24), (3*ringSums__size+ringSums_a+24), Y0)
 	VMOVUPD Y0, 96(SP)
-	LANES(R8, 32, 160, 288, 416, Y0)
+	LANES(R8, (ringSums_a+32), (ringSums__size+ringSums_a+32), (2*ringSums__size+ringSums_a+32), (3*ringSums__size+ringSums_a+32), Y0)
 	VMOVUPD Y0, 128(SP)
-	LANES(R8, 40, 168, 296, 424, Y0)
+	LANES(R8, (ringSums_a+40), (ringSums__size+ringSums_a+40), (2*ringSums__size+ringSums_a+40), (3*ringSums__size+ringSums_a+40), Y0)
 	VMOVUPD Y0, 160(SP)
-	LANES(R8, 48, 176, 304, 432, Y0)
+	LANES(R8, (ringSums_a+48), (ringSums__size+ringSums_a+48), (2*ringSums__size+ringSums_a+48), (3*ringSums__size+ringSums_a+48), Y0)
 	VMOVUPD Y0, 192(SP)
-	LANES(R8, 56, 184, 312, 440, Y0)
+	LANES(R8, (ringSums_a+56), (ringSums__size+ringSums_a+56), (2*ringSums__size+ringSums_a+56), (3*ringSums__size+ringSums_a+56), Y0)
 	VMOVUPD Y0, 224(SP)
-	LANES(R8, 64, 192, 320, 448, Y0)
+	LANES(R8, (ringSums_a+64), (ringSums__size+ringSums_a+64), (2*ringSums__size+ringSums_a+64), (3*ringSums__size+ringSums_a+64), Y0)
 	VMOVUPD Y0, 256(SP)
 	LANES(SI, 0, 32, 64, 96, Y0)   // w
 	LANES(SI, 8, 40, 72, 104, Y1)  // x

@@ -3,8 +3,6 @@
 package dynskin
 
 import (
-	"unsafe"
-
 	"github.com/go-gl/mathgl/mgl64"
 	"golang.org/x/sys/cpu"
 )
@@ -36,10 +34,3 @@ func ringSumsRaw(r *ringSums, x []node, i int, ring []int32, rest []mgl64.Vec3, 
 	_ = rest[len(x)-1]
 	ringSumsAVX(r, &x[0], &x[i], &ring[0], &rest[0], &rest[i], mean0, len(ring))
 }
-
-// The kernel's layout: a node is six float64 (x then v), ringSums 16.
-var (
-	_ [1]struct{} = [unsafe.Sizeof(node{}) / 48]struct{}{}
-	_ [1]struct{} = [unsafe.Sizeof(ringSums{}) / 128]struct{}{}
-	_ [1]struct{} = [unsafe.Offsetof(ringSums{}.sv) / 104]struct{}{}
-)

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "go_asm.h"
 
 // func ringSumsAVX(r *ringSums, x, xi *node, ring *int32, rest, ri, mean0 *mgl64.Vec3, n int)
 //
@@ -72,10 +73,10 @@ loop:
 	VMULPD       Y7, Y9, Y7
 	VSUBPD       Y7, Y2, Y2
 
-	VMOVUPD Y0, (DI)
-	VMOVUPD Y1, 24(DI)
-	VMOVUPD Y2, 48(DI)
-	VMOVUPD Y3, 72(DI)
-	VMOVUPD Y4, 96(DI)
+	VMOVUPD Y0, ringSums_a(DI)
+	VMOVUPD Y1, (ringSums_a+24)(DI)
+	VMOVUPD Y2, (ringSums_a+48)(DI)
+	VMOVUPD Y3, ringSums_dx(DI)
+	VMOVUPD Y4, (ringSums_sv-8)(DI)
 	VZEROUPPER
 	RET

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "go_asm.h"
 #include "lanes_amd64.h"
 
 DATA spokeone<>+0(SB)/8, $1.0
@@ -23,11 +24,11 @@ TEXT ·spokesAVX(SB), NOSPLIT, $0-40
 	MOVQ         rows+16(FP), SI
 	MOVQ         n+24(FP), CX
 	MOVQ         segs+32(FP), R9
-	LEAQ         48(AX), BX
-	LEAQ         96(AX), DX
-	LEAQ         144(AX), R8
-	PAIR(AX, BX, DX, R8, 0, Y0, Y1, X0, Y0, X15, Y15)      // x0, x1
-	PAIR(AX, BX, DX, R8, 16, Y2, Y14, X2, Y2, X15, Y15)    // x2 (and v0)
+	LEAQ         node__size(AX), BX
+	LEAQ         (2*node__size)(AX), DX
+	LEAQ         (3*node__size)(AX), R8
+	PAIR(AX, BX, DX, R8, node_x, Y0, Y1, X0, Y0, X15, Y15) // x0, x1
+	PAIR(AX, BX, DX, R8, (node_x+16), Y2, Y14, X2, Y2, X15, Y15) // x2 (and v0)
 	VXORPD       Y3, Y3, Y3
 	VXORPD       Y4, Y4, Y4
 	VXORPD       Y5, Y5, Y5
@@ -36,29 +37,29 @@ TEXT ·spokesAVX(SB), NOSPLIT, $0-40
 
 row:
 	// AX, BX, DX, R8: the lanes' segments.
-	MOVLQSX (SI), AX
+	MOVLQSX spokeRow_bone(SI), AX
 	LEAQ    (AX)(AX*8), AX
 	LEAQ    (R9)(AX*8), AX
-	MOVLQSX 4(SI), BX
+	MOVLQSX (spokeRow_bone+4)(SI), BX
 	LEAQ    (BX)(BX*8), BX
 	LEAQ    (R9)(BX*8), BX
-	MOVLQSX 8(SI), DX
+	MOVLQSX (spokeRow_bone+8)(SI), DX
 	LEAQ    (DX)(DX*8), DX
 	LEAQ    (R9)(DX*8), DX
-	MOVLQSX 12(SI), R8
+	MOVLQSX (spokeRow_bone+12)(SI), R8
 	LEAQ    (R8)(R8*8), R8
 	LEAQ    (R9)(R8*8), R8
 
-	PAIR(AX, BX, DX, R8, 0, Y8, Y9, X8, Y8, X15, Y15)       // a0, a1
+	PAIR(AX, BX, DX, R8, preparedSegment_a, Y8, Y9, X8, Y8, X15, Y15) // a0, a1
 	VSUBPD  Y8, Y0, Y8                                       // e = x − a
 	VSUBPD  Y9, Y1, Y9
-	PAIR(AX, BX, DX, R8, 16, Y10, Y11, X10, Y10, X15, Y15)  // a2, d0
+	PAIR(AX, BX, DX, R8, (preparedSegment_a+16), Y10, Y11, X10, Y10, X15, Y15) // a2, d0
 	VSUBPD  Y10, Y2, Y10
-	PAIR(AX, BX, DX, R8, 48, Y12, Y13, X12, Y12, X15, Y15)  // dn0, dn1
+	PAIR(AX, BX, DX, R8, preparedSegment_dn, Y12, Y13, X12, Y12, X15, Y15) // dn0, dn1
 	VMULPD  Y12, Y8, Y12                                     // t = (e0·dn0 + e1·dn1) + e2·dn2
 	VMULPD  Y13, Y9, Y13
 	VADDPD  Y13, Y12, Y12
-	PAIR(AX, BX, DX, R8, 56, Y13, Y14, X13, Y13, X15, Y15)  // dn1, dn2
+	PAIR(AX, BX, DX, R8, (preparedSegment_dn+8), Y13, Y14, X13, Y13, X15, Y15) // dn1, dn2
 	VMULPD  Y14, Y10, Y14
 	VADDPD  Y14, Y12, Y12
 	VMINPD  Y12, Y6, Y12                                     // min(1, t), NaN if t is
@@ -66,7 +67,7 @@ row:
 	VADDPD  Y7, Y12, Y12                                     // −0 to +0, as Go's max(0, −0)
 	VMULPD  Y11, Y12, Y11                                    // d0 = e0 − t·d0
 	VSUBPD  Y11, Y8, Y8
-	PAIR(AX, BX, DX, R8, 32, Y13, Y14, X13, Y13, X15, Y15)  // d1, d2
+	PAIR(AX, BX, DX, R8, (preparedSegment_d+8), Y13, Y14, X13, Y13, X15, Y15) // d1, d2
 	VMULPD  Y13, Y12, Y13
 	VSUBPD  Y13, Y9, Y9
 	VMULPD  Y14, Y12, Y14
@@ -78,9 +79,9 @@ row:
 	VADDPD  Y12, Y11, Y11
 	VSQRTPD Y11, Y11                                         // l
 	VCMPPD  $0x1e, Y7, Y11, Y12                              // l > 0 (false for NaN)
-	VMOVUPD 48(SI), Y15                                      // w·|d⁰|
+	VMOVUPD spokeRow_wl0(SI), Y15                             // w·|d⁰|
 	VDIVPD  Y11, Y15, Y15
-	VSUBPD  16(SI), Y15, Y15                                 // f = w·|d⁰|/l − w
+	VSUBPD  spokeRow_w(SI), Y15, Y15                          // f = w·|d⁰|/l − w
 	VMULPD  Y8, Y15, Y8
 	VANDPD  Y12, Y8, Y8                                      // f·d0 or +0
 	VADDPD  Y8, Y3, Y3
@@ -91,7 +92,7 @@ row:
 	VANDPD  Y12, Y10, Y10
 	VADDPD  Y10, Y5, Y5
 
-	ADDQ $80, SI
+	ADDQ $spokeRow__size, SI
 	DECQ CX
 	JNZ  row
 

@@ -3,8 +3,6 @@
 package dynskin
 
 import (
-	"unsafe"
-
 	"github.com/go-gl/mathgl/mgl64"
 )
 
@@ -25,7 +23,8 @@ type stepArgs struct {
 	ih, lim2 float64        // 1/h and the squared blow-up distance
 	hext     [3]float64     // h² times the external acceleration
 	_        float64        //
-	tmp      [37][4]float64 // the kernel's transposed fields
+	//lint:ignore U1000 the kernel's room: step_amd64.s reads and writes it
+	tmp [37][4]float64 // the kernel's transposed fields
 }
 
 // stepGroupAVX is stepVertex for the four slots of a group at once with
@@ -65,12 +64,3 @@ func (s *Sim) stepGroup(a *stepArgs, lo int, r *[4]ringSums, q *[4]mgl64.Quat, s
 	_ = s.g1[lo+3]
 	return uint(stepGroupAVX(a)), true
 }
-
-// The kernel's layout.
-var (
-	_ [1]struct{} = [unsafe.Offsetof(stepArgs{}.u) / 80]struct{}{}
-	_ [1]struct{} = [unsafe.Offsetof(stepArgs{}.hext) / 128]struct{}{}
-	_ [1]struct{} = [unsafe.Offsetof(stepArgs{}.tmp) / 160]struct{}{}
-	_ [1]struct{} = [unsafe.Sizeof(Material{}) / 40]struct{}{}
-	_ [1]struct{} = [unsafe.Offsetof(ringSums{}.dx) / 72]struct{}{}
-)

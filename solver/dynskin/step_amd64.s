@@ -1,68 +1,69 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "go_asm.h"
 #include "lanes_amd64.h"
 
-// stepArgs' fields (step_amd64.go checks the offsets of u, hext and tmp).
-#define A_CUR 0
-#define A_NXT 8
-#define A_G0 16
-#define A_G1 24
-#define A_R 32
-#define A_Q 40
-#define A_SP 48
-#define A_MEAN0 56
-#define A_INV 64
-#define A_P 72
-#define A_U 80
-#define A_UN 88
-#define A_H 96
-#define A_FPS 104
-#define A_IH 112
-#define A_LIM2 120
-#define A_HEXT 128
+// stepArgs' fields, at the offsets go_asm.h gives.
+#define A_CUR stepArgs_cur
+#define A_NXT stepArgs_nxt
+#define A_G0 stepArgs_g0
+#define A_G1 stepArgs_g1
+#define A_R stepArgs_r
+#define A_Q stepArgs_q
+#define A_SP stepArgs_sp
+#define A_MEAN0 stepArgs_mean0
+#define A_INV stepArgs_inv
+#define A_P stepArgs_p
+#define A_U stepArgs_u
+#define A_UN stepArgs_un
+#define A_H stepArgs_h
+#define A_FPS stepArgs_fps
+#define A_IH stepArgs_ih
+#define A_LIM2 stepArgs_lim2
+#define A_HEXT stepArgs_hext
 
 // The transposed fields in stepArgs.tmp, 32 bytes each: lane j of a field
 // is slot j's value. Inputs: positions, velocities, the goal frames, the
 // rings' Σ(xⱼ − xᵢ) and Σvⱼ, the rotations (w, u), the mean rest edges, the
 // parameters α β γ λ κ; outputs: the new positions and velocities.
-#define T_X0 160
-#define T_X1 192
-#define T_X2 224
-#define T_V0 256
-#define T_V1 288
-#define T_V2 320
-#define T_G00 352
-#define T_G01 384
-#define T_G02 416
-#define T_G10 448
-#define T_G11 480
-#define T_G12 512
-#define T_DX0 544
-#define T_DX1 576
-#define T_DX2 608
-#define T_PAD 640
-#define T_SV0 672
-#define T_SV1 704
-#define T_SV2 736
-#define T_W 768
-#define T_U0 800
-#define T_U1 832
-#define T_U2 864
-#define T_E0 896
-#define T_E1 928
-#define T_E2 960
-#define T_A 992
-#define T_B 1024
-#define T_G 1056
-#define T_L 1088
-#define T_K 1120
-#define T_XN0 1152
-#define T_XN1 1184
-#define T_XN2 1216
-#define T_VN0 1248
-#define T_VN1 1280
-#define T_VN2 1312
+#define T_X0 (stepArgs_tmp+0)
+#define T_X1 (stepArgs_tmp+32)
+#define T_X2 (stepArgs_tmp+64)
+#define T_V0 (stepArgs_tmp+96)
+#define T_V1 (stepArgs_tmp+128)
+#define T_V2 (stepArgs_tmp+160)
+#define T_G00 (stepArgs_tmp+192)
+#define T_G01 (stepArgs_tmp+224)
+#define T_G02 (stepArgs_tmp+256)
+#define T_G10 (stepArgs_tmp+288)
+#define T_G11 (stepArgs_tmp+320)
+#define T_G12 (stepArgs_tmp+352)
+#define T_DX0 (stepArgs_tmp+384)
+#define T_DX1 (stepArgs_tmp+416)
+#define T_DX2 (stepArgs_tmp+448)
+#define T_PAD (stepArgs_tmp+480)
+#define T_SV0 (stepArgs_tmp+512)
+#define T_SV1 (stepArgs_tmp+544)
+#define T_SV2 (stepArgs_tmp+576)
+#define T_W (stepArgs_tmp+608)
+#define T_U0 (stepArgs_tmp+640)
+#define T_U1 (stepArgs_tmp+672)
+#define T_U2 (stepArgs_tmp+704)
+#define T_E0 (stepArgs_tmp+736)
+#define T_E1 (stepArgs_tmp+768)
+#define T_E2 (stepArgs_tmp+800)
+#define T_A (stepArgs_tmp+832)
+#define T_B (stepArgs_tmp+864)
+#define T_G (stepArgs_tmp+896)
+#define T_L (stepArgs_tmp+928)
+#define T_K (stepArgs_tmp+960)
+#define T_XN0 (stepArgs_tmp+992)
+#define T_XN1 (stepArgs_tmp+1024)
+#define T_XN2 (stepArgs_tmp+1056)
+#define T_VN0 (stepArgs_tmp+1088)
+#define T_VN1 (stepArgs_tmp+1120)
+#define T_VN2 (stepArgs_tmp+1152)
 
 // COMPONENT does stepVertex's work for component k of the four lanes,
 // given t = 2u × e in Y11-Y13 (tk its component k, ta and tb those of the
@@ -184,10 +185,10 @@ TEXT ·stepGroupAVX(SB), NOSPLIT, $0-16
 	MOVQ a+0(FP), DI
 
 	// Nodes (48 bytes: x, v).
-	LANES(A_CUR, 48)
-	FIELDS(0, T_X0, T_X1)
-	FIELDS(16, T_X2, T_V0)
-	FIELDS(32, T_V1, T_V2)
+	LANES(A_CUR, node__size)
+	FIELDS(node_x, T_X0, T_X1)
+	FIELDS((node_x+16), T_X2, T_V0)
+	FIELDS((node_v+8), T_V1, T_V2)
 
 	// The goal frames (24 bytes).
 	LANES(A_G0, 24)
@@ -197,12 +198,12 @@ TEXT ·stepGroupAVX(SB), NOSPLIT, $0-16
 	FIELDS(0, T_G10, T_G11)
 	FIELDS(8, T_G11, T_G12)
 
-	// The rings' sums (128 bytes: A, Σ(xⱼ − xᵢ) at 72, a spare, Σvⱼ at 104).
-	LANES(A_R, 128)
-	FIELDS(72, T_DX0, T_DX1)
-	FIELDS(88, T_DX2, T_PAD)
-	FIELDS(104, T_SV0, T_SV1)
-	FIELDS(112, T_SV1, T_SV2)
+	// The rings' sums (A, Σ(xⱼ − xᵢ), a spare, Σvⱼ).
+	LANES(A_R, ringSums__size)
+	FIELDS(ringSums_dx, T_DX0, T_DX1)
+	FIELDS((ringSums_dx+16), T_DX2, T_PAD)
+	FIELDS(ringSums_sv, T_SV0, T_SV1)
+	FIELDS((ringSums_sv+8), T_SV1, T_SV2)
 
 	// The rotations (32 bytes: w, u).
 	LANES(A_Q, 32)
@@ -215,10 +216,10 @@ TEXT ·stepGroupAVX(SB), NOSPLIT, $0-16
 	FIELDS(8, T_E1, T_E2)
 
 	// The parameters (40 bytes: α, β, γ, λ, κ).
-	LANES(A_P, 40)
-	FIELDS(0, T_A, T_B)
-	FIELDS(16, T_G, T_L)
-	FIELDS(24, T_L, T_K)
+	LANES(A_P, Material__size)
+	FIELDS(Material_Alpha, T_A, T_B)
+	FIELDS(Material_Gamma, T_G, T_L)
+	FIELDS(Material_Lambda, T_L, T_K)
 
 	// Y14: inv; Y15: the lanes with a ring (inv > 0).
 	MOVQ    A_INV(DI), AX
@@ -237,10 +238,10 @@ TEXT ·stepGroupAVX(SB), NOSPLIT, $0-16
 	COMPONENT(T_E2, T_U0, Y12, T_U1, Y11, Y13, T_DX2, T_SV2, T_V2, T_G12, T_G02, T_X2, 64, (A_HEXT+16), T_VN2, T_XN2)
 
 	// The new nodes.
-	LANES(A_NXT, 48)
-	NEWNODES(0, T_XN0, T_XN1)
-	NEWNODES(16, T_XN2, T_VN0)
-	NEWNODES(32, T_VN1, T_VN2)
+	LANES(A_NXT, node__size)
+	NEWNODES(node_x, T_XN0, T_XN1)
+	NEWNODES((node_x+16), T_XN2, T_VN0)
+	NEWNODES((node_v+8), T_VN1, T_VN2)
 
 	// The lanes in range: dd ≤ lim², false for NaN.
 	VBROADCASTSD A_LIM2(DI), Y8
