@@ -42,20 +42,28 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.6.1 ./...
 
-# Short fuzzing runs of the file readers, FUZZRUNS inputs each (about 15 s
-# on these 2-core machines). A count, not a duration: Go 1.26's fuzzing
+# Short fuzzing runs of the file readers, FUZZRUNS inputs each (8 to 60 s
+# each on these 2-core machines). A count, not a duration: Go 1.26's fuzzing
 # coordinator can report its own -fuzztime deadline as a failure ("context
 # deadline exceeded", golang/go#75804, fixed in Go 1.27), which a count
 # never reaches. A new input that reaches new code is minimised before the
 # fuzzer counts it and goes on; minimising a multi-kilobyte glTF input for
 # seconds at a time is what held FuzzReadGLB at about one input per second,
 # so minimisation stops after 200 runs.
-FUZZ = $(GO) test ./assets -run '^$$' -fuzztime $(FUZZRUNS)x -fuzzminimizetime 200x -fuzz
+# Each reader's target also checks that it allocates in proportion to its
+# input (internal/fuzzbound).
+FUZZ = $(GO) test -run '^$$' -fuzztime $(FUZZRUNS)x -fuzzminimizetime 200x -fuzz
 fuzz:
-	$(FUZZ) '^FuzzReadOBJ$$'
-	$(FUZZ) '^FuzzParseFloatField$$'
-	$(FUZZ) '^FuzzReadGLB$$'
-	$(FUZZ) '^FuzzReadProject$$'
+	$(FUZZ) '^FuzzReadOBJ$$' ./assets
+	$(FUZZ) '^FuzzParseFloatField$$' ./assets
+	$(FUZZ) '^FuzzReadGLB$$' ./assets
+	$(FUZZ) '^FuzzReadProject$$' ./assets
+	$(FUZZ) '^FuzzReadEnsembleGroups$$' ./assets
+	$(FUZZ) '^FuzzReadEnsembleAttachments$$' ./assets
+	$(FUZZ) '^FuzzReadParams$$' ./tools/dynamics
+	$(FUZZ) '^FuzzRead$$' ./internal/shard
+	$(FUZZ) '^FuzzParseGraph$$' ./tools/ensemble
+	$(FUZZ) '^FuzzModelGobDecode$$' ./solver/ensemble
 
 # Performance figures as JSON lines; starts Xvfb for the viewport figures
 # when there is no display.

@@ -152,14 +152,14 @@ func readCSV(r io.Reader, name string, header []string, row func(line int, field
 			}
 			return nil
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return &ParseError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+				return &ParseError{File: name, Line: max(pe.Line, 1), Msg: pe.Err.Error()}
 			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		line, _ := cr.FieldPos(0) // after the error: FieldPos panics on a record not read
 		if first {
 			first = false
 			for i, h := range header {

@@ -155,6 +155,12 @@ func Read(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parse(path, data)
+}
+
+// parse reads the header of data, the contents of the file at path, and
+// keeps its payload.
+func parse(path string, data []byte) (*File, error) {
 	line, rest, ok := bytes.Cut(data, []byte{'\n'})
 	if !ok || len(line) > maxHeader {
 		return nil, fmt.Errorf("%s: not a Gallop shard file (no header line)", path)
@@ -200,6 +206,11 @@ func ReadSet(paths []string) ([]*File, error) {
 		}
 		files = append(files, f)
 	}
+	return checkSet(files)
+}
+
+// checkSet is ReadSet's check of files, read and of kind shard.
+func checkSet(files []*File) ([]*File, error) {
 	first := files[0]
 	for _, f := range files[1:] {
 		if !f.sameRun(first.Header) {

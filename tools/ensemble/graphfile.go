@@ -167,6 +167,11 @@ func LoadGraph(path string) (*GraphFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseGraph(path, data)
+}
+
+// parseGraph is LoadGraph of data, the contents of the file at path.
+func parseGraph(path string, data []byte) (*GraphFile, error) {
 	var f GraphFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%s: not a graph file: %w", path, err)

@@ -1,0 +1,34 @@
+package ensemble
+
+import (
+	"bytes"
+	"encoding/gob"
+	"testing"
+
+	"gallop/internal/fuzzbound"
+)
+
+// FuzzModelGobDecode checks that decoding a model file never panics and
+// allocates in proportion to the file, whatever sizes it claims, and that
+// a model it accepts poses its states.
+func FuzzModelGobDecode(f *testing.F) {
+	m := model(f, synthetic(2, motion{}), Options{TauMax: 6})
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(m); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.Bytes())
+	f.Add(b.Bytes()[:b.Len()/2])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var back Model
+		var err error
+		fuzzbound.Check(t, len(data), 1024, func() { err = gob.NewDecoder(bytes.NewReader(data)).Decode(&back) })
+		if err != nil {
+			return
+		}
+		for i := range back.states() {
+			back.Pose(back.state(i))
+		}
+	})
+}
