@@ -515,12 +515,23 @@ func (s *Spell) simulate(st SpellState, fps float64) (SpellOutcome, error) {
 	return o, nil
 }
 
+// spellTile is the side of a designated bin's floor mark (the green tile
+// of the recording), a fraction of the bin's width.
+const spellTile = 0.8
+
 // inBin reports whether a ball whose centre p lies over bin (c, r) is in
-// it: its centre below the lowest top of the bin's partitions, or resting
+// it: its centre over the bin's floor tile (the middle spellTile of the
+// bin each way, where a ball resting on the floor between the partitions
+// always is) and below the lowest top of the bin's partitions, or resting
 // on the floor (partitions may be lower than a ball's radius). A ball
 // lying on a partition, or still in the air when the simulation stops,
-// is in no bin, whichever bin its centre happens to be over.
+// is in no bin, whichever bin its centre happens to be over; so is one
+// straddling a low partition with its centre near the partition's line.
 func (s *Spell) inBin(st SpellState, c, r int, p mgl64.Vec3) bool {
+	x, z := s.corner(c, r)
+	if math.Abs(p[0]-(x+SpellBin/2)) > spellTile*SpellBin/2 || math.Abs(p[2]-(z+SpellBin/2)) > spellTile*SpellBin/2 {
+		return false
+	}
 	top := math.Min(math.Min(s.height(st, c, r), s.height(st, c+1, r)), math.Min(s.height(st, c, r+1), s.height(st, c+1, r+1)))
 	return p[1] < top || p[1] < 1.5*SpellBallRadius
 }
@@ -705,7 +716,7 @@ func (s *Spell) Record(st SpellState, fps float64) (*Recording, error) {
 	for bin, d := range s.Designated {
 		if d {
 			x, z := s.corner(bin%s.Cols, bin/s.Cols)
-			marks.Pieces = append(marks.Pieces, boxAt(mgl64.Vec3{SpellBin * 0.8, 0.002, SpellBin * 0.8}, mgl64.Vec3{x + SpellBin/2, 0.001, z + SpellBin/2}))
+			marks.Pieces = append(marks.Pieces, boxAt(mgl64.Vec3{SpellBin * spellTile, 0.002, SpellBin * spellTile}, mgl64.Vec3{x + SpellBin/2, 0.001, z + SpellBin/2}))
 		}
 	}
 	a.Static = append(a.Static, RecordedPart{Name: "designated bins", Shape: marks, Color: [3]float32{0.2, 0.65, 0.3}})

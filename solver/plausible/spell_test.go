@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gallop/solver/mcmc"
+
+	"github.com/go-gl/mathgl/mgl64"
 )
 
 func hiSpell(t testing.TB) *Spell {
@@ -228,9 +230,10 @@ func TestSpellChainsFindWord(t *testing.T) {
 // TestItem6SpellSatisfiedIsGeometric (issue 10, item 6): every satisfying
 // sample of short "HI" chains is checked by a geometric test independent
 // of the simulator's bookkeeping: each bin to fill holds a ball whose
-// centre lies inside the bin and below the tops of its partitions, or on
-// the floor (partitions can be lower than a ball's radius). A ball on top
-// of a partition, or still in the air, fills nothing.
+// centre lies over the bin's green floor tile and below the tops of its
+// partitions, or on the floor (partitions can be lower than a ball's
+// radius). A ball on top of a partition, straddling one, or still in the
+// air, fills nothing (issue 26, item 8).
 func TestItem6SpellSatisfiedIsGeometric(t *testing.T) {
 	s := hiSpell(t)
 	hx, hz := s.extent()
@@ -250,7 +253,11 @@ func TestItem6SpellSatisfiedIsGeometric(t *testing.T) {
 			top := math.Min(math.Min(s.height(st, col, row), s.height(st, col+1, row)), math.Min(s.height(st, col, row+1), s.height(st, col+1, row+1)))
 			held := false
 			for b, p := range smp.Outcome.Final {
-				if st.Active[b] && p[0] > x0 && p[0] < x0+SpellBin && p[2] > z0 && p[2] < z0+SpellBin && (p[1] < top || p[1] < 1.5*SpellBallRadius) {
+				// Over the bin's green floor tile (the middle 80% each way,
+				// as seen from above), not merely over the bin: a ball
+				// straddling a low partition is over its bin's edge.
+				tile := math.Abs(p[0]-(x0+SpellBin/2)) <= 0.4*SpellBin && math.Abs(p[2]-(z0+SpellBin/2)) <= 0.4*SpellBin
+				if st.Active[b] && tile && (p[1] < top || p[1] < 1.5*SpellBallRadius) {
 					held = true
 				}
 			}
@@ -269,4 +276,32 @@ func TestItem6SpellSatisfiedIsGeometric(t *testing.T) {
 		t.Fatal("no satisfying sample in 2 × 1,800 iterations to check")
 	}
 	t.Logf("%d satisfying samples checked", checked)
+}
+
+// TestSpellStraddlingBallFillsNothing (issue 26, item 8): with partitions
+// at their lowest, a ball resting across a partition, its centre a
+// millimetre from the partition's line, is low enough to count as on the
+// floor, but it is over no bin's floor tile: it fills nothing. A ball
+// resting in the middle of the bin fills it.
+func TestSpellStraddlingBallFillsNothing(t *testing.T) {
+	s := hiSpell(t)
+	st := s.Ideal()
+	for k := range st.Offsets {
+		st.Offsets[k] = -1 // every partition at spellMinWallScale of its height
+	}
+	low := spellMinWallScale * SpellWallHeight
+	x, z := s.corner(2, 2)
+	for _, c := range []struct {
+		name string
+		p    mgl64.Vec3
+		want bool
+	}{
+		{"in the middle, on the floor", mgl64.Vec3{x + SpellBin/2, SpellBallRadius, z + SpellBin/2}, true},
+		{"across the partition at x, a millimetre inside", mgl64.Vec3{x + 0.001, low + SpellBallRadius, z + SpellBin/2}, false},
+		{"across the partition at z, a millimetre inside", mgl64.Vec3{x + SpellBin/2, low + SpellBallRadius, z + 0.001}, false},
+	} {
+		if got := s.inBin(st, 2, 2, c.p); got != c.want {
+			t.Errorf("%s (centre %v): in the bin %v, want %v", c.name, c.p, got, c.want)
+		}
+	}
 }
