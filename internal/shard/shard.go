@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"gallop/internal/atomicfile"
+	"gallop/internal/gobbytes"
 	"gallop/internal/words"
 	"io"
 	"os"
@@ -123,7 +124,7 @@ type File struct {
 
 // Decode decodes the payload into v (a pointer).
 func (f *File) Decode(v any) error {
-	if err := gob.NewDecoder(bytes.NewReader(f.payload)).Decode(v); err != nil {
+	if err := gobbytes.Decode(f.payload, v); err != nil {
 		return fmt.Errorf("%s: payload: %w", f.Path, err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"gallop/internal/gobbytes"
 	"gallop/solver/ensemble/csp"
 )
 
@@ -119,7 +120,7 @@ func (m *Model) GobEncode() ([]byte, error) {
 // together (a corrupt or foreign file is an error, not a panic later).
 func (m *Model) GobDecode(data []byte) error {
 	var f modelFile
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&f); err != nil {
+	if err := gobbytes.Decode(data, &f); err != nil {
 		return fmt.Errorf("ensemble model: %w", err)
 	}
 	bad := errors.New("ensemble model: parts of different sizes")

@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"gallop/internal/fuzzbound"
+	"gallop/internal/gobbytes"
 )
 
-// FuzzModelGobDecode checks that decoding a model file never panics and
-// allocates in proportion to the file, whatever sizes it claims, and that
-// a model it accepts poses its states.
+// FuzzModelGobDecode checks that decoding a model file as Gallop does
+// (gobbytes.Decode, as a shard file's payload) never panics and allocates
+// in proportion to the file, whatever sizes it claims, and that a model it
+// accepts poses its states.
 func FuzzModelGobDecode(f *testing.F) {
 	m := model(f, synthetic(2, motion{}), Options{TauMax: 6})
 	var b bytes.Buffer
@@ -23,7 +25,7 @@ func FuzzModelGobDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var back Model
 		var err error
-		fuzzbound.Check(t, len(data), 1024, func() { err = gob.NewDecoder(bytes.NewReader(data)).Decode(&back) })
+		fuzzbound.Check(t, len(data), 1024, func() { err = gobbytes.Decode(data, &back) })
 		if err != nil {
 			return
 		}
