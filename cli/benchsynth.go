@@ -216,8 +216,8 @@ func benchBlends(stdout io.Writer, set string, a *synth.Analysis) error {
 // bones (0-20°, 20-40°, 40° and more), and per bin and blend the mean
 // excess edge strain, volume change and acceleration ratio. Every blend
 // is measured as clips have it (bones projected to rigid motions), and
-// the crossfade also with its bones left affine: the per-vertex
-// crossfade, "crossfade_vertex".
+// the crossfade and the gradient blend also with their bones left affine:
+// the per-vertex crossfade, "crossfade_vertex", and "gradient_affine".
 func benchForced(stdout io.Writer, name string, a *synth.Analysis) error {
 	type variant struct {
 		name string

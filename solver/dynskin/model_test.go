@@ -376,14 +376,7 @@ func TestFitRecoversItsExample(t *testing.T) {
 	m, rest := tubeModel(t, 8, 8)
 	g := swayGoal(m, rest, 40)
 	truth := Uniform(m.n, Material{Alpha: 0.3, Beta: 0.5, Gamma: 0.2, Lambda: 0.1, Kappa: 0.3})
-	example, err := Simulate(m, truth, g, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Fit(t.Context(), m, g, example, FitOptions{Kappa: true, Iterations: 60})
-	if err != nil {
-		t.Fatal(err)
-	}
+	example, res := fitExample(t, m, g, truth)
 	sim, err := Simulate(m, res.Params, g, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -395,6 +388,21 @@ func TestFitRecoversItsExample(t *testing.T) {
 	if !(res.RMSE < 0.2*puppet) {
 		t.Errorf("fitted RMSE %g, the puppet's %g: want at most a fifth", res.RMSE, puppet)
 	}
+}
+
+// fitExample simulates the example of parameters truth and fits it from the
+// fit's start (60 iterations, κ included).
+func fitExample(t *testing.T, m *Model, g *Goal, truth []Material) ([][]mgl64.Vec3, *FitResult) {
+	t.Helper()
+	example, err := Simulate(m, truth, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(t.Context(), m, g, example, FitOptions{Kappa: true, Iterations: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return example, res
 }
 
 // TestRestartFromState: a simulation restarted from a state saved at frame
@@ -515,14 +523,7 @@ func TestFitRecoversPerVertexParams(t *testing.T) {
 			truth[i] = Material{Alpha: 0.5, Beta: 0.6, Gamma: 0.3, Lambda: 0.1, Kappa: 0.3}
 		}
 	}
-	example, err := Simulate(m, truth, g, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Fit(t.Context(), m, g, example, FitOptions{Kappa: true, Iterations: 60})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, res := fitExample(t, m, g, truth)
 	puppet := math.Sqrt(res.Energy[0] / float64(m.n*g.NumFrames()))
 	var stiff, soft, ns, nf float64
 	for i, p := range rest {

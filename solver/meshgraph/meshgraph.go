@@ -109,3 +109,35 @@ func (a *Adjacency) Ring(dst []int32, seen []bool, i, k int) []int32 {
 	}
 	return dst
 }
+
+// Incidence lists each vertex's triangles (indices into the triangles it
+// was built from), in compressed rows, increasing.
+type Incidence struct {
+	start []int32
+	tri   []int32
+}
+
+// NewIncidence builds the incidence of n vertices on triangles, whose
+// corners must lie in [0, n) (New checks them).
+func NewIncidence(n int, triangles [][3]int) *Incidence {
+	in := &Incidence{start: make([]int32, n+1), tri: make([]int32, 3*len(triangles))}
+	for _, t := range triangles {
+		for _, v := range t {
+			in.start[v+1]++
+		}
+	}
+	for i := range n {
+		in.start[i+1] += in.start[i]
+	}
+	fill := slices.Clone(in.start[:n])
+	for f, t := range triangles {
+		for _, v := range t {
+			in.tri[fill[v]] = int32(f)
+			fill[v]++
+		}
+	}
+	return in
+}
+
+// Of returns vertex v's triangles. The slice is shared; do not modify it.
+func (in *Incidence) Of(v int) []int32 { return in.tri[in.start[v]:in.start[v+1]] }

@@ -66,3 +66,13 @@ func TestExactStorage(t *testing.T) {
 		t.Errorf("Nbr %d of capacity %d, Start %d of capacity %d; want 10 exactly and no spare", len(a.Nbr), cap(a.Nbr), len(a.Start), cap(a.Start))
 	}
 }
+
+func TestIncidence(t *testing.T) {
+	in := NewIncidence(5, square) // 0-1-2 and 0-2-3; vertex 4 in none
+	want := [][]int32{{0, 1}, {0}, {0, 1}, {1}, {}}
+	for v, w := range want {
+		if got := in.Of(v); !slices.Equal(got, w) {
+			t.Errorf("triangles of %d: %v, want %v", v, got, w)
+		}
+	}
+}

@@ -290,49 +290,25 @@ func decomposeSampled(ctx context.Context, rest []mgl64.Vec3, adj *meshgraph.Adj
 // than Tolerance, and returns the best iterate; its rounds are numbered
 // from after, History holds theirs only.
 func (s *solver) refine(ctx context.Context, after int) (*Result, error) {
-	if s.b > 1 {
-		sm, err := newSmoother(s)
-		if err != nil {
-			return nil, err
-		}
-		s.smooth = sm
+	if err := s.setSmoother(); err != nil {
+		return nil, err
 	}
-	var best *Result
-	var history []float64
-	var tr transformStep
-	var ws weightStep
+	a := &alternation{s: s, it: after}
 	prev := math.Inf(1)
-	rounds := 0
-	for rounds < RefineRounds {
+	for a.it-after < RefineRounds {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if rounds > 0 {
-			tr.run(s, 0)
-		}
-		if s.b > 1 {
-			ws.run(s)
-		} else {
-			s.evaluate()
-		}
-		rounds++
-		e := s.rmse()
-		history = append(history, e)
-		if s.opts.Progress != nil {
-			s.opts.Progress(after+rounds, e, true)
-		}
-		if best == nil || e < best.RMSE {
-			best = s.snapshot()
-			best.RMSE, best.BestIteration = e, after+rounds
-		}
+		e := a.round(0, true, a.it > after)
 		if !(e < prev*(1-s.opts.Tolerance)) {
 			break
 		}
 		prev = e
 		s.reseedDeadBones()
 	}
-	best.Iterations, best.RefineRounds, best.History = after+rounds, rounds, history
-	return best, nil
+	r := a.result()
+	r.RefineRounds = a.it - after
+	return r, nil
 }
 
 func check(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Options) error {
@@ -418,56 +394,25 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 	if err := s.initialize(ctx); err != nil {
 		return nil, err
 	}
-	if s.b > 1 {
-		sm, err := newSmoother(s)
-		if err != nil {
-			return nil, err
-		}
-		s.smooth = sm
+	if err := s.setSmoother(); err != nil {
+		return nil, err
 	}
-	best := s.snapshot()
+	a := &alternation{s: s}
 	s.evaluate()
-	best.History = []float64{s.rmse()}
-	best.RMSE = best.History[0]
-	var tr transformStep
-	var ws weightStep
-	// round runs alternation round it with translation affinity λ and
-	// returns its RMSE, keeping the best iterate.
-	round := func(it int, affine float64, polish bool) float64 {
-		tr.run(s, affine)
-		if s.b > 1 {
-			ws.run(s) // sets vertErr
-		} else {
-			s.evaluate()
-		}
-		e := s.rmse()
-		best.History = append(best.History, e)
-		best.Iterations = it
-		if e < best.RMSE {
-			h, n := best.History, best.Iterations
-			best = s.snapshot()
-			best.RMSE, best.BestIteration, best.History, best.Iterations = e, it, h, n
-		}
-		if s.opts.Progress != nil {
-			s.opts.Progress(it, e, polish)
-		}
-		return e
-	}
-	it := 0
+	a.keep(s.rmse())
 	stop := stopRule{tol: s.opts.Tolerance, patience: s.opts.Patience}
-	for it < s.opts.Iterations {
+	for a.it < s.opts.Iterations {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		it++
-		e := round(it, s.opts.TransAffine, false)
+		e := a.round(s.opts.TransAffine, false, true)
 		s.reseedDeadBones()
 		if stop.done(e) {
 			break
 		}
 	}
 	if s.opts.TransAffine == 0 {
-		return best, nil
+		return a.result(), nil
 	}
 	// Polish: a few rounds without the affinity, which holds each bone's
 	// translation toward the rigid fit of its vertices and so keeps the
@@ -476,12 +421,76 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		it++
-		round(it, 0, true)
+		a.round(0, true, true)
 		s.reseedDeadBones()
 	}
-	best.PolishRounds = s.opts.PolishIterations
-	return best, nil
+	r := a.result()
+	r.PolishRounds = s.opts.PolishIterations
+	return r, nil
+}
+
+// setSmoother prepares the weight smoothing of s's mesh (none for one
+// bone, whose weights are all 1).
+func (s *solver) setSmoother() error {
+	if s.b == 1 {
+		return nil
+	}
+	sm, err := newSmoother(s)
+	if err != nil {
+		return err
+	}
+	s.smooth = sm
+	return nil
+}
+
+// alternation runs rounds on a solver and keeps the best iterate and the
+// RMSE of every round.
+type alternation struct {
+	s       *solver
+	tr      transformStep
+	ws      weightStep
+	it      int       // the last round run
+	best    *Result   // the best iterate so far
+	history []float64 // the RMSE after each round kept
+}
+
+// round runs round it+1: the transforms with translation affinity λ (unless
+// not transforms), then the weights; it reports the round to Progress and
+// returns its RMSE.
+func (a *alternation) round(affine float64, polish, transforms bool) float64 {
+	s := a.s
+	if transforms {
+		a.tr.run(s, affine)
+	}
+	if s.b > 1 {
+		a.ws.run(s) // sets vertErr
+	} else {
+		s.evaluate()
+	}
+	a.it++
+	e := s.rmse()
+	a.keep(e)
+	if s.opts.Progress != nil {
+		s.opts.Progress(a.it, e, polish)
+	}
+	return e
+}
+
+// keep records the iterate's RMSE e after round a.it, and the iterate if
+// it is the best so far.
+func (a *alternation) keep(e float64) {
+	a.history = append(a.history, e)
+	if a.best == nil || e < a.best.RMSE {
+		a.best = a.s.snapshot()
+		a.best.RMSE, a.best.BestIteration = e, a.it
+	}
+}
+
+// result is the best iterate with the rounds' count and history.
+func (a *alternation) result() *Result {
+	r := a.best
+	r.Iterations, r.History = a.it, a.history
+	return r
 }
 
 // stopRule is Dem Bones' rule for ending the alternation: a round that

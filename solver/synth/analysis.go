@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync/atomic"
+	"sync"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
@@ -85,25 +85,27 @@ type Analysis struct {
 	Model *Model
 	Opts  Options
 
-	Reference int                       // the reference bone of the whole mesh: the largest weight sum Σᵢ wᵢᵦ
-	BoneGraph [][2]int                  // bones joined where both weigh at least Coupling on a vertex
-	CutNodes  []int                     // the bone graph's cut nodes (articulation points), increasing
-	Parts     []*Part                   // one part, or with Components one per component
-	Vertex    []int                     // per vertex the part of its largest weight's bone, -1 for the reference bone
-	Diagonal  float64                   // of the rest mesh's bounding box
-	area      []float64                 // per vertex: a third of its triangles' rest areas (see vertexAreas)
-	Accel99   float64                   // 99th percentile over input frames of the largest vertex acceleration
-	EdgeMax   float64                   // the input's largest relative change of an edge length from the rest pose
-	figVerts  []int                     // the vertices the figures pose: the sampled triangles' corners (figureSample)
-	figRest   []mgl64.Vec3              // their rest positions
-	figInf    []figInfluence            // their influences, vertex after vertex
-	edges     [][2]int32                // the sampled edges, as indices into figVerts
-	edgePart  []int                     // per sampled edge, its first end point's part (Vertex)
-	restLen   []float64                 // their rest lengths
-	restDen   []float64                 // the same floored at sliver times their mean (see edgeChange)
-	inputPos  [][]mgl64.Vec3            // per input frame, the figure vertices in the model's pose
-	inputLen  [][]float64               // per input frame, the sampled edges' lengths in the model's pose
-	volumes   atomic.Pointer[[]float64] // per input frame, the volume in the model's pose: made by the first Splice
+	Reference   int                  // the reference bone of the whole mesh: the largest weight sum Σᵢ wᵢᵦ
+	BoneGraph   [][2]int             // bones joined where both weigh at least Coupling on a vertex
+	CutNodes    []int                // the bone graph's cut nodes (articulation points), increasing
+	Parts       []*Part              // one part, or with Components one per component
+	Vertex      []int                // per vertex the part of its largest weight's bone, -1 for the reference bone
+	Diagonal    float64              // of the rest mesh's bounding box
+	area        []float64            // per vertex: a third of its triangles' rest areas (see vertexAreas)
+	incidence   *meshgraph.Incidence // each vertex's triangles
+	Accel99     float64              // 99th percentile over input frames of the largest vertex acceleration
+	EdgeMax     float64              // the input's largest relative change of an edge length from the rest pose
+	figVerts    []int                // the vertices the figures pose: the sampled triangles' corners (figureSample)
+	figRest     []mgl64.Vec3         // their rest positions
+	figInf      []figInfluence       // their influences, vertex after vertex
+	edges       [][2]int32           // the sampled edges, as indices into figVerts
+	edgePart    []int                // per sampled edge, its first end point's part (Vertex)
+	restLen     []float64            // their rest lengths
+	restDen     []float64            // the same floored at sliver times their mean (see edgeChange)
+	inputPos    [][]mgl64.Vec3       // per input frame, the figure vertices in the model's pose
+	inputLen    [][]float64          // per input frame, the sampled edges' lengths in the model's pose
+	volumes     []float64            // per input frame, the volume in the model's pose (inputVolumes)
+	volumesOnce sync.Once
 }
 
 // Part is a set of bones synthesised together in the frame of a reference
@@ -170,6 +172,7 @@ func Analyze(ctx context.Context, m *Model, opts Options) (*Analysis, error) {
 		return nil, errors.New("synth: the rest mesh has no extent")
 	}
 	a.area = vertexAreas(m.Rest, m.Triangles)
+	a.incidence = meshgraph.NewIncidence(len(m.Rest), m.Triangles)
 	nb := m.NumBones()
 	sum := make([]float64, nb)
 	for _, l := range m.Weights {
@@ -354,11 +357,7 @@ func (a *Analysis) splitBone(sum []float64) int {
 // the strain figure compares with.
 func (a *Analysis) inputFigures() {
 	m := a.Model
-	rest := make([]mgl64.Vec3, len(a.figVerts))
-	for k, v := range a.figVerts {
-		rest[k] = m.Rest[v]
-	}
-	a.restLen = edgeLengths(nil, rest, a.edges)
+	a.restLen = edgeLengths(nil, a.figRest, a.edges)
 	mean := 0.0
 	for _, l := range a.restLen {
 		mean += l / float64(len(a.restLen))

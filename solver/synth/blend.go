@@ -286,7 +286,7 @@ func (p *Part) localPositions(w Walk, b Blend, W int, affine bool, emit func(t i
 			blended(t)
 		})
 	case BlendCoordinates:
-		linear(w.Source, w.Splices, W, p.n, 6*nb, func(x int, dst []float64) { copy(dst, p.coords[x]) }, rebranchBones, func(t int, y []float64) {
+		linear(w.Source, w.Splices, W, p.n, 6*nb, func(x int, dst []float64) { copy(dst, p.coords[x]) }, rebranchEvery(6), func(t int, y []float64) {
 			for c := range buf {
 				rotation.ExpTo(&buf[c].R, mgl64.Vec3{y[6*c], y[6*c+1], y[6*c+2]})
 				copy(buf[c].T[:], y[6*c+3:6*c+6])
@@ -299,7 +299,7 @@ func (p *Part) localPositions(w Walk, b Blend, W int, affine bool, emit func(t i
 		if b == BlendPoisson {
 			y = poisson(w.Source, isFree, 12*nb, entries, nil)
 		} else {
-			y = poisson(w.Source, isFree, len(k.coords[0]), keyCoords, rebranchRotations)
+			y = poisson(w.Source, isFree, len(k.coords[0]), keyCoords, rebranchEvery(perKey))
 		}
 		for t := range L {
 			if isFree[t] {
@@ -312,7 +312,7 @@ func (p *Part) localPositions(w Walk, b Blend, W int, affine bool, emit func(t i
 			}
 		}
 	default:
-		linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), keyCoords, rebranchRotations, func(t int, y []float64) {
+		linear(w.Source, w.Splices, W, p.n, len(k.coords[0]), keyCoords, rebranchEvery(perKey), func(t int, y []float64) {
 			k.bones(buf, y, p.local[w.Source[t]], &sc)
 			blended(t)
 		})
@@ -320,19 +320,14 @@ func (p *Part) localPositions(w Walk, b Blend, W int, affine bool, emit func(t i
 	plain(L)
 }
 
-// rebranchRotations moves each key's axis-angle vector in y (the first 3
-// of every perKey coordinates) to the branch nearest pred's.
-func rebranchRotations(pred, y []float64) {
-	for k := 0; k+perKey <= len(y); k += perKey {
-		unwrapTo((*[3]float64)(y[k:]), (*[3]float64)(pred[k:]))
-	}
-}
-
-// rebranchBones moves each bone's axis-angle vector in y (the first 3 of
-// every 6 coordinates) to the branch nearest pred's.
-func rebranchBones(pred, y []float64) {
-	for k := 0; k+6 <= len(y); k += 6 {
-		unwrapTo((*[3]float64)(y[k:]), (*[3]float64)(pred[k:]))
+// rebranchEvery returns the rebranch of values that hold an axis-angle
+// vector at the start of every stride coordinates (the keys' perKey, the
+// bones' 6): it moves each to the branch nearest pred's.
+func rebranchEvery(stride int) func(pred, y []float64) {
+	return func(pred, y []float64) {
+		for k := 0; k+stride <= len(y); k += stride {
+			unwrapTo((*[3]float64)(y[k:]), (*[3]float64)(pred[k:]))
+		}
 	}
 }
 

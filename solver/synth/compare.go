@@ -87,27 +87,30 @@ func (a *Analysis) Splice(i, j int, req Request) (SpliceFigures, error) {
 	if v0 == 0 {
 		return f, nil
 	}
+	vs := a.inputVolumes()
 	var pos []mgl64.Vec3
-	inputVolume := func(x int) float64 {
-		x = clamp(x, p.n)
-		if vs := a.volumes.Load(); vs != nil {
-			return (*vs)[x]
-		}
-		vs := make([]float64, p.n)
-		for y := range vs {
-			pos = ssdr.Skin(pos, m.Rest, m.Weights, m.Bones[y])
-			vs[y] = volume(pos, m.Triangles)
-		}
-		a.volumes.Store(&vs)
-		return vs[x]
-	}
 	for t := pre - W + 1; t <= pre+W; t++ {
 		al := float64(t-pre+W) / float64(2*W+1)
-		want := (1-al)*inputVolume(i+t-pre) + al*inputVolume(j+t-pre)
+		want := (1-al)*vs[clamp(i+t-pre, p.n)] + al*vs[clamp(j+t-pre, p.n)]
 		pos = c.Pose(pos, t)
 		f.Volume = max(f.Volume, math.Abs(volume(pos, m.Triangles)-want)/v0)
 	}
 	return f, nil
+}
+
+// inputVolumes returns the volume of every input frame in the model's
+// pose, computed by the first caller (Splices calls Splice on every core).
+func (a *Analysis) inputVolumes() []float64 {
+	a.volumesOnce.Do(func() {
+		m := a.Model
+		var pos []mgl64.Vec3
+		a.volumes = make([]float64, m.NumFrames())
+		for x := range a.volumes {
+			pos = ssdr.Skin(pos, m.Rest, m.Weights, m.Bones[x])
+			a.volumes[x] = volume(pos, m.Triangles)
+		}
+	})
+	return a.volumes
 }
 
 // volume returns the signed volume enclosed by the triangles, Σ p₀·(p₁×p₂)/6.

@@ -16,9 +16,8 @@ const DefaultThreshold = 2
 
 // poseSample is a part's poses at the figures' sample of the mesh
 // (figureSample: the corners of at most 1,024 triangles, whatever the
-// resolution): per
-// input frame the model's posed figure vertices, shared by the parts, and
-// the part's own among them (idx; nil for all of them).
+// resolution): per input frame the model's posed figure vertices, shared
+// by the parts, and the part's own among them (idx; nil for all of them).
 type poseSample struct {
 	frames [][]mgl64.Vec3
 	idx    []int

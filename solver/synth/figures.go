@@ -32,12 +32,11 @@ func (a *Analysis) figureSample(all [][2]int32) {
 	} else {
 		// A fan has 3T/V triangles on average: seeds every 3T/1024-th vertex
 		// give about 1,024; the count is capped at figureTriangles.
-		vt := newVertexTriangles(len(m.Rest), m.Triangles)
 		stride := max(1, (3*len(m.Triangles)+figureTriangles-1)/figureTriangles)
 		taken := make([]bool, len(m.Triangles))
 	seeds:
 		for v := 0; v < len(m.Rest); v += stride {
-			for _, f := range vt.of(v) {
+			for _, f := range a.incidence.Of(v) {
 				if len(picked) == figureTriangles {
 					break seeds
 				}

@@ -128,12 +128,11 @@ func newKeys(a *Analysis, adj *meshgraph.Adjacency, p *Part) (*keys, error) {
 	for i := range dist {
 		dist[i] = math.Inf(1)
 	}
-	tris := newVertexTriangles(len(m.Rest), m.Triangles)
 	inBall := make([]bool, len(m.Rest))
 	var ball []int32
 	for _, v := range verts {
 		ball = adj.Ball(ball, dist, m.Rest, v, gradientRadius*a.Diagonal)
-		kv, ok := gradientsAt(m, tris, ball, inBall, v, in, a.Opts.Coupling)
+		kv, ok := gradientsAt(m, a.incidence, ball, inBall, v, in, a.Opts.Coupling)
 		if !ok {
 			continue // weighted by another part's bones
 		}
@@ -175,7 +174,7 @@ func newKeys(a *Analysis, adj *meshgraph.Adjacency, p *Part) (*keys, error) {
 //
 // It returns false if a bone outside in weighs at least coupling on the
 // ball; smaller weights of such bones are left out.
-func gradientsAt(m *Model, tris *vertexTriangles, ball []int32, inBall []bool, v int, in map[int]int, coupling float64) (key, bool) {
+func gradientsAt(m *Model, tris *meshgraph.Incidence, ball []int32, inBall []bool, v int, in map[int]int, coupling float64) (key, bool) {
 	kv := key{vertex: v, p: m.Rest[v]}
 	var bones []int
 	for _, u := range ball {
@@ -208,7 +207,7 @@ func gradientsAt(m *Model, tris *vertexTriangles, ball []int32, inBall []bool, v
 	grads := make([]mgl64.Vec3, len(bones))
 	area := 0.0
 	for _, u := range ball {
-		for _, f := range tris.of(int(u)) {
+		for _, f := range tris.Of(int(u)) {
 			t := m.Triangles[f]
 			// Each triangle once: at its first corner in the ball.
 			if !inBall[t[0]] || !inBall[t[1]] || !inBall[t[2]] || int(u) != min(t[0], t[1], t[2]) {
@@ -248,35 +247,6 @@ func gradientsAt(m *Model, tris *vertexTriangles, ball []int32, inBall []bool, v
 	}
 	return kv, true
 }
-
-// vertexTriangles lists each vertex's triangles in compressed rows.
-type vertexTriangles struct {
-	start []int32
-	tri   []int32
-}
-
-func newVertexTriangles(n int, triangles [][3]int) *vertexTriangles {
-	vt := &vertexTriangles{start: make([]int32, n+1), tri: make([]int32, 3*len(triangles))}
-	for _, t := range triangles {
-		for _, v := range t {
-			vt.start[v+1]++
-		}
-	}
-	for i := range n {
-		vt.start[i+1] += vt.start[i]
-	}
-	fill := slices.Clone(vt.start[:n])
-	for f, t := range triangles {
-		for _, v := range t {
-			vt.tri[fill[v]] = int32(f)
-			fill[v]++
-		}
-	}
-	return vt
-}
-
-// of returns vertex v's triangles.
-func (vt *vertexTriangles) of(v int) []int32 { return vt.tri[vt.start[v]:vt.start[v+1]] }
 
 func outer(a, b mgl64.Vec3) mgl64.Mat3 {
 	return mgl64.Mat3{a[0] * b[0], a[1] * b[0], a[2] * b[0], a[0] * b[1], a[1] * b[1], a[2] * b[1], a[0] * b[2], a[1] * b[2], a[2] * b[2]}
