@@ -44,6 +44,9 @@ type Options struct {
 	Width, Height int
 	// Bench, if set, runs the viewport benchmark and quits (gallop bench).
 	Bench *BenchResult
+	// Autosave is how often unsaved changes are written to the recovery
+	// file (see autosaver); zero means DefaultAutosave, negative never.
+	Autosave time.Duration
 }
 
 // App is the running application.
@@ -88,6 +91,9 @@ type App struct {
 	lastActive time.Time // last input, playback or job activity
 	fps        uint      // the frame rate asked of the window loop
 	bench      *benchState
+
+	crash    crashState // panics caught on the UI thread (see loop)
+	autosave *autosaver // the recovery file of this session, nil when off
 }
 
 // Run opens the window and runs until it is closed.
@@ -120,7 +126,7 @@ func Run(opts Options) error {
 	a.win.SetTargetFPS(fpsActive)
 	a.jobs.Wake = giu.Update
 	a.win.SetAdditionalInputHandlerCallback(a.onKey)
-	a.win.SetDropCallback(func(paths []string) { a.openPaths(paths, true) })
+	a.win.SetDropCallback(func(paths []string) { a.guard("opening dropped files", func() { a.openPaths(paths, true) }) })
 	a.win.SetCloseCallback(func() bool {
 		if a.history.Dirty() {
 			a.confirmDiscard("quitting", a.quitNow)
@@ -131,6 +137,8 @@ func Run(opts Options) error {
 	})
 	if opts.Bench != nil {
 		a.bench = newBench(opts.Bench)
+	} else {
+		a.startAutosave()
 	}
 	if len(opts.Files) > 0 {
 		a.openPaths(opts.Files, false)
@@ -138,6 +146,9 @@ func Run(opts Options) error {
 		a.openDemo()
 	}
 	a.win.Run(a.loop)
+	if a.autosave != nil {
+		a.autosave.close()
+	}
 	a.jobs.CancelAll()
 	// Jobs end their work before Gallop exits: the farm's local tasks,
 	// which run in this process, are cancelled (Slurm's run on).
@@ -195,8 +206,8 @@ func (a *App) setDocument(d *Document, p *assets.Project) {
 	a.win.SetTitle("Gallop - " + filepath.Base(d.DisplayName()))
 }
 
-// loop builds one UI frame.
-func (a *App) loop() {
+// frame builds one UI frame (called by loop, which catches its panics).
+func (a *App) frame() {
 	now := time.Now()
 	dt := now.Sub(a.lastFrame)
 	if a.lastFrame.IsZero() {
@@ -215,6 +226,9 @@ func (a *App) loop() {
 	a.jobs.Poll()
 	a.dialogs.poll()
 	a.advancePlayback(dt)
+	if a.autosave != nil {
+		a.autosave.tick(a)
+	}
 	a.tools[a.tool].Update(a)
 	a.shortcuts()
 
@@ -223,6 +237,7 @@ func (a *App) loop() {
 		a.menuBar(),
 		a.body(float32(w), float32(h)),
 		a.modals(),
+		a.recoverModal(),
 	)
 	if imgui.CurrentIO().WantTextInput() {
 		// For the GUI tests: a text field has the keyboard.
@@ -295,5 +310,9 @@ func (a *App) fail(err error) {
 
 // info reports something that went well.
 func (a *App) info(format string, args ...any) {
-	a.msgs.add(false, fmt.Sprintf(format, args...))
+	text := fmt.Sprintf(format, args...)
+	a.msgs.add(false, text)
+	if panels.Trace {
+		fmt.Println(text)
+	}
 }

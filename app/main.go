@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
+	"time"
 )
 
 // Main opens the window with the command-line arguments (without the
@@ -32,13 +34,14 @@ func runWindow(args []string) error {
 	fs := flag.NewFlagSet("gallop", flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, `Usage: gallop [--save-to PATH] [--size WxH] [FILE...]
+		fmt.Fprintln(os.Stderr, `Usage: gallop [--save-to PATH] [--size WxH] [--autosave SECONDS] [FILE...]
   open the window on FILE (a .gallop project, an .obj, .gltf or .glb file,
   several .obj frames, or a folder of them), or on the built-in demo scene
   when no file is given; gallop help lists the headless commands`)
 	}
 	saveTo := fs.String("save-to", os.Getenv("GALLOP_SAVE_TO"), "where Save writes a new project without asking (default $GALLOP_SAVE_TO)")
 	size := fs.String("size", "1280x800", "window size in pixels")
+	autosave := fs.Float64("autosave", DefaultAutosave.Seconds(), "seconds between autosaves of unsaved changes to the recovery file (0: never)")
 	benchOut := fs.Bool("bench-viewport", false, "internal (gallop bench): run the viewport benchmark on FILE and print its figures as JSON")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -55,7 +58,13 @@ func runWindow(args []string) error {
 			return err
 		}
 	}
-	opts := Options{Files: fs.Args(), SaveTo: *saveTo, Width: w, Height: h}
+	if *autosave < 0 || math.IsNaN(*autosave) || *autosave > 1e6 {
+		return fmt.Errorf("--autosave %g: want seconds between 0 (never) and 1000000", *autosave)
+	}
+	opts := Options{Files: fs.Args(), SaveTo: *saveTo, Width: w, Height: h, Autosave: -1}
+	if *autosave > 0 {
+		opts.Autosave = time.Duration(*autosave * float64(time.Second))
+	}
 	if *benchOut {
 		opts.Bench = &BenchResult{}
 	}

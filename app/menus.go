@@ -17,6 +17,10 @@ func (a *App) menuBar() giu.Widget {
 			giu.MenuItem("New").Shortcut("Ctrl+N").OnClick(a.cmdNew),
 			giu.MenuItem("Open...").Shortcut("Ctrl+O").OnClick(a.cmdOpen),
 			giu.Menu("Open Recent").Layout(a.recentItems()...),
+			giu.MenuItem("Recover Last Session").Enabled(a.autosave != nil && a.autosave.orphan != "").OnClick(func() {
+				a.confirmDiscard("recovering the last session", a.recoverLast)
+			}),
+			panels.Mark("file: Recover Last Session"),
 			giu.Separator(),
 			giu.Menu("Import").Layout(
 				windowMark("menu: Import items"),
@@ -39,11 +43,13 @@ func (a *App) menuBar() giu.Widget {
 		panels.Mark("menu File"),
 		giu.Menu("Edit").Layout(
 			giu.MenuItem(label("Undo", a.history.UndoName())).Shortcut("Ctrl+Z").Enabled(a.history.CanUndo()).OnClick(a.history.Undo),
+			panels.Mark("edit: "+label("Undo", a.history.UndoName())),
 			giu.MenuItem(label("Redo", a.history.RedoName())).Shortcut("Ctrl+Shift+Z").Enabled(a.history.CanRedo()).OnClick(a.history.Redo),
 			giu.Separator(),
 			giu.MenuItem("Select All").Shortcut("A").OnClick(a.cmdSelectAll),
 			giu.MenuItem("Select None").Shortcut("Alt+A").OnClick(a.cmdSelectNone),
 		),
+		panels.Mark("menu Edit"),
 		giu.Menu("View").Layout(
 			giu.Menu("Shading").Layout(
 				giu.MenuItem("Smooth").Selected(a.view.Style.Shading == viewport.Smooth).OnClick(func() { a.view.Style.Shading = viewport.Smooth }),

@@ -108,7 +108,7 @@ type modalState struct {
 	confirm     *confirmation
 	confirmOpen bool
 
-	openShortcuts, openAbout, openLog, openStarted bool
+	openShortcuts, openAbout, openLog, openStarted, openRecover bool
 }
 
 // confirmation is the question asked before discarding unsaved changes.

@@ -59,6 +59,7 @@ type session struct {
 	root    string
 	xvfb    *exec.Cmd
 	config  string // XDG_CONFIG_HOME of the gallops it starts
+	cache   string // their XDG_CACHE_HOME (autosaves, crash reports, farm runs)
 	cur     *proc  // the gallop started last: its widgets are the ones found
 }
 
@@ -71,7 +72,7 @@ func newSession(t *testing.T) *session {
 	_, err := os.Stat(filepath.Join(root, "..", "shared", "data", "horse-gallop"))
 	need(t, "../shared/data/horse-gallop", err == nil)
 
-	s := &session{t: t, root: root, bin: filepath.Join(t.TempDir(), "gallop"), config: t.TempDir()}
+	s := &session{t: t, root: root, bin: filepath.Join(t.TempDir(), "gallop"), config: t.TempDir(), cache: t.TempDir()}
 	build := exec.Command("go", "build", "-o", s.bin, ".")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
@@ -103,8 +104,10 @@ func newSession(t *testing.T) *session {
 
 func (s *session) env() []string {
 	// GSETTINGS_BACKEND=memory keeps GTK from asking dconf over D-Bus.
-	// XDG_CONFIG_HOME: a test's recent files and panel widths stay its own.
-	return append(os.Environ(), "DISPLAY="+s.display, "XDG_RUNTIME_DIR="+s.t.TempDir(), "GSETTINGS_BACKEND=memory", "XDG_CONFIG_HOME="+s.config)
+	// XDG_CONFIG_HOME: a test's recent files and panel widths stay its own;
+	// XDG_CACHE_HOME: so do its autosaves (a gallop a test killed leaves
+	// one, which the next test's gallop would offer to recover).
+	return append(os.Environ(), "DISPLAY="+s.display, "XDG_RUNTIME_DIR="+s.t.TempDir(), "GSETTINGS_BACKEND=memory", "XDG_CONFIG_HOME="+s.config, "XDG_CACHE_HOME="+s.cache)
 }
 
 // proc is a running gallop with its combined output and the file where

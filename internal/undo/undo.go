@@ -5,8 +5,11 @@
 // The stack also remembers where the document was last saved, so Dirty
 // tells whether there are unsaved changes even after undoing past the save.
 //
-// Like package jobs, this package imports nothing of Gallop's.
+// Like package jobs, this package imports nothing of Gallop's but the
+// fault injector (every edit passes Stack.Do, the "edit" site).
 package undo
+
+import "gallop/internal/fault"
 
 // Command is one reversible edit. Do and Undo must be exact inverses of each
 // other on the state the command was created for.
@@ -47,6 +50,7 @@ type Stack struct {
 // Do applies cmd and pushes it on the history, clearing the redo list. If
 // the previous command merges cmd, the two become one step.
 func (s *Stack) Do(cmd Command) {
+	fault.At("edit")
 	cmd.Do()
 	p := len(s.done) + s.dropped
 	if s.saved > p {
