@@ -10,6 +10,7 @@ import (
 	"gallop/assets"
 	"gallop/internal/words"
 	"gallop/panels"
+	"gallop/tools"
 )
 
 // toolsPanel lists the tools that exist; clicking one makes it active.
@@ -77,6 +78,7 @@ func (a *App) objectPanel(o *assets.Object) giu.Layout {
 		giu.Label(words.Count(o.Mesh.NumVertices(), "vertex", "vertices") + ", " + words.Count(o.Mesh.NumTriangles(), "triangle", "triangles")),
 		giu.Label(words.Count(len(o.Mesh.Groups), "group", "groups")),
 		giu.Label(kind).Wrapped(true),
+		a.clipsList(o),
 		giu.Labelf("min (%.3g, %.3g, %.3g)", lo[0], lo[1], lo[2]),
 		giu.Labelf("max (%.3g, %.3g, %.3g)", hi[0], hi[1], hi[2]),
 		giu.Label(sourceText(o.Source)).Wrapped(true),
@@ -85,6 +87,22 @@ func (a *App) objectPanel(o *assets.Object) giu.Layout {
 		}),
 		giu.Spacing(),
 	}
+}
+
+// clipsList lists an object's clip and its takes (see assets.Object) when
+// it has takes: clicking a take plays it instead, as one undoable step.
+func (a *App) clipsList(o *assets.Object) giu.Widget {
+	if len(o.Takes) == 0 {
+		return giu.Custom(func() {})
+	}
+	l := giu.Layout{giu.Label("Clips (click one to play it)")}
+	if o.Clip != nil {
+		l = append(l, giu.Selectable("  "+o.Clip.Name).Selected(true), panels.Mark("object: clip "+o.Clip.Name))
+	}
+	for i, c := range o.Takes {
+		l = append(l, giu.Selectable("  "+c.Name).OnClick(func() { a.history.Do(tools.PlayTake(o, i)) }), panels.Mark("object: clip "+c.Name))
+	}
+	return l
 }
 
 // sourceText says where an object's data lives.

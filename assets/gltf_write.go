@@ -145,7 +145,7 @@ func buildGLTF(obj *Object, opts ExportOptions) (*gltf.Document, error) {
 	doc.Meshes = []*gltf.Mesh{{Name: name, Primitives: []*gltf.Primitive{geom.primitive(nil)}}}
 	var err error
 	if mode == ExportSkin {
-		err = addSkin(doc, obj, geom.verts.src)
+		err = addSkin(doc, obj, geom.verts.src, geom.pos)
 	} else {
 		err = addMorphAnimation(doc, obj, geom.verts.src, geom.pos)
 	}
@@ -374,10 +374,9 @@ func addMorphAnimation(doc *gltf.Document, obj *Object, src []int, rest32 [][3]f
 	if len(clip.Frames) > MaxMorphFrames {
 		return fmt.Errorf("%s: %d frames as morph targets: at most %d (the weights grow as the square of the frames); export a skin or fewer frames", obj.Name, len(clip.Frames), MaxMorphFrames)
 	}
-	prim := doc.Meshes[0].Primitives[0]
-	names := make([]string, len(clip.Frames))
-	delta := make([][3]float32, len(src))
+	deltas := make([][][3]float32, len(clip.Frames))
 	for f, frame := range clip.Frames {
+		delta := make([][3]float32, len(src))
 		for i, v := range src {
 			p, r := frame[v], rest32[i]
 			delta[i] = [3]float32{
@@ -386,17 +385,12 @@ func addMorphAnimation(doc *gltf.Document, obj *Object, src []int, rest32 [][3]f
 				float32(p[2] - float64(r[2])),
 			}
 		}
-		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(doc, delta)})
-		names[f] = fmt.Sprintf("frame %d", f)
+		deltas[f] = delta
 	}
-	doc.Meshes[0].Extras = map[string]any{"targetNames": names}
+	addMorphTargets(doc, node, deltas)
 	nf := len(clip.Frames)
-	weights := make([]float32, nf*nf)
-	for f := 0; f < nf; f++ {
-		weights[f*nf+f] = 1
-	}
 	anim := newGLTFChannels(doc, clip.Name, nf, clip.FPS)
-	if err := anim.add(node, gltf.TRSWeights, weights); err != nil {
+	if err := anim.add(node, gltf.TRSWeights, oneHotWeights(nf)); err != nil {
 		return err
 	}
 	anim.finish()
@@ -404,9 +398,11 @@ func addMorphAnimation(doc *gltf.Document, obj *Object, src []int, rest32 [][3]f
 }
 
 // addSkin adds the joint nodes, the skinned mesh node (a scene root, so
-// that the mesh is not moved by a joint), the skin, the vertex weights and
-// the joint animation.
-func addSkin(doc *gltf.Document, obj *Object, src []int) error {
+// that the mesh is not moved by a joint), the skin, the vertex weights, the
+// joint animation and, when the clip is more than its plain skinning, the
+// corrective morph targets that carry the rest (see addCorrections).
+// rest32 are the positions as written.
+func addSkin(doc *gltf.Document, obj *Object, src []int, rest32 [][3]float32) error {
 	rig := obj.Rig
 	if rig == nil || len(rig.Joints) == 0 {
 		return fmt.Errorf("object %q: no rig to export as a skin", obj.Name)
@@ -452,10 +448,110 @@ func addSkin(doc *gltf.Document, obj *Object, src []int) error {
 	doc.Skins = []*gltf.Skin{{Joints: joints, InverseBindMatrices: gltf.Index(modeler.WriteAccessor(doc, gltf.TargetNone, ibm))}}
 
 	writeWeights(doc, rig, src)
-	if obj.Skin != nil && len(obj.Skin.Frames) > 0 {
-		return addJointAnimation(doc, rig, obj.Skin)
+	if obj.Skin == nil || len(obj.Skin.Frames) == 0 {
+		return nil
 	}
+	a := newGLTFChannels(doc, obj.Skin.Name, len(obj.Skin.Frames), obj.Skin.FPS)
+	if err := addJointChannels(a, rig, obj.Skin); err != nil {
+		return err
+	}
+	if err := addCorrections(a, obj, mesh, src, rest32); err != nil {
+		return err
+	}
+	a.finish()
 	return nil
+}
+
+// CorrectionTolerance is how far, as a fraction of the mesh's bounding-box
+// diagonal, an object's clip may differ from the plain skinning of its rig
+// and joint animation before a skinned export carries the difference as
+// corrective morph targets: well above float32 rounding, far below any
+// secondary motion an artist would see.
+const CorrectionTolerance = 1e-5
+
+// addCorrections makes a skinned export play the object's clip, not just
+// its skinning. When the clip has the joint animation's frames and differs
+// from linear blend skinning of the rest positions (rest32, as written) by
+// more than CorrectionTolerance of the diagonal somewhere (baked dynamics,
+// a captured clip the rig only approximates), each frame's difference r
+// becomes a morph target in rest space, d = A⁻¹ r, where A = Σ_j w_j S_j
+// is the vertex's blended skinning matrix (its 3×3 part): glTF morphs
+// before it skins, and LBS(p + d) = LBS(p) + A d = the clip's position.
+// The mesh node's weights are animated in the same animation as the
+// joints, frame f showing target f alone, so every reader that plays the
+// skin plays the secondary motion with it. A vertex whose A is singular
+// (its bones collapse it) keeps plain skinning there.
+func addCorrections(a *gltfChannels, obj *Object, node int, src []int, rest32 [][3]float32) error {
+	clip, rig, skin := obj.Clip, obj.Rig, obj.Skin
+	if clip == nil || len(clip.Frames) != len(skin.Frames) {
+		return nil
+	}
+	rest := make([]Vec3, len(obj.Mesh.Positions))
+	for i, v := range src {
+		rest[v] = Vec3{float64(rest32[i][0]), float64(rest32[i][1]), float64(rest32[i][2])}
+	}
+	lo, hi := Bounds(rest)
+	tol := CorrectionTolerance * hi.Sub(lo).Len()
+	nf := len(clip.Frames)
+	deltas := make([][][3]float32, nf)
+	var global, skinM []mgl64.Mat4
+	differs := false
+	for f, local := range skin.Frames {
+		global = rig.GlobalMatrices(global, local)
+		skinM = slices.Grow(skinM[:0], len(global))[:len(global)]
+		for j := range global {
+			skinM[j] = global[j].Mul4(rig.Joints[j].InverseBind)
+		}
+		d := make([][3]float32, len(src))
+		for i, v := range src {
+			var blend mgl64.Mat4
+			for _, in := range rig.Weights[v] {
+				blend = blend.Add(skinM[in.Joint].Mul(in.Weight))
+			}
+			r := mgl64.Vec3(clip.Frames[f][v]).Sub(blend.Mul4x1(rest[v].Vec4(1)).Vec3())
+			if r.Len() <= tol {
+				continue
+			}
+			differs = true
+			A := blend.Mat3()
+			if math.Abs(A.Det()) < 1e-12 {
+				continue
+			}
+			x := A.Inv().Mul3x1(r)
+			d[i] = [3]float32{float32(x[0]), float32(x[1]), float32(x[2])}
+		}
+		deltas[f] = d
+	}
+	if !differs {
+		return nil
+	}
+	if nf > MaxMorphFrames {
+		return fmt.Errorf("%s: the clip differs from its skinning (secondary motion) in %d frames; a skinned export carries that as one morph target a frame, at most %d: export morph targets, or fewer frames", obj.Name, nf, MaxMorphFrames)
+	}
+	addMorphTargets(a.doc, node, deltas)
+	return a.add(node, gltf.TRSWeights, oneHotWeights(nf))
+}
+
+// addMorphTargets adds one POSITION morph target per frame (deltas[f] per
+// glTF vertex) to the document's mesh, named "frame f".
+func addMorphTargets(doc *gltf.Document, node int, deltas [][][3]float32) {
+	prim := doc.Meshes[0].Primitives[0]
+	names := make([]string, len(deltas))
+	for f, d := range deltas {
+		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(doc, d)})
+		names[f] = fmt.Sprintf("frame %d", f)
+	}
+	doc.Meshes[0].Extras = map[string]any{"targetNames": names}
+}
+
+// oneHotWeights returns the morph weights of n frames, frame f showing
+// target f alone.
+func oneHotWeights(n int) []float32 {
+	w := make([]float32, n*n)
+	for f := 0; f < n; f++ {
+		w[f*n+f] = 1
+	}
+	return w
 }
 
 // xyzw converts a quaternion to glTF's (x, y, z, w) order.
@@ -527,11 +623,10 @@ func writeWeights(doc *gltf.Document, rig *Rig, src []int) {
 	}
 }
 
-// addJointAnimation adds one animation with a channel per joint property
-// that differs from the joint's rest value in some frame.
-func addJointAnimation(doc *gltf.Document, rig *Rig, anim *SkinAnimation) error {
+// addJointChannels adds to a a channel per joint property that differs
+// from the joint's rest value in some frame.
+func addJointChannels(a *gltfChannels, rig *Rig, anim *SkinAnimation) error {
 	nf := len(anim.Frames)
-	a := newGLTFChannels(doc, anim.Name, nf, anim.FPS)
 	for j, jt := range rig.Joints {
 		t := make([][3]float32, nf)
 		s := make([][3]float32, nf)
@@ -560,7 +655,6 @@ func addJointAnimation(doc *gltf.Document, rig *Rig, anim *SkinAnimation) error 
 			}
 		}
 	}
-	a.finish()
 	return nil
 }
 

@@ -271,3 +271,42 @@ func gltfBytes(t testing.TB, o *Object, mode ExportMode, asBinary bool) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestGltfExportSkinCarriesSecondaryMotion (issue 25, item 2): a skinned
+// export of an object whose clip is more than its skinning (baked
+// dynamics) plays the clip: read back, the clip is the one exported, and
+// plain skinning of the file's rig differs from it where it moved. A clip
+// that is plain skinning gets no morph targets.
+func TestGltfExportSkinCarriesSecondaryMotion(t *testing.T) {
+	o := gltfRiggedTetra()
+	plain := gltfBytes(t, o, ExportSkin, true)
+	jiggle := &Clip{Name: o.Clip.Name, FPS: o.Clip.FPS}
+	for f, frame := range o.Clip.Frames {
+		fr := append([]Vec3(nil), frame...)
+		fr[2] = fr[2].Add(Vec3{0.05 * float64(f), -0.03, 0.02 * float64(f*f)})
+		jiggle.Frames = append(jiggle.Frames, fr)
+	}
+	o.Clip = jiggle
+	path := filepath.Join(t.TempDir(), "jiggle.glb")
+	if err := SaveGLTF(path, o, ExportOptions{Mode: ExportSkin}); err != nil {
+		t.Fatal(err)
+	}
+	validateGLTF(t, path)
+	back := loadGLTFObject(t, path)
+	checkGLTFClip(t, gltfCornerClip(back), gltfCornerClip(o), 1e-6)
+	skinned, err := back.Rig.Bake(back.Mesh.Positions, back.Skin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := skinned.Frames[3][2].Sub(back.Clip.Frames[3][2]).Len(); d < 0.1 {
+		t.Errorf("vertex 2 of frame 3 is %g from plain skinning, want the 0.18 it was moved", d)
+	}
+
+	doc, err := decodeGLTF(plain, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(doc.Meshes[0].Primitives[0].Targets); n != 0 {
+		t.Errorf("a clip that is plain skinning got %d morph targets", n)
+	}
+}

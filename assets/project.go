@@ -54,13 +54,14 @@ type projectFile struct {
 }
 
 type objectJSON struct {
-	Name   string    `json:"name"`
-	Source *Source   `json:"source,omitempty"`
-	FPS    float64   `json:"fps,omitempty"` // frame-rate override for a referenced clip
-	Mesh   *meshJSON `json:"mesh,omitempty"`
-	Clip   *clipJSON `json:"clip,omitempty"`
-	Rig    *rigJSON  `json:"rig,omitempty"`
-	Skin   *skinJSON `json:"skin,omitempty"`
+	Name   string      `json:"name"`
+	Source *Source     `json:"source,omitempty"`
+	FPS    float64     `json:"fps,omitempty"` // frame-rate override for a referenced clip
+	Mesh   *meshJSON   `json:"mesh,omitempty"`
+	Clip   *clipJSON   `json:"clip,omitempty"`
+	Rig    *rigJSON    `json:"rig,omitempty"`
+	Skin   *skinJSON   `json:"skin,omitempty"`
+	Takes  []*clipJSON `json:"takes,omitempty"`
 }
 
 type meshJSON struct {
@@ -223,6 +224,9 @@ func encodeObject(o *Object, dir string, embed bool) objectJSON {
 	if o.Skin != nil {
 		oj.Skin = encodeSkin(o.Skin)
 	}
+	for _, c := range o.Takes {
+		oj.Takes = append(oj.Takes, encodeClip(c))
+	}
 	return oj
 }
 
@@ -319,6 +323,16 @@ func decodeObject(ctx context.Context, oj *objectJSON, dir string, load sourceLo
 		if o.Skin, err = decodeSkin(oj.Skin); err != nil {
 			return nil, err
 		}
+	}
+	for i, cj := range oj.Takes {
+		if cj == nil {
+			return nil, fmt.Errorf("take %d is empty", i)
+		}
+		c, err := decodeClip(cj)
+		if err != nil {
+			return nil, fmt.Errorf("take %d: %w", i, err)
+		}
+		o.Takes = append(o.Takes, c)
 	}
 	return o, nil
 }

@@ -46,6 +46,8 @@ func riggedBar() *Object {
 
 func TestProjectRoundTripEmbedded(t *testing.T) {
 	o := riggedBar()
+	captured := &Clip{Name: "captured", FPS: 24, Frames: [][]Vec3{o.Mesh.Positions, o.Clip.Frames[0]}}
+	o.Takes = []*Clip{captured} // issue 25: the clip a tool's result replaced
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +76,9 @@ func TestProjectRoundTripEmbedded(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got.Clip, o.Clip) {
 		t.Fatal("clip differs after round trip")
+	}
+	if !reflect.DeepEqual(got.Takes, o.Takes) {
+		t.Fatal("takes differ after round trip")
 	}
 	if !reflect.DeepEqual(got.Rig, o.Rig) || !reflect.DeepEqual(got.Skin, o.Skin) {
 		t.Fatal("rig or joint animation differs after round trip")

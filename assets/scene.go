@@ -16,6 +16,13 @@ type Object struct {
 	Rig  *Rig           // may be nil
 	Skin *SkinAnimation // joint animation of Rig; may be nil
 
+	// Takes are the object's other clips, not playing: the clip a tool's
+	// result took the place of (the captured clip an applied rig
+	// approximates, the skinned clip under baked dynamics), kept so that
+	// nothing the artist had is lost; the properties panel plays one
+	// instead. Each has the mesh's vertices.
+	Takes []*Clip
+
 	// Source is where the object was loaded from, so project files can
 	// reference it instead of embedding it. Nil for objects made or edited
 	// in Gallop, which are embedded.
@@ -48,6 +55,14 @@ func (o *Object) Validate() error {
 	if o.Clip != nil {
 		if err := o.Clip.Validate(nv); err != nil {
 			return fmt.Errorf("object %q: %w", o.Name, err)
+		}
+	}
+	for i, c := range o.Takes {
+		if c == nil {
+			return fmt.Errorf("object %q: take %d is empty", o.Name, i)
+		}
+		if err := c.Validate(nv); err != nil {
+			return fmt.Errorf("object %q: take %d: %w", o.Name, i, err)
 		}
 	}
 	if o.Rig != nil {

@@ -1,21 +1,51 @@
 package tools
 
-import "gallop/assets"
+import (
+	"fmt"
+	"slices"
+
+	"gallop/assets"
+)
 
 // Parts are the fields of an object that tools replace as a whole: its
-// clip, rig, joint animation and source. They are values the document
-// shares (the renderer and jobs hold on to them), so an edit replaces
-// them and never modifies them.
+// clip, rig, joint animation, takes and source. They are values the
+// document shares (the renderer and jobs hold on to them), so an edit
+// replaces them and never modifies them.
 type Parts struct {
 	Clip   *assets.Clip
 	Rig    *assets.Rig
 	Skin   *assets.SkinAnimation
+	Takes  []*assets.Clip
 	Source *assets.Source
 }
 
 // PartsOf returns o's parts.
 func PartsOf(o *assets.Object) Parts {
-	return Parts{Clip: o.Clip, Rig: o.Rig, Skin: o.Skin, Source: o.Source}
+	return Parts{Clip: o.Clip, Rig: o.Rig, Skin: o.Skin, Takes: o.Takes, Source: o.Source}
+}
+
+// KeepTake makes the clip that c takes the place of one of the object's
+// takes (the first), so that a tool's result never loses what the object
+// played before: Apply rig keeps the captured clip, Bake the skinned one.
+// A clip already among the takes is not kept twice.
+func (p *Parts) KeepTake(c *assets.Clip) {
+	if c == nil || slices.Contains(p.Takes, c) {
+		return
+	}
+	p.Takes = append([]*assets.Clip{c}, p.Takes...)
+}
+
+// PlayTake returns the edit that makes take i of o its clip, and its clip
+// a take in that take's place.
+func PlayTake(o *assets.Object, i int) *ReplaceParts {
+	return NewReplaceParts(fmt.Sprintf("Play %q", o.Takes[i].Name), o, func(p *Parts) {
+		takes := slices.Clone(p.Takes)
+		p.Clip, takes[i] = takes[i], p.Clip
+		if takes[i] == nil {
+			takes = slices.Delete(takes, i, i+1)
+		}
+		p.Takes = takes
+	})
 }
 
 // ReplaceParts is the undoable edit that gives an object new parts (a
@@ -48,5 +78,5 @@ func (c *ReplaceParts) Do() { c.set(c.After) }
 func (c *ReplaceParts) Undo() { c.set(c.Before) }
 
 func (c *ReplaceParts) set(p Parts) {
-	c.Obj.Clip, c.Obj.Rig, c.Obj.Skin, c.Obj.Source = p.Clip, p.Rig, p.Skin, p.Source
+	c.Obj.Clip, c.Obj.Rig, c.Obj.Skin, c.Obj.Takes, c.Obj.Source = p.Clip, p.Rig, p.Skin, p.Takes, p.Source
 }

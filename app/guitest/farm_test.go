@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"gallop/assets"
+	"gallop/assets/gltftest"
 	"gallop/internal/farm/farmtest"
 )
 
@@ -17,7 +19,9 @@ import (
 // popup, the engine (Slurm when GALLOP_REQUIRE_SLURM=1, as make test sets
 // it with a cluster running; else the local engine) and 2 shards are
 // chosen and 4 variations submitted; the status line follows the job to
-// "loaded", and the 4 clips fill the gallery, one of them plays.
+// "loaded", and the 4 clips fill the gallery, one of them plays and is
+// exported skinned (issue 25, acceptance 1: that export once closed the
+// window); the file passes the glTF validator.
 func TestFarmSynthSession(t *testing.T) {
 	engine := "local"
 	if os.Getenv("GALLOP_REQUIRE_SLURM") == "1" {
@@ -89,5 +93,27 @@ func TestFarmSynthSession(t *testing.T) {
 	if len(dirs) != 4 {
 		t.Errorf("the work folder holds %d clips, want 4", len(dirs))
 	}
+
+	// Issue 25, item 1: exporting a variation that came back from the farm
+	// (skinned, the default) closed the window; it writes a valid file
+	// with the variation's rig, and the window goes on.
+	glb := filepath.Join(t.TempDir(), "farm-variation.glb")
+	s.clickAt(s.widgetInView("synth: export"))
+	s.enterInDialog("^(Save|Export)", glb)
+	s.waitFor("the exported file", 60*time.Second, func() bool {
+		st, err := os.Stat(glb)
+		return err == nil && st.Size() > 0 && strings.Contains(cmd.output(), "wrote "+glb)
+	})
+	if strings.Contains(cmd.output(), "Gallop hit a bug") {
+		t.Errorf("the export panicked:\n%s", lastLines(cmd.output(), 10))
+	}
 	s.quit(cmd)
+	gltftest.Validate(t, glb)
+	objs, err := assets.LoadGLTF(glb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := objs[0]; o.Rig == nil || len(o.Rig.Joints) == 0 || o.NumFrames() != 300 {
+		t.Errorf("the farm variation's export holds rig %v, %d frames; want a skinned clip of 300 frames", o.Rig != nil, o.NumFrames())
+	}
 }

@@ -297,8 +297,9 @@ func (t *Dynamics) CanBake(h tools.Host) bool {
 }
 
 // Bake makes the dynamic animation the object's clip, as one undoable
-// edit: frame for frame what the preview shows. Its report gives the jump
-// at the loop's seam.
+// edit: frame for frame what the preview shows; the clip it replaces
+// stays the object's first take. Its report gives the jump at the loop's
+// seam.
 func (t *Dynamics) Bake(h tools.Host) {
 	s, err := t.clip(h)
 	if err != nil {
@@ -307,7 +308,10 @@ func (t *Dynamics) Bake(h tools.Host) {
 	}
 	o := h.Object()
 	c := &assets.Clip{Name: t.clipName(o), FPS: s.rig.Goal.FPS, Frames: s.frames}
-	h.Do(tools.NewReplaceParts("Bake dynamics", o, func(p *tools.Parts) { p.Clip = c }))
+	h.Do(tools.NewReplaceParts("Bake dynamics", o, func(p *tools.Parts) {
+		p.KeepTake(p.Clip)
+		p.Clip = c
+	}))
 	t.baked = fmt.Sprintf("Baked %s. %s", words.Count(len(s.frames), "frame", "frames"), t.seamText(s))
 	h.Info("Dynamics: %s", t.baked)
 }

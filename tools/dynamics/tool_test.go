@@ -115,6 +115,9 @@ func TestToolPaintSimulateBake(t *testing.T) {
 	if o.Clip == before || !assets.Same(o.Clip.Frames, first) {
 		t.Fatal("the bake is not the preview's frames")
 	}
+	if before != nil && (len(o.Takes) == 0 || o.Takes[0] != before) {
+		t.Fatal("the clip the bake replaced is not kept as a take (issue 25)")
+	}
 	h.Stack.Undo()
 	if o.Clip != before {
 		t.Fatal("undoing the bake did not bring the clip back")

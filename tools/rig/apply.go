@@ -9,14 +9,16 @@ import (
 
 // newApply returns the edit that makes r's rig part of the document: the
 // object gets the rig, its joint animation, and the clip the rig plays
-// (the skinned positions) in place of the clip it was fitted to. The clip
-// and rig are new values, never the old ones modified, so the renderer
-// and the timeline see the change.
+// (the skinned positions, named "NAME rigged") in place of the clip it
+// was fitted to, which stays the object's first take. The clip and rig
+// are new values, never the old ones modified, so the renderer and the
+// timeline see the change.
 func newApply(r *Result) *tools.ReplaceParts {
 	o := r.obj
 	rigged := SkinnedObject(r.SSDR, r.clip.Name, r.clip.FPS, o.Mesh, r.rest)
-	clip := &assets.Clip{Name: r.clip.Name, FPS: r.clip.FPS, Frames: r.skinned}
+	clip := &assets.Clip{Name: r.clip.Name + " rigged", FPS: r.clip.FPS, Frames: r.skinned}
 	return tools.NewReplaceParts(fmt.Sprintf("Apply rig (%d bones)", len(rigged.Rig.Joints)), o, func(p *tools.Parts) {
+		p.KeepTake(p.Clip)
 		p.Clip, p.Rig, p.Skin = clip, rigged.Rig, rigged.Skin
 	})
 }

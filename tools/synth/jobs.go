@@ -146,9 +146,18 @@ func (v *Variation) Name(r *Analysed) string {
 }
 
 // Object returns the variation as an object whose clip is its posed mesh
-// at every frame (baked once).
+// at every frame (baked once), with the rig and joint animation that pose
+// it so (SkinnedObject), so that the next tool (Dynamics) takes it as it
+// is; a clip of affine bones (comparisons only) has no rig.
 func (v *Variation) Object(r *Analysed) *assets.Object {
-	v.once.Do(func() { v.obj = BakedObject(v.Clip, v.Name(r), r.fps, r.obj.Mesh) })
+	v.once.Do(func() {
+		name := v.Name(r)
+		o := BakedObject(v.Clip, name, r.fps, r.obj.Mesh)
+		if s, err := SkinnedObject(v.Clip, name, r.fps, r.obj.Mesh); err == nil {
+			o.Rig, o.Skin = s.Rig, s.Skin
+		}
+		v.obj = o
+	})
 	return v.obj
 }
 

@@ -148,6 +148,26 @@ func TestTool(t *testing.T) {
 	if len(h.Others) != 1 || h.Others[0].Clip == nil || len(h.Others[0].Clip.Frames) != 120 {
 		t.Fatalf("added %v", h.Others)
 	}
+	// Issue 25, item 3: the variation enters the document with its rig and
+	// joint animation, which pose it as its clip, so Dynamics can use it
+	// without inferring a rig again.
+	added := h.Others[0]
+	if added.Rig == nil || added.Skin == nil {
+		t.Fatal("the added variation has no rig")
+	}
+	baked, err := added.Rig.Bake(added.Mesh.Positions, added.Skin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for f := range baked.Frames {
+		for i, p := range baked.Frames[f] {
+			worst = max(worst, p.Sub(added.Clip.Frames[f][i]).Len())
+		}
+	}
+	if worst > 1e-9 {
+		t.Errorf("the added rig poses the variation %g from its clip", worst)
+	}
 
 	// Acceptance 4: the components coloured, and they splice at
 	// different frames.
