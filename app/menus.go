@@ -35,8 +35,11 @@ func (a *App) menuBar() giu.Widget {
 			giu.MenuItem("Save As...").Shortcut("Ctrl+Shift+S").OnClick(a.cmdSaveAs),
 			giu.Menu("Export glTF").Layout(
 				giu.MenuItem("Morph-target animation (.glb / .gltf)...").Enabled(a.doc.Object() != nil).OnClick(func() { a.cmdExport(false) }),
+				panels.Mark("export: morph"),
 				giu.MenuItem("Skinned animation (.glb / .gltf)...").Enabled(a.canExportSkin()).OnClick(func() { a.cmdExport(true) }),
+				panels.Mark("export: skinned"),
 			),
+			panels.Mark("file: Export glTF"),
 			giu.Separator(),
 			giu.MenuItem("Quit").Shortcut("Ctrl+Q").OnClick(a.cmdQuit),
 		),

@@ -27,7 +27,7 @@ func (a *App) toolsPanel() giu.Layout {
 			if i != a.doc.Active {
 				a.history.Do(&setActiveCmd{doc: a.doc, before: a.doc.Active, after: i})
 			}
-		}))
+		}), panels.Mark("object "+o.Name))
 	}
 	if len(a.doc.Scene.Objects) == 0 {
 		l = append(l, giu.Label("Empty: File > Import, or drop files here.").Wrapped(true))

@@ -272,12 +272,12 @@ func gltfBytes(t testing.TB, o *Object, mode ExportMode, asBinary bool) []byte {
 	return b.Bytes()
 }
 
-// TestGltfExportSkinCarriesSecondaryMotion (issue 25, item 2): a skinned
+// TestItem2SkinnedExportCarriesSecondaryMotion (issue 25, item 2): a skinned
 // export of an object whose clip is more than its skinning (baked
 // dynamics) plays the clip: read back, the clip is the one exported, and
 // plain skinning of the file's rig differs from it where it moved. A clip
 // that is plain skinning gets no morph targets.
-func TestGltfExportSkinCarriesSecondaryMotion(t *testing.T) {
+func TestItem2SkinnedExportCarriesSecondaryMotion(t *testing.T) {
 	o := gltfRiggedTetra()
 	plain := gltfBytes(t, o, ExportSkin, true)
 	jiggle := &Clip{Name: o.Clip.Name, FPS: o.Clip.FPS}
