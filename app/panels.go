@@ -99,8 +99,8 @@ func (a *App) clipsList(o *assets.Object) giu.Widget {
 	if o.Clip != nil {
 		l = append(l, giu.Selectable("  "+o.Clip.Name).Selected(true), panels.Mark("object: clip "+o.Clip.Name))
 	}
-	for i, c := range o.Takes {
-		l = append(l, giu.Selectable("  "+c.Name).OnClick(func() { a.history.Do(tools.PlayTake(o, i)) }), panels.Mark("object: clip "+c.Name))
+	for i, tk := range o.Takes {
+		l = append(l, giu.Selectable("  "+tk.Clip.Name).OnClick(func() { a.history.Do(tools.PlayTake(o, i)) }), panels.Mark("object: clip "+tk.Clip.Name))
 	}
 	return l
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/qmuntal/gltf"
@@ -41,10 +42,46 @@ func LoadGLTFAnimation(path, anim string) ([]*Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	if anim == "" {
+		if err := readTakes(doc, name, objs); err != nil {
+			return nil, err
+		}
+	}
 	for i, o := range objs {
 		o.Source = &Source{Kind: SourceGLTF, Paths: []string{path}, Index: i}
 	}
 	return objs, nil
+}
+
+// readTakes gives each of objs (as ReadGLTF read them from doc, with the
+// first animation that moves each) the file's other animations that move
+// it as takes, each with its joint animation, in the file's order, so the
+// artist sees and can play every animation a file holds.
+func readTakes(doc *gltf.Document, name string, objs []*Object) error {
+	names := GLTFAnimationNames(doc)
+	if len(names) < 2 {
+		return nil
+	}
+	for k, anim := range names {
+		if doc.Animations[k] == nil || doc.Animations[k].Name == "" || slices.Index(names, anim) != k {
+			continue // only named, distinctly named animations can be read alone
+		}
+		other, err := ReadGLTFAnimation(doc, name, anim)
+		if err != nil {
+			return err
+		}
+		if len(other) != len(objs) {
+			return fmt.Errorf("%s: animation %q gives %d objects, the first %d", name, anim, len(other), len(objs))
+		}
+		for i, o := range objs {
+			c := other[i].Clip
+			if c == nil || o.Clip == nil || c.Name == o.Clip.Name {
+				continue
+			}
+			o.Takes = append(o.Takes, Take{Clip: c, Skin: other[i].Skin})
+		}
+	}
+	return nil
 }
 
 // GLB container constants (glTF 2.0 spec, section 4.4).

@@ -54,14 +54,19 @@ type projectFile struct {
 }
 
 type objectJSON struct {
-	Name   string      `json:"name"`
-	Source *Source     `json:"source,omitempty"`
-	FPS    float64     `json:"fps,omitempty"` // frame-rate override for a referenced clip
-	Mesh   *meshJSON   `json:"mesh,omitempty"`
-	Clip   *clipJSON   `json:"clip,omitempty"`
-	Rig    *rigJSON    `json:"rig,omitempty"`
-	Skin   *skinJSON   `json:"skin,omitempty"`
-	Takes  []*clipJSON `json:"takes,omitempty"`
+	Name   string     `json:"name"`
+	Source *Source    `json:"source,omitempty"`
+	FPS    float64    `json:"fps,omitempty"` // frame-rate override for a referenced clip
+	Mesh   *meshJSON  `json:"mesh,omitempty"`
+	Clip   *clipJSON  `json:"clip,omitempty"`
+	Rig    *rigJSON   `json:"rig,omitempty"`
+	Skin   *skinJSON  `json:"skin,omitempty"`
+	Takes  []takeJSON `json:"takes,omitempty"`
+}
+
+type takeJSON struct {
+	Clip *clipJSON `json:"clip"`
+	Skin *skinJSON `json:"skin,omitempty"`
 }
 
 type meshJSON struct {
@@ -224,8 +229,12 @@ func encodeObject(o *Object, dir string, embed bool) objectJSON {
 	if o.Skin != nil {
 		oj.Skin = encodeSkin(o.Skin)
 	}
-	for _, c := range o.Takes {
-		oj.Takes = append(oj.Takes, encodeClip(c))
+	for _, tk := range o.Takes {
+		tj := takeJSON{Clip: encodeClip(tk.Clip)}
+		if tk.Skin != nil {
+			tj.Skin = encodeSkin(tk.Skin)
+		}
+		oj.Takes = append(oj.Takes, tj)
 	}
 	return oj
 }
@@ -324,15 +333,20 @@ func decodeObject(ctx context.Context, oj *objectJSON, dir string, load sourceLo
 			return nil, err
 		}
 	}
-	for i, cj := range oj.Takes {
-		if cj == nil {
-			return nil, fmt.Errorf("take %d is empty", i)
+	for i, tj := range oj.Takes {
+		if tj.Clip == nil {
+			return nil, fmt.Errorf("take %d has no clip", i)
 		}
-		c, err := decodeClip(cj)
-		if err != nil {
+		var tk Take
+		if tk.Clip, err = decodeClip(tj.Clip); err != nil {
 			return nil, fmt.Errorf("take %d: %w", i, err)
 		}
-		o.Takes = append(o.Takes, c)
+		if tj.Skin != nil {
+			if tk.Skin, err = decodeSkin(tj.Skin); err != nil {
+				return nil, fmt.Errorf("take %d: %w", i, err)
+			}
+		}
+		o.Takes = append(o.Takes, tk)
 	}
 	return o, nil
 }

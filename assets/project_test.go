@@ -47,7 +47,7 @@ func riggedBar() *Object {
 func TestProjectRoundTripEmbedded(t *testing.T) {
 	o := riggedBar()
 	captured := &Clip{Name: "captured", FPS: 24, Frames: [][]Vec3{o.Mesh.Positions, o.Clip.Frames[0]}}
-	o.Takes = []*Clip{captured} // issue 25: the clip a tool's result replaced
+	o.Takes = []Take{{Clip: captured}, {Clip: o.Clip, Skin: o.Skin}} // issue 25: the clip a tool's result replaced
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}

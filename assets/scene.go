@@ -16,17 +16,25 @@ type Object struct {
 	Rig  *Rig           // may be nil
 	Skin *SkinAnimation // joint animation of Rig; may be nil
 
-	// Takes are the object's other clips, not playing: the clip a tool's
-	// result took the place of (the captured clip an applied rig
-	// approximates, the skinned clip under baked dynamics), kept so that
-	// nothing the artist had is lost; the properties panel plays one
-	// instead. Each has the mesh's vertices.
-	Takes []*Clip
+	// Takes are the object's other clips, not playing: the other
+	// animations of its glTF file, and the clip a tool's result took the
+	// place of (the captured clip an applied rig approximates, the skinned
+	// clip under baked dynamics), kept so that nothing the artist had is
+	// lost; the properties panel plays one instead.
+	Takes []Take
 
 	// Source is where the object was loaded from, so project files can
 	// reference it instead of embedding it. Nil for objects made or edited
 	// in Gallop, which are embedded.
 	Source *Source
+}
+
+// Take is an object's clip that is not playing, with the joint animation
+// it goes with when it has one of its own (another animation of a skinned
+// glTF file); a take without one plays with the object's joint animation.
+type Take struct {
+	Clip *Clip
+	Skin *SkinAnimation // may be nil
 }
 
 // Source kinds.
@@ -57,12 +65,17 @@ func (o *Object) Validate() error {
 			return fmt.Errorf("object %q: %w", o.Name, err)
 		}
 	}
-	for i, c := range o.Takes {
-		if c == nil {
-			return fmt.Errorf("object %q: take %d is empty", o.Name, i)
+	for i, tk := range o.Takes {
+		if tk.Clip == nil {
+			return fmt.Errorf("object %q: take %d has no clip", o.Name, i)
 		}
-		if err := c.Validate(nv); err != nil {
+		if err := tk.Clip.Validate(nv); err != nil {
 			return fmt.Errorf("object %q: take %d: %w", o.Name, i, err)
+		}
+		if tk.Skin != nil {
+			if err := o.checkSkin(tk.Skin); err != nil {
+				return fmt.Errorf("object %q: take %d: %w", o.Name, i, err)
+			}
 		}
 	}
 	if o.Rig != nil {
@@ -71,16 +84,24 @@ func (o *Object) Validate() error {
 		}
 	}
 	if o.Skin != nil {
-		if o.Rig == nil {
-			return fmt.Errorf("object %q: joint animation without a rig", o.Name)
+		if err := o.checkSkin(o.Skin); err != nil {
+			return fmt.Errorf("object %q: %w", o.Name, err)
 		}
-		if !(o.Skin.FPS > 0) || math.IsInf(o.Skin.FPS, 0) {
-			return fmt.Errorf("object %q: joint animation frame rate %v is not a positive number", o.Name, o.Skin.FPS)
-		}
-		for i, f := range o.Skin.Frames {
-			if len(f) != len(o.Rig.Joints) {
-				return fmt.Errorf("object %q: joint animation frame %d has %d transforms, rig has %d joints", o.Name, i, len(f), len(o.Rig.Joints))
-			}
+	}
+	return nil
+}
+
+// checkSkin checks a joint animation against the object's rig.
+func (o *Object) checkSkin(s *SkinAnimation) error {
+	if o.Rig == nil {
+		return fmt.Errorf("joint animation without a rig")
+	}
+	if !(s.FPS > 0) || math.IsInf(s.FPS, 0) {
+		return fmt.Errorf("joint animation frame rate %v is not a positive number", s.FPS)
+	}
+	for i, f := range s.Frames {
+		if len(f) != len(o.Rig.Joints) {
+			return fmt.Errorf("joint animation frame %d has %d transforms, rig has %d joints", i, len(f), len(o.Rig.Joints))
 		}
 	}
 	return nil

@@ -15,7 +15,7 @@ type Parts struct {
 	Clip   *assets.Clip
 	Rig    *assets.Rig
 	Skin   *assets.SkinAnimation
-	Takes  []*assets.Clip
+	Takes  []assets.Take
 	Source *assets.Source
 }
 
@@ -24,24 +24,31 @@ func PartsOf(o *assets.Object) Parts {
 	return Parts{Clip: o.Clip, Rig: o.Rig, Skin: o.Skin, Takes: o.Takes, Source: o.Source}
 }
 
-// KeepTake makes the clip that c takes the place of one of the object's
-// takes (the first), so that a tool's result never loses what the object
-// played before: Apply rig keeps the captured clip, Bake the skinned one.
-// A clip already among the takes is not kept twice.
-func (p *Parts) KeepTake(c *assets.Clip) {
-	if c == nil || slices.Contains(p.Takes, c) {
+// KeepTake makes the clip p plays now one of the object's takes (the
+// first), with its joint animation, before a tool's result takes its
+// place, so that nothing the object played is lost: Apply rig keeps the
+// captured clip, Bake the skinned one. A clip already among the takes is
+// not kept twice.
+func (p *Parts) KeepTake() {
+	if p.Clip == nil || slices.ContainsFunc(p.Takes, func(t assets.Take) bool { return t.Clip == p.Clip }) {
 		return
 	}
-	p.Takes = append([]*assets.Clip{c}, p.Takes...)
+	p.Takes = append([]assets.Take{{Clip: p.Clip, Skin: p.Skin}}, p.Takes...)
 }
 
-// PlayTake returns the edit that makes take i of o its clip, and its clip
-// a take in that take's place.
+// PlayTake returns the edit that makes take i of o its clip (and its
+// joint animation, when the take has its own), and what o played a take
+// in that take's place.
 func PlayTake(o *assets.Object, i int) *ReplaceParts {
-	return NewReplaceParts(fmt.Sprintf("Play %q", o.Takes[i].Name), o, func(p *Parts) {
+	return NewReplaceParts(fmt.Sprintf("Play %q", o.Takes[i].Clip.Name), o, func(p *Parts) {
 		takes := slices.Clone(p.Takes)
-		p.Clip, takes[i] = takes[i], p.Clip
-		if takes[i] == nil {
+		tk := takes[i]
+		takes[i] = assets.Take{Clip: p.Clip, Skin: p.Skin}
+		p.Clip = tk.Clip
+		if tk.Skin != nil {
+			p.Skin = tk.Skin
+		}
+		if takes[i].Clip == nil {
 			takes = slices.Delete(takes, i, i+1)
 		}
 		p.Takes = takes

@@ -129,14 +129,14 @@ func TestChainRigDynamicsSynthDynamics(t *testing.T) {
 	captured := objs[0].Clip
 	found := false
 	for _, take := range p.Scene.Objects[0].Takes {
-		if take.NumFrames() == captured.NumFrames() && sameFrames(take.Frames, captured.Frames) {
+		if take.Clip.NumFrames() == captured.NumFrames() && sameFrames(take.Clip.Frames, captured.Frames) {
 			found = true
 		}
 	}
 	if !found {
 		names := []string{}
 		for _, take := range p.Scene.Objects[0].Takes {
-			names = append(names, take.Name)
+			names = append(names, take.Clip.Name)
 		}
 		t.Errorf("the horse's takes %q do not hold the captured clip", names)
 	}

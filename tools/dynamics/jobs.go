@@ -56,7 +56,16 @@ type fitRun struct {
 	task    jobs.Task[FitProgress]
 	res     *dynskin.FitResult
 	ratio   float64 // the result's RMSE over skinning's
+	stopped bool    // the artist stopped it; res is the best before that
 }
+
+// MinFitGain is the least improvement on plain skinning's error a fit must
+// make for its materials to replace the object's: a fit whose best
+// materials leave more than 1 − MinFitGain of that error has found nothing
+// the example adds to skinning, which happens when the example is not an
+// animation of this goal (another animation's frames, say); the painted
+// materials are then kept and the artist told.
+const MinFitGain = 0.03
 
 // exampleOf says where an example comes from: its file's name, or the
 // object's own clip.
@@ -107,10 +116,13 @@ func (t *Dynamics) FitReport() string {
 	case f.task.Err != nil:
 		return f.task.Err.Error()
 	case f.res == nil:
-		return "Fit stopped."
+		return "Fit stopped before it improved on plain skinning; the materials are unchanged."
 	}
 	conv := "reached the iteration cap"
-	if f.res.Converged {
+	switch {
+	case f.stopped:
+		conv = "stopped there (Undo brings the materials before back)"
+	case f.res.Converged:
 		conv = "converged"
 	}
 	return fmt.Sprintf("Fitted to %s: RMSE %.4g, %.3f of plain skinning's; best of %s at %d, %s.",
@@ -129,7 +141,9 @@ func (t *Dynamics) StopFit() {
 // glTF file or folder of OBJ frames at path (an OBJ file stands for the
 // frames in its folder, as a sequence is picked in a file dialog), or the
 // object's own clip for "". The result replaces the materials as one
-// undoable edit.
+// undoable edit, also when the artist stops the fit (the best materials so
+// far), unless it improves on plain skinning by less than MinFitGain (the
+// example does not fit the animation; an error says so).
 func (t *Dynamics) Fit(h tools.Host, path string) {
 	if strings.EqualFold(filepath.Ext(path), ".obj") {
 		path = filepath.Dir(path)
@@ -184,10 +198,20 @@ func (t *Dynamics) Fit(h tools.Host, path string) {
 			rep.Report(p.Fraction(), p.Text())
 		}
 		res, err := dynskin.Fit(ctx, rg.Model, g, example, opts)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil && res != nil && res.Best > 0:
+			f.stopped = true // keep the best so far, as the Gallery's Stop does
+		case err != nil:
 			return err
 		}
 		f.res, f.ratio = res, res.RMSE/skin
+		if f.ratio > 1-MinFitGain {
+			f.res = nil
+			if f.stopped {
+				return ctx.Err() // stopped before it improved on skinning
+			}
+			return fmt.Errorf("%s does not fit %s's animation: the best materials found leave %.3f of plain skinning's error (RMSE %.4g against %.4g), so the example adds nothing to skinning here; is it an example of another animation? The materials are unchanged", f.example, o.Name, f.ratio, res.RMSE, skin)
+		}
 		return nil
 	}, func() {
 		switch {
@@ -196,7 +220,11 @@ func (t *Dynamics) Fit(h tools.Host, path string) {
 		case f.res == nil:
 			h.Info("Dynamics: fit stopped")
 		default:
-			h.Do(&paramsCmd{l: f.l, name: "Fit materials to " + f.example, before: f.l.params, after: f.res.Params})
+			name := "Fit materials to " + f.example
+			if f.stopped {
+				name += fmt.Sprintf(" (stopped at iteration %d)", len(f.res.Energy)-1)
+			}
+			h.Do(&paramsCmd{l: f.l, name: name, before: f.l.params, after: f.res.Params})
 			h.Info("Dynamics: %s", t.FitReport())
 		}
 	})
@@ -309,7 +337,7 @@ func (t *Dynamics) Bake(h tools.Host) {
 	o := h.Object()
 	c := &assets.Clip{Name: t.clipName(o), FPS: s.rig.Goal.FPS, Frames: s.frames}
 	h.Do(tools.NewReplaceParts("Bake dynamics", o, func(p *tools.Parts) {
-		p.KeepTake(p.Clip)
+		p.KeepTake()
 		p.Clip = c
 	}))
 	t.baked = fmt.Sprintf("Baked %s. %s", words.Count(len(s.frames), "frame", "frames"), t.seamText(s))

@@ -115,7 +115,7 @@ func TestToolPaintSimulateBake(t *testing.T) {
 	if o.Clip == before || !assets.Same(o.Clip.Frames, first) {
 		t.Fatal("the bake is not the preview's frames")
 	}
-	if before != nil && (len(o.Takes) == 0 || o.Takes[0] != before) {
+	if before != nil && (len(o.Takes) == 0 || o.Takes[0].Clip != before) {
 		t.Fatal("the clip the bake replaced is not kept as a take (issue 25)")
 	}
 	h.Stack.Undo()

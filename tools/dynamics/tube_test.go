@@ -2,6 +2,8 @@ package dynamics
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -9,6 +11,8 @@ import (
 	"gallop/assets"
 	"gallop/internal/shareddata"
 	"gallop/solver/dynskin"
+	"gallop/tools"
+	"gallop/tools/toolstest"
 )
 
 // tube loads dynskin-tube's rig with animation anim and its example.
@@ -93,4 +97,99 @@ func TestRestSegments(t *testing.T) {
 	if ax := top.B.Sub(top.A).Normalize(); ax[1] < 0.99 || min(top.A[1], top.B[1]) < 2 {
 		t.Errorf("Top: segment %v, want along y above 2", top)
 	}
+}
+
+// tubeTool opens the Dynamics tool on dynskin-tube's rig playing anim,
+// with the painted materials of a stiff tube, simulated.
+func tubeTool(t *testing.T, anim string) (*Dynamics, *toolstest.Host) {
+	t.Helper()
+	o, _, _, _ := tube(t, anim)
+	h := toolstest.New(o)
+	d := &Dynamics{}
+	d.Update(h)
+	simulate(t, d, h)
+	return d, h
+}
+
+// TestItem4FitToAnotherAnimationKeepsMaterials (issue 25, item 4): the
+// tube plays rig.glb's test animation; a fit to train's example (frames
+// of another animation, as many) found nothing better than skinning and
+// yet reported "converged" and replaced the materials. Now it says the
+// example does not fit, and the materials and the undo history stay.
+func TestItem4FitToAnotherAnimationKeepsMaterials(t *testing.T) {
+	d, h := tubeTool(t, "test")
+	before := d.Params(h)
+	d.Settings.Iterations = 6
+	d.Fit(h, shareddata.Path(t, "dynskin-tube", "train", "example"))
+	until(t, h, d.Fitting)
+	if len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), "does not fit") {
+		t.Fatalf("errors %v, want one saying the example does not fit", h.Errs)
+	}
+	t.Log(h.Errs[0])
+	if h.Stack.Position() != 0 || !slices.Equal(d.Params(h), before) {
+		t.Errorf("the materials changed (%d undo steps)", h.Stack.Position())
+	}
+}
+
+// TestItem4StoppedFitKeepsBest (issue 25, item 4): stopping a fit kept
+// nothing and left no undo step; now the best materials so far replace
+// the painted ones as one undoable step, as the Gallery's Stop keeps what
+// it found (once the fit is below 0.9 of skinning's error here).
+func TestItem4StoppedFitKeepsBest(t *testing.T) {
+	d, h := tubeTool(t, "test")
+	before := d.Params(h)
+	d.Settings.Iterations = 200
+	d.Fit(h, shareddata.Path(t, "dynskin-tube", "test", "example"))
+	until(t, h, func() bool {
+		d.Update(h)
+		if p := d.FitProgress(); p != nil && len(p.Energy) > 0 && p.RMSE(len(p.Energy)-1) < 0.9*p.SkinRMSE {
+			d.StopFit()
+		}
+		return d.Fitting()
+	})
+	if len(h.Errs) > 0 || d.fit.res == nil || h.Stack.Position() != 1 {
+		t.Fatalf("stopped fit: errors %v, result %v, %d undo steps", h.Errs, d.fit.res != nil, h.Stack.Position())
+	}
+	t.Log(d.FitReport())
+	if n := len(d.fit.res.Energy) - 1; n >= 200 || !strings.Contains(h.Stack.UndoName(), "stopped at iteration") {
+		t.Errorf("%d iterations, undo step %q", n, h.Stack.UndoName())
+	}
+	if d.fit.ratio >= 1 || slices.Equal(d.Params(h), before) {
+		t.Errorf("the kept materials are not the fit's best (ratio %.3f)", d.fit.ratio)
+	}
+	h.Stack.Undo()
+	if !slices.Equal(d.Params(h), before) {
+		t.Error("Undo did not bring the materials before the fit back")
+	}
+}
+
+// TestItem4GLTFAnimationsArePlayable (issue 25, item 4): rig.glb holds the
+// animations test and train; the window played test and neither showed
+// nor offered train. Now train is a take of the object, with its joint
+// animation; played, the tool simulates train's goal, and a fit to
+// train's example succeeds.
+func TestItem4GLTFAnimationsArePlayable(t *testing.T) {
+	objs, err := assets.LoadGLTF(shareddata.Path(t, "dynskin-tube", "rig.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := objs[0]
+	if o.Clip == nil || o.Clip.Name != "test" || len(o.Takes) != 1 || o.Takes[0].Clip.Name != "train" || o.Takes[0].Skin == nil {
+		t.Fatalf("clip %v, takes %v: want test playing and train, with its joint animation, a take", o.Clip != nil, o.Takes)
+	}
+	h := toolstest.New(o)
+	h.Do(tools.PlayTake(o, 0))
+	if o.Clip.Name != "train" || o.Skin.Name != "train" || o.Takes[0].Clip.Name != "test" {
+		t.Fatalf("after playing the take: clip %q, joint animation %q", o.Clip.Name, o.Skin.Name)
+	}
+	d := &Dynamics{}
+	d.Update(h)
+	simulate(t, d, h)
+	d.Settings.Iterations = 20
+	d.Fit(h, shareddata.Path(t, "dynskin-tube", "train", "example"))
+	until(t, h, d.Fitting)
+	if len(h.Errs) > 0 || d.fit.res == nil {
+		t.Fatalf("the fit to train's example failed: %v", h.Errs)
+	}
+	t.Log(d.FitReport())
 }

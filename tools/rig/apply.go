@@ -18,7 +18,7 @@ func newApply(r *Result) *tools.ReplaceParts {
 	rigged := SkinnedObject(r.SSDR, r.clip.Name, r.clip.FPS, o.Mesh, r.rest)
 	clip := &assets.Clip{Name: r.clip.Name + " rigged", FPS: r.clip.FPS, Frames: r.skinned}
 	return tools.NewReplaceParts(fmt.Sprintf("Apply rig (%d bones)", len(rigged.Rig.Joints)), o, func(p *tools.Parts) {
-		p.KeepTake(p.Clip)
+		p.KeepTake()
 		p.Clip, p.Rig, p.Skin = clip, rigged.Rig, rigged.Skin
 	})
 }

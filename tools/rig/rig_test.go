@@ -310,16 +310,16 @@ func TestRigApply(t *testing.T) {
 
 	// Issue 25, item 3: the captured clip is not lost but kept as the
 	// object's take, which plays again in one undoable step.
-	if len(h.Obj.Takes) != 1 || h.Obj.Takes[0] != orig {
+	if len(h.Obj.Takes) != 1 || h.Obj.Takes[0].Clip != orig {
 		t.Fatalf("after Apply the takes are %v, want the captured clip", h.Obj.Takes)
 	}
 	rigged := h.Obj.Clip
 	h.Do(tools.PlayTake(h.Obj, 0))
-	if h.Obj.Clip != orig || len(h.Obj.Takes) != 1 || h.Obj.Takes[0] != rigged || h.Obj.Rig == nil {
+	if h.Obj.Clip != orig || len(h.Obj.Takes) != 1 || h.Obj.Takes[0].Clip != rigged || h.Obj.Rig == nil {
 		t.Fatal("playing the take did not swap it with the rigged clip")
 	}
 	h.Stack.Undo()
-	if h.Obj.Clip != rigged || h.Obj.Takes[0] != orig {
+	if h.Obj.Clip != rigged || h.Obj.Takes[0].Clip != orig {
 		t.Fatal("Undo did not bring the rigged clip back")
 	}
 }
