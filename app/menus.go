@@ -10,10 +10,14 @@ import (
 )
 
 // menuBar lays out File, Edit, View and Help. Shortcut labels follow
-// Blender's keymap; the keys themselves are handled in shortcuts.
+// Blender's keymap; the keys themselves are handled in shortcuts. Escape
+// closes an open menu (Dear ImGui does so only with keyboard navigation,
+// which Gallop's shortcuts keep off).
 func (a *App) menuBar() giu.Widget {
 	return giu.MenuBar().Layout(
 		giu.Menu("File").Layout(
+			windowMark("menu: File items"),
+			escapeCloses(),
 			giu.MenuItem("New").Shortcut("Ctrl+N").OnClick(a.cmdNew),
 			giu.MenuItem("Open...").Shortcut("Ctrl+O").OnClick(a.cmdOpen),
 			giu.Menu("Open Recent").Layout(a.recentItems()...),
@@ -45,6 +49,8 @@ func (a *App) menuBar() giu.Widget {
 		),
 		panels.Mark("menu File"),
 		giu.Menu("Edit").Layout(
+			windowMark("menu: Edit items"),
+			escapeCloses(),
 			giu.MenuItem(label("Undo", a.history.UndoName())).Shortcut("Ctrl+Z").Enabled(a.history.CanUndo()).OnClick(a.history.Undo),
 			panels.Mark("edit: "+label("Undo", a.history.UndoName())),
 			giu.MenuItem(label("Redo", a.history.RedoName())).Shortcut("Ctrl+Shift+Z").Enabled(a.history.CanRedo()).OnClick(a.history.Redo),
@@ -54,6 +60,8 @@ func (a *App) menuBar() giu.Widget {
 		),
 		panels.Mark("menu Edit"),
 		giu.Menu("View").Layout(
+			windowMark("menu: View items"),
+			escapeCloses(),
 			giu.Menu("Shading").Layout(
 				giu.MenuItem("Smooth").Selected(a.view.Style.Shading == viewport.Smooth).OnClick(func() { a.view.Style.Shading = viewport.Smooth }),
 				giu.MenuItem("Flat").Selected(a.view.Style.Shading == viewport.Flat).OnClick(func() { a.view.Style.Shading = viewport.Flat }),
@@ -68,7 +76,10 @@ func (a *App) menuBar() giu.Widget {
 			giu.MenuItem("Orthographic").Shortcut("Numpad 5").Selected(a.view.Camera.Ortho).OnClick(func() { a.view.Camera.Ortho = !a.view.Camera.Ortho }),
 			giu.MenuItem("Reset Camera").OnClick(a.resetCamera),
 		),
+		panels.Mark("menu View"),
 		giu.Menu("Help").Layout(
+			windowMark("menu: Help items"),
+			escapeCloses(),
 			giu.MenuItem("Getting started").OnClick(func() { a.modal.openStarted = true }),
 			panels.Mark("menu: Getting started"),
 			giu.MenuItem("Shortcuts").Shortcut("F1").OnClick(func() { a.modal.openShortcuts = true }),

@@ -88,3 +88,26 @@ func TestItem14HeatMapUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestItem7ProgressTextFits (issue 25, item 7): a job's name longer than
+// its progress bar showed as "ion graph of ensemble-banner 55%", cut on
+// the left by Dear ImGui's centring; now the name is cut at its end, with
+// an ellipsis, and the percentage always shows.
+func TestItem7ProgressTextFits(t *testing.T) {
+	measure := func(s string) float32 { return 7 * float32(len([]rune(s))) } // a 7-pixel monospace font
+	for _, name := range []string{"Build motion graph of ensemble-banner", "Save", strings.Repeat("x", 200)} {
+		got := progressOverlay(name, 0.55, 208, measure)
+		if measure(got) > 208 {
+			t.Errorf("%q: %q is %g pixels wide, the bar 208", name, got, measure(got))
+		}
+		if !strings.HasSuffix(got, " 55%") {
+			t.Errorf("%q: %q hides the percentage", name, got)
+		}
+		if head := []rune(name)[:min(4, len([]rune(name)))]; !strings.HasPrefix(got, string(head)) {
+			t.Errorf("%q: %q lost the name's beginning", name, got)
+		}
+	}
+	if got := progressOverlay("Save", 1, 208, measure); got != "Save 100%" {
+		t.Errorf("a short name: %q", got)
+	}
+}

@@ -55,7 +55,7 @@ func (a *App) statusBar() giu.Widget {
 		}
 		f, text := j.Progress()
 		row = append(row, giu.Row(
-			giu.ProgressBar(float32(f)).Size(220, 0).Overlay(fmt.Sprintf("%s %.0f%%", j.Name, 100*f)),
+			giu.ProgressBar(float32(f)).Size(progressWidth, 0).Overlay(progressOverlay(j.Name, f, progressWidth-12, textWidth)),
 			giu.Label(text),
 			giu.SmallButton(fmt.Sprintf("Cancel##job%d", j.ID)).OnClick(j.Cancel),
 		))
@@ -70,7 +70,7 @@ func (a *App) statusBar() giu.Widget {
 				// The line ends before the Log button; the whole text is
 				// in the log.
 				room := imgui.ContentRegionAvail().X - imgui.CalcTextSize("Log").X - 24
-				giu.Style().SetColor(giu.StyleColorText, col).To(giu.Label(fitText(m.at.Format("15:04:05 ")+m.text, room))).Build()
+				giu.Style().SetColor(giu.StyleColorText, col).To(giu.Label(fitText(m.at.Format("15:04:05 ")+m.text, room, textWidth))).Build()
 			}),
 			panels.Marked("status: Log", giu.SmallButton("Log").OnClick(func() { a.modal.openLog = true })),
 		))
@@ -80,17 +80,33 @@ func (a *App) statusBar() giu.Widget {
 	return row
 }
 
+// progressWidth is the width of a job's progress bar in the status bar.
+const progressWidth = 220
+
+// progressOverlay is the text over a job's progress bar: its name, cut
+// with an ellipsis where it would not fit in width (as measured), then
+// the percentage, which always shows. Dear ImGui centres an overlay and
+// clips it on both sides, so a long name lost its beginning and the
+// percentage ("ion graph of ensemble-banner 55%").
+func progressOverlay(name string, fraction float64, width float32, measure func(string) float32) string {
+	pct := fmt.Sprintf(" %.0f%%", 100*fraction)
+	return fitText(name, width-measure(pct), measure) + pct
+}
+
+// textWidth is the width of text in the current font.
+func textWidth(text string) float32 { return imgui.CalcTextSize(text).X }
+
 // fitText returns text, or as much of its beginning as fits in width
-// pixels followed by an ellipsis.
-func fitText(text string, width float32) string {
-	if imgui.CalcTextSize(text).X <= width {
+// pixels (as measure measures) followed by an ellipsis.
+func fitText(text string, width float32, measure func(string) float32) string {
+	if measure(text) <= width {
 		return text
 	}
 	r := []rune(text)
 	lo, hi := 0, len(r) // the longest prefix that fits is in [lo, hi)
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if imgui.CalcTextSize(string(r[:mid])+"…").X <= width {
+		if measure(string(r[:mid])+"…") <= width {
 			lo = mid
 		} else {
 			hi = mid

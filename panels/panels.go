@@ -108,3 +108,22 @@ func Text(text string) giu.Widget { return giu.Label(text).Wrapped(true) }
 func Room(label string) float32 {
 	return -(imgui.CalcTextSizeV(label, true, -1).X + imgui.CurrentStyle().ItemInnerSpacing().X + 1)
 }
+
+// DrawLabels writes labels (a tool's names for what the viewport shows,
+// such as the two animations side by side) into the viewport window's draw
+// list, each centred above its point on a dark backing so it reads over
+// the grid, and records each rectangle as mark+text for the GUI tests.
+func DrawLabels(h tools.Host, in *viewport.Input, mark string, labels []tools.Label) {
+	dl := imgui.WindowDrawList()
+	for _, l := range labels {
+		x, y, ok := h.View().ToScreen(l.At)
+		if !ok {
+			continue
+		}
+		size := imgui.CalcTextSize(l.Text)
+		at := imgui.Vec2{X: float32(in.OriginX+x) - size.X/2, Y: float32(in.OriginY+y) - size.Y - 8}
+		dl.AddRectFilledV(imgui.Vec2{X: at.X - 4, Y: at.Y - 2}, imgui.Vec2{X: at.X + size.X + 4, Y: at.Y + size.Y + 2}, imgui.ColorU32Vec4(imgui.Vec4{W: 0.6}), 3, 0)
+		dl.AddTextVec2(at, imgui.ColorU32Vec4(imgui.Vec4{X: 1, Y: 1, Z: 1, W: 1}), l.Text)
+		RecordRect(mark+l.Text, at, imgui.Vec2{X: at.X + size.X, Y: at.Y + size.Y})
+	}
+}

@@ -18,6 +18,13 @@ import (
 	"gallop/viewport"
 )
 
+// Label is a name drawn in the viewport over what it names (the two
+// animations shown side by side, say); see panels.DrawLabels.
+type Label struct {
+	Text string
+	At   assets.Vec3 // the top centre of what it names
+}
+
 // Host is what the application offers a tool.
 type Host interface {
 	// Object returns the object being edited, or nil.

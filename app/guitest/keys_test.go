@@ -187,3 +187,18 @@ func TestItem10SelectionBoxStaysUnderPopups(t *testing.T) {
 		t.Errorf("%d pixels of the F1 list differ with a selection box dragged under it: the box is drawn over the list", n)
 	}
 }
+
+// TestItem7EscapeClosesMenus (issue 25, item 7): Escape closes each menu
+// of the menu bar (the Edit menu stayed open).
+func TestItem7EscapeClosesMenus(t *testing.T) {
+	s := newSession(t)
+	cmd := s.start()
+	s.widget("pose: make handle")
+	for _, m := range []string{"File", "Edit", "View", "Help"} {
+		s.click("menu " + m)
+		s.widget("menu: " + m + " items")
+		s.xdo("key", "Escape")
+		s.waitFor("Escape to close the "+m+" menu", 5*time.Second, func() bool { _, open := s.rects()["menu: "+m+" items"]; return !open })
+	}
+	s.quit(cmd)
+}

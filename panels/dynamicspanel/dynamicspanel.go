@@ -145,6 +145,7 @@ func (p *Panel) Viewport(h tools.Host, in *viewport.Input) {
 	if dynamics.RigError(h.Object()) != nil {
 		return
 	}
+	panels.DrawLabels(h, in, "dynamics: label ", p.m.Labels(h))
 	dl := imgui.WindowDrawList()
 	at := imgui.Vec2{X: float32(in.OriginX + in.X), Y: float32(in.OriginY + in.Y)}
 	switch {

@@ -76,6 +76,9 @@ func (p *Panel) simPanel(h tools.Host) giu.Widget {
 			giu.Tooltip("Simulate one pass of the clip first, so that a looping clip closes without a jump"),
 		),
 	}
+	if w := st.Warning(); w != "" && st.Current {
+		l = append(l, panels.ErrorLabel(w))
+	}
 	if err := s.Check(); err != nil {
 		l = append(l, panels.ErrorLabel(err.Error()))
 	}

@@ -106,7 +106,7 @@ func (p *Panel) Viewport(h tools.Host, in *viewport.Input) {
 		return
 	}
 	p.drawBones(h, in)
-	p.drawLabels(h, in)
+	panels.DrawLabels(h, in, "rig: label ", p.m.Labels(h))
 	if in.Pressed[viewport.Left] && in.Hovered && !in.Alt {
 		p.press, p.pressed = [2]float64{in.X, in.Y}, true
 	}
@@ -118,24 +118,6 @@ func (p *Panel) Viewport(h tools.Host, in *viewport.Input) {
 		return // a drag, not a click
 	}
 	p.m.PickBone(h, in.X, in.Y)
-}
-
-// drawLabels writes the names of the clip and of the rig's copy above
-// them when they are shown side by side, centred over each, on a dark
-// backing so they read over the grid.
-func (p *Panel) drawLabels(h tools.Host, in *viewport.Input) {
-	dl := imgui.WindowDrawList()
-	for _, l := range p.m.Labels(h) {
-		x, y, ok := h.View().ToScreen(l.At)
-		if !ok {
-			continue
-		}
-		size := imgui.CalcTextSize(l.Text)
-		at := imgui.Vec2{X: float32(in.OriginX+x) - size.X/2, Y: float32(in.OriginY+y) - size.Y - 8}
-		dl.AddRectFilledV(imgui.Vec2{X: at.X - 4, Y: at.Y - 2}, imgui.Vec2{X: at.X + size.X + 4, Y: at.Y + size.Y + 2}, imgui.ColorU32Vec4(imgui.Vec4{W: 0.6}), 3, 0)
-		dl.AddTextVec2(at, imgui.ColorU32Vec4(imgui.Vec4{X: 1, Y: 1, Z: 1, W: 1}), l.Text)
-		panels.RecordRect("rig: label "+l.Text, at, imgui.Vec2{X: at.X + size.X, Y: at.Y + size.Y})
-	}
 }
 
 // drawBones draws each bone's segment as a line with a dot at its centre,

@@ -272,3 +272,55 @@ func TestInferThenFitOwnClip(t *testing.T) {
 	}
 	d.Close()
 }
+
+// TestItem7SideBySideLabelled (issue 25, item 7): side by side, the
+// dynamic animation and the plain skinning beside it had no names; now
+// each has its label over it, the skinning's one side offset away.
+func TestItem7SideBySideLabelled(t *testing.T) {
+	d, h := tubeTool(t, "test")
+	if l := d.Labels(h); len(l) != 0 {
+		t.Fatalf("labels %v while one animation is shown", l)
+	}
+	d.SetShow(h, ShowBoth)
+	l := d.Labels(h)
+	if len(l) != 2 || l[0].Text != "dynamic" || l[1].Text != "plain skinning" {
+		t.Fatalf("labels %v, want dynamic and plain skinning", l)
+	}
+	if got := l[1].At.Sub(l[0].At); got.Sub(d.side).Len() > 1e-12 || d.side.Len() == 0 {
+		t.Errorf("the labels are %v apart, the animations %v", got, d.side)
+	}
+}
+
+// TestItem7CrumpleIsReported (issue 25, item 7): Jelly on a motion far
+// faster than the data's (the tube's train animation played 4 times as
+// fast) crumpled the mesh without a word; now the status says how far it
+// strays and what to do. The data's own motion with the same Jelly does
+// not warn.
+func TestItem7CrumpleIsReported(t *testing.T) {
+	stray := func(speed int) Status {
+		o, _, _, _ := tube(t, "train")
+		skin := *o.Skin
+		skin.Frames = make([][]assets.Transform, len(o.Skin.Frames))
+		for f := range skin.Frames {
+			skin.Frames[f] = o.Skin.Frames[(speed*f)%len(o.Skin.Frames)]
+		}
+		o.Skin = &skin
+		h := toolstest.New(o)
+		d := &Dynamics{}
+		d.Brush.Channel, d.Brush.Preset = ChannelMaterial, 2 // Jelly
+		d.Update(h)
+		d.Fill(h, true)
+		simulate(t, d, h)
+		st := d.Status(h)
+		d.Close()
+		return st
+	}
+	calm, fast := stray(1), stray(4)
+	t.Logf("Jelly strays %.3f of the diagonal at the data's speed, %.3f at 4 times", calm.Stray, fast.Stray)
+	if calm.Warning() != "" {
+		t.Errorf("the data's motion warns: %s", calm.Warning())
+	}
+	if w := fast.Warning(); !strings.Contains(w, "too soft") {
+		t.Errorf("4 times as fast: no warning (stray %.3f)", fast.Stray)
+	}
+}

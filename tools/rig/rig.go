@@ -272,23 +272,17 @@ func (t *Rig) offset(h tools.Host, r *Result) assets.Vec3 {
 	return t.side
 }
 
-// Label is a name drawn in the viewport over what it names.
-type Label struct {
-	Text string
-	At   assets.Vec3 // the top centre of what it names
-}
-
 // Labels returns the names of the clip and of the rig's copy when they
 // are shown side by side (none otherwise), each over the top centre of
 // its box.
-func (t *Rig) Labels(h tools.Host) []Label {
+func (t *Rig) Labels(h tools.Host) []tools.Label {
 	r := t.Result(h)
 	if r == nil || t.Show != ShowBoth {
 		return nil
 	}
 	top := r.lo.Add(r.hi).Mul(0.5)
 	top[1] = r.hi[1]
-	return []Label{
+	return []tools.Label{
 		{Text: "original clip", At: top},
 		{Text: fmt.Sprintf("rig: %d bones", r.Bones()), At: top.Add(t.offset(h, r))},
 	}
