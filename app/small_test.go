@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gallop/assets"
+	"gallop/panels/synthpanel"
 )
 
 // TestItem14Plurals (issue 10, item 14): counts of one are singular in
@@ -109,5 +110,31 @@ func TestItem7ProgressTextFits(t *testing.T) {
 	}
 	if got := progressOverlay("Save", 1, 208, measure); got != "Save 100%" {
 		t.Errorf("a short name: %q", got)
+	}
+}
+
+// TestItem5ObstaclesShownWhileAVariationPlays (issue 25, item 5): the
+// Synthesize tool's obstacle spheres were drawn over the document but not
+// over a variation playing in its place; now they are drawn over both.
+func TestItem5ObstaclesShownWhileAVariationPlays(t *testing.T) {
+	sp := &synthpanel.Panel{}
+	a := testApp(t, sp)
+	sp.Model().AddSphere(a)
+	spheres := func() int {
+		n := 0
+		for _, it := range a.drawItems() {
+			if it.Key != nil && len(it.Triangles) > 100 && it.Key != any(a.doc.Scene.Objects[0]) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := spheres(); n != 1 {
+		t.Fatalf("%d spheres over the document, want 1", n)
+	}
+	clip := a.doc.Scene.Objects[0]
+	a.preview = &preview{clip: clip, doc: &Document{Scene: &assets.Scene{Objects: []*assets.Object{clip}}}}
+	if n := spheres(); n != 1 {
+		t.Errorf("%d spheres over a variation playing, want 1", n)
 	}
 }

@@ -118,7 +118,8 @@ func (a *App) shownPositions(o *assets.Object) []assets.Vec3 {
 }
 
 // drawItems lists what the renderer draws this frame: the preview's
-// bodies at its frame, or the document's objects.
+// bodies at its frame, or the document's objects, and the active tool's
+// extra items (the Synthesize tool's obstacles) with either.
 func (a *App) drawItems() []viewport.Item {
 	if p := a.preview; p != nil {
 		items := p.items()
@@ -127,7 +128,7 @@ func (a *App) drawItems() []viewport.Item {
 				items[0].Colors = cols
 			}
 		}
-		return items
+		return a.withExtras(items)
 	}
 	items := make([]viewport.Item, 0, len(a.doc.Scene.Objects))
 	for i, o := range a.doc.Scene.Objects {
@@ -147,6 +148,11 @@ func (a *App) drawItems() []viewport.Item {
 		}
 		items = append(items, it)
 	}
+	return a.withExtras(items)
+}
+
+// withExtras appends the active tool's extra items to items.
+func (a *App) withExtras(items []viewport.Item) []viewport.Item {
 	if x, ok := a.tools[a.tool].(panels.Extras); ok {
 		items = append(items, x.ExtraItems(a)...)
 	}

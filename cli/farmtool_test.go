@@ -39,7 +39,7 @@ func TestSynthToolOnFarm(t *testing.T) {
 		// pcow's default graph (a dozen transitions) has no walk that
 		// keeps these seeds off the plane; 4 steps gives room.
 		tool.Settings.Threshold = 4
-		tool.AddTarget(10, 40)
+		tool.AddTarget(h, 10, 40)
 		tool.AddPlane(h)
 	}
 

@@ -67,7 +67,10 @@ func (t *targetsFlag) Set(s string) error {
 	if !ok || err1 != nil || err2 != nil {
 		return fmt.Errorf("%q: want INPUT@OUTPUT frame numbers, as 10@100", s)
 	}
-	*t = append(*t, synth.Target{Input: a, Output: b})
+	if a < 1 || b < 1 {
+		return fmt.Errorf("%q: frames are counted from 1, as on the timeline", s)
+	}
+	*t = append(*t, synth.Target{Input: a - 1, Output: b - 1})
 	return nil
 }
 
@@ -156,7 +159,7 @@ func synthCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	blendName := fs.String("blend", "gradient", "splice blending: gradient, gradient-poisson, crossfade, coordinates or poisson")
 	components := fs.Bool("components", false, "split the mesh at a cut node of the bone graph and synthesise the parts independently")
 	var targets targetsFlag
-	fs.Var(&targets, "target", "INPUT@OUTPUT: show input frame INPUT at output frame OUTPUT (repeatable)")
+	fs.Var(&targets, "target", "INPUT@OUTPUT: show input frame INPUT at output frame OUTPUT, counted from 1 as on the timeline (repeatable)")
 	var obstacles obstaclesFlag
 	fs.Var(&obstacles, "obstacle", "sphere:X,Y,Z,R, ground:HEIGHT (y up) or mesh:FILE.obj: a scene object the clips keep out of (repeatable)")
 	inFPS := fs.Float64("fps", 0, "the frame rate of IN (default: the file's; 30 for OBJ frames)")

@@ -144,12 +144,35 @@ func (p *Panel) costPlot(r *tsynth.Analysed) giu.Widget {
 			p.logCost[k], p.logLo = v, min(p.logLo, v)
 		}
 	}
+	xt, yt := costTicks(int(n))
 	return giu.Layout{
 		panels.Text(fmt.Sprintf("Transition cost log₁₀ D, %.2g to %.2g (from frame, down; to frame, across); the %d candidates in white", p.logLo, p.logHi, len(xs))),
 		giu.Plot("##cost").Size(-1, 260).Flags(giu.PlotFlagsNoLegend|giu.PlotFlagsNoMenus|giu.PlotFlagsEqual).
-			AxisLimits(0, n, 0, n, giu.ConditionAlways).
+			AxisLimits(0, n, 0, n, giu.ConditionAlways).XTicks(xt, false).YTicks(yt, false, giu.ImPlotYAxisLeft).
 			Plots(&costMap{values: p.logCost, size: r.CostSize, frames: n, lo: p.logLo, hi: p.logHi, xs: xs, ys: ys}),
 	}
+}
+
+// costTicks labels the cost map's axes with frame numbers counted from 1,
+// as the timeline: "to" frames across from the left, "from" frames down
+// from the top, as the rows are drawn (the y axis counted up from the
+// bottom, so "from" frames read off it were wrong). Frame k's cell is
+// centred at x = k − ½ and y = n − k + ½. At most about six ticks a side,
+// at 1 and multiples of a round step.
+func costTicks(n int) (x, y []giu.PlotTicker) {
+	step := 1
+	for _, s := range []int{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000} {
+		step = s
+		if n/s <= 5 {
+			break
+		}
+	}
+	for k := 1; k <= n; k = (k/step + 1) * step {
+		label := fmt.Sprint(k)
+		x = append(x, giu.PlotTicker{Position: float64(k) - 0.5, Label: label})
+		y = append(y, giu.PlotTicker{Position: float64(n-k) + 0.5, Label: label})
+	}
+	return x, y
 }
 
 // costMap is an ImPlot heat map (Viridis) of a square row-major matrix
@@ -225,10 +248,12 @@ func (p *Panel) targetsPanel(h tools.Host) giu.Widget {
 	l := giu.Layout{panels.Text("Targeted frames: input frame f shown at output frame g")}
 	for i, t := range p.m.Targets {
 		l = append(l, giu.Row(
-			giu.SmallButton(fmt.Sprintf("x##target%d", i)).OnClick(func() { p.m.RemoveTarget(i) }),
+			giu.SmallButton(fmt.Sprintf("x##target%d", i)).OnClick(func() { p.m.RemoveTarget(h, i) }),
 			giu.Label(fmt.Sprintf("input frame %d at output frame %d", t.Input+1, t.Output+1)),
 		))
 	}
+	// Frames are counted from 1, as on the timeline: the fields start at 1.
+	p.input, p.output = max(p.input, 1), max(p.output, 1)
 	return append(l,
 		giu.Row(
 			giu.InputInt(&p.input).Label("f").Size(90),
@@ -238,9 +263,7 @@ func (p *Panel) targetsPanel(h tools.Host) giu.Widget {
 		giu.Row(
 			giu.InputInt(&p.output).Label("g").Size(90),
 			giu.SmallButton("Add target").OnClick(func() {
-				if p.input >= 1 && p.output >= 1 {
-					p.m.AddTarget(int(p.input)-1, int(p.output)-1)
-				}
+				p.m.AddTarget(h, int(p.input)-1, int(p.output)-1)
 			}),
 		),
 	)
@@ -251,7 +274,7 @@ func (p *Panel) obstaclesPanel(h tools.Host) giu.Widget {
 	for i := range p.m.Obstacles {
 		o := &p.m.Obstacles[i]
 		l = append(l, giu.Row(
-			giu.SmallButton(fmt.Sprintf("x##obstacle%d", i)).OnClick(func() { p.m.RemoveObstacle(i) }),
+			giu.SmallButton(fmt.Sprintf("x##obstacle%d", i)).OnClick(func() { p.m.RemoveObstacle(h, i) }),
 			giu.Label(o.Label()),
 		))
 		switch o.Kind {
@@ -263,10 +286,12 @@ func (p *Panel) obstaclesPanel(h tools.Host) giu.Widget {
 				if imgui.DragFloat3V(fmt.Sprintf("centre##sphere%d", i), &c, float32(o.Radius)*0.02+1e-4, 0, 0, "%.3g", 0) {
 					o.Center = [3]float64{float64(c[0]), float64(c[1]), float64(c[2])}
 				}
+				p.dragUndo(h, "Move sphere")
 				imgui.SetNextItemWidth(panels.Room("radius"))
 				if imgui.DragFloatV(fmt.Sprintf("radius##sphere%d", i), &r, float32(o.Radius)*0.02+1e-4, 1e-6, 1e9, "%.3g", 0) {
 					o.Radius = float64(r)
 				}
+				p.dragUndo(h, "Resize sphere")
 			}))
 		case tsynth.ObstaclePlane:
 			l = append(l, giu.Custom(func() {
@@ -275,6 +300,7 @@ func (p *Panel) obstaclesPanel(h tools.Host) giu.Widget {
 				if imgui.DragFloatV(fmt.Sprintf("height##plane%d", i), &y, 0.01, 0, 0, "%.3g", 0) {
 					o.Height = float64(y)
 				}
+				p.dragUndo(h, "Move ground")
 			}))
 		}
 	}
@@ -291,9 +317,21 @@ func (p *Panel) obstaclesPanel(h tools.Host) giu.Widget {
 	if len(others) > 0 {
 		p.objectObstacle = min(max(p.objectObstacle, 0), int32(len(others)-1))
 		row = append(row, giu.Combo("##obstacleobject", others[p.objectObstacle], others, &p.objectObstacle).Size(120),
-			giu.SmallButton("Add object").OnClick(func() { p.m.AddObject(others[p.objectObstacle]) }))
+			giu.SmallButton("Add object").OnClick(func() { p.m.AddObject(h, others[p.objectObstacle]) }))
 	}
 	return append(l, giu.Row(row...))
+}
+
+// dragUndo makes the edit of the field laid out last, which changes an
+// obstacle in place while it is dragged or typed in, one undoable step
+// named label, from the field's activation to its release.
+func (p *Panel) dragUndo(h tools.Host, label string) {
+	if imgui.IsItemActivated() {
+		p.m.BeginSceneDrag()
+	}
+	if imgui.IsItemDeactivated() {
+		p.m.EndSceneDrag(h, label)
+	}
 }
 
 func (p *Panel) galleryPanel(h tools.Host) giu.Widget {

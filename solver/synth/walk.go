@@ -10,6 +10,8 @@ import (
 )
 
 // Target asks that input frame Input be shown at output frame Output.
+// Frames are counted from 0 here and from 1 in the messages, as the
+// artist counts them on the timeline.
 type Target struct {
 	Input  int `json:"input"`  // the input frame f
 	Output int `json:"output"` // the output frame g it must appear at
@@ -56,10 +58,10 @@ func newPlan(p *Part, g *Graph, r *Request) (*plan, error) {
 	reach := W // the last output frame whose row a target or the start affects
 	for _, tg := range r.Targets {
 		if tg.Output < 0 || tg.Output >= L || tg.Input < 0 || tg.Input >= p.n {
-			return nil, fmt.Errorf("target: input frame %d at output frame %d is outside the input (%d frames) or the output (%d frames)", tg.Input, tg.Output, p.n, L)
+			return nil, fmt.Errorf("target: input frame %d at output frame %d is outside the input (%d frames) or the output (%d frames)", tg.Input+1, tg.Output+1, p.n, L)
 		}
 		if pl.target[tg.Output] >= 0 && pl.target[tg.Output] != tg.Input {
-			return nil, fmt.Errorf("target: output frame %d cannot show both input frames %d and %d", tg.Output, pl.target[tg.Output], tg.Input)
+			return nil, fmt.Errorf("target: output frame %d cannot show both input frames %d and %d", tg.Output+1, pl.target[tg.Output]+1, tg.Input+1)
 		}
 		pl.target[tg.Output] = tg.Input
 		reach = max(reach, tg.Output+W)

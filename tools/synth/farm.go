@@ -95,6 +95,10 @@ func (t *Synth) RunOnFarm(h tools.Host) {
 	}
 	in := &farmInput{obj: o, settings: t.Settings, targets: append([]synth.Target(nil), t.Targets...),
 		obstacles: append([]Obstacle(nil), t.Obstacles...), meshes: map[int]*assets.Mesh{}}
+	if err := t.checkTargets(h); err != nil {
+		h.Error(err) // before the farm, not after its job failed
+		return
+	}
 	for i, ob := range in.obstacles {
 		if _, err := ob.solver(h); err != nil {
 			h.Error(fmt.Errorf("synthesize: obstacle %d: %w", i+1, err))
@@ -156,7 +160,7 @@ func (in *farmInput) command(ctx context.Context, dir string) ([]string, error) 
 		cmd = append(cmd, "--components")
 	}
 	for _, tg := range in.targets {
-		cmd = append(cmd, "--target", fmt.Sprintf("%d@%d", tg.Input, tg.Output))
+		cmd = append(cmd, "--target", fmt.Sprintf("%d@%d", tg.Input+1, tg.Output+1)) // frames counted from 1, as the timeline
 	}
 	for i, ob := range in.obstacles {
 		switch ob.Kind {

@@ -2,8 +2,10 @@ package synth
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gallop/assets"
 	"gallop/internal/finite"
@@ -103,7 +105,7 @@ func (t *Synth) AddSphere(h tools.Host) {
 		c = c.Add(p)
 	}
 	c = c.Mul(1 / float64(max(1, len(pos))))
-	t.Obstacles = append(t.Obstacles, Obstacle{Kind: ObstacleSphere, Center: c, Radius: 0.1 * hi.Sub(lo).Len()})
+	t.addObstacle(h, "Add sphere", Obstacle{Kind: ObstacleSphere, Center: c, Radius: 0.1 * hi.Sub(lo).Len()})
 }
 
 // AddPlane adds the ground just below the lowest point of the clip (1% of
@@ -113,32 +115,123 @@ func (t *Synth) AddPlane(h tools.Host) {
 	if !ok {
 		return
 	}
-	t.Obstacles = append(t.Obstacles, Obstacle{Kind: ObstaclePlane, Height: lo[1] - 0.01*hi.Sub(lo).Len()})
+	t.addObstacle(h, "Add ground", Obstacle{Kind: ObstaclePlane, Height: lo[1] - 0.01*hi.Sub(lo).Len()})
 }
 
 // AddObject adds the document's object named name as an obstacle.
-func (t *Synth) AddObject(name string) {
-	t.Obstacles = append(t.Obstacles, Obstacle{Kind: ObstacleObject, Object: name})
+func (t *Synth) AddObject(h tools.Host, name string) {
+	t.addObstacle(h, "Add obstacle "+name, Obstacle{Kind: ObstacleObject, Object: name})
+}
+
+func (t *Synth) addObstacle(h tools.Host, label string, o Obstacle) {
+	t.editScene(h, label, func(s *sceneState) { s.obstacles = append(s.obstacles, o) })
 }
 
 // RemoveObstacle removes obstacle i.
-func (t *Synth) RemoveObstacle(i int) {
+func (t *Synth) RemoveObstacle(h tools.Host, i int) {
 	if i >= 0 && i < len(t.Obstacles) {
-		t.Obstacles = append(t.Obstacles[:i], t.Obstacles[i+1:]...)
+		t.editScene(h, "Remove obstacle", func(s *sceneState) { s.obstacles = slices.Delete(s.obstacles, i, i+1) })
 	}
 }
 
-// AddTarget asks for input frame input (the document's frame when the
-// artist picked it) at output frame output.
-func (t *Synth) AddTarget(input, output int) {
-	t.Targets = append(t.Targets, synth.Target{Input: input, Output: output})
+// AddTarget asks for input frame input (counted from 0; the document's
+// frame when the artist picked it) at output frame output. A frame
+// outside the clip or outside the variations' length is an error, said
+// at once in the frame numbers the artist sees (from 1), and adds
+// nothing.
+func (t *Synth) AddTarget(h tools.Host, input, output int) {
+	tg := synth.Target{Input: input, Output: output}
+	if err := t.checkTarget(h, tg); err != nil {
+		h.Error(err)
+		return
+	}
+	t.editScene(h, fmt.Sprintf("Add target %d at %d", input+1, output+1), func(s *sceneState) { s.targets = append(s.targets, tg) })
+}
+
+// checkTarget checks a target against the active object's clip and the
+// output's length of the settings of now.
+func (t *Synth) checkTarget(h tools.Host, tg synth.Target) error {
+	o := h.Object()
+	if o == nil || o.Clip == nil {
+		return errors.New("synthesize: no clip to target a frame of")
+	}
+	n, out := o.Clip.NumFrames(), int(math.Round(t.Settings.Seconds*o.Clip.FPS))
+	if tg.Input < 0 || tg.Input >= n || tg.Output < 0 || tg.Output >= out {
+		return fmt.Errorf("synthesize: target input frame %d at output frame %d: the clip has frames 1 to %d, the variations (%g s at %g fps) frames 1 to %d", tg.Input+1, tg.Output+1, n, t.Settings.Seconds, o.Clip.FPS, out)
+	}
+	return nil
+}
+
+// checkTargets checks every target as AddTarget does (the settings may
+// have changed since), before a generation or a farm run starts.
+func (t *Synth) checkTargets(h tools.Host) error {
+	for _, tg := range t.Targets {
+		if err := t.checkTarget(h, tg); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RemoveTarget removes target i.
-func (t *Synth) RemoveTarget(i int) {
+func (t *Synth) RemoveTarget(h tools.Host, i int) {
 	if i >= 0 && i < len(t.Targets) {
-		t.Targets = append(t.Targets[:i], t.Targets[i+1:]...)
+		t.editScene(h, "Remove target", func(s *sceneState) { s.targets = slices.Delete(s.targets, i, i+1) })
 	}
+}
+
+// sceneState is the targets and obstacles, as an undo step keeps them.
+type sceneState struct {
+	targets   []synth.Target
+	obstacles []Obstacle
+}
+
+// scene returns a copy of the targets and obstacles of now.
+func (t *Synth) scene() sceneState {
+	return sceneState{targets: slices.Clone(t.Targets), obstacles: slices.Clone(t.Obstacles)}
+}
+
+// editScene changes a copy of the targets and obstacles and makes it
+// theirs as one undoable step named label.
+func (t *Synth) editScene(h tools.Host, label string, change func(s *sceneState)) {
+	after := t.scene()
+	change(&after)
+	h.Do(&sceneCmd{t: t, label: label, before: t.scene(), after: after})
+}
+
+// BeginSceneDrag remembers the targets and obstacles as a field that
+// edits an obstacle in place (a drag of its centre) becomes active;
+// EndSceneDrag makes the change since one undoable step.
+func (t *Synth) BeginSceneDrag() {
+	s := t.scene()
+	t.dragFrom = &s
+}
+
+// EndSceneDrag: see BeginSceneDrag.
+func (t *Synth) EndSceneDrag(h tools.Host, label string) {
+	if t.dragFrom == nil {
+		return
+	}
+	before, after := *t.dragFrom, t.scene()
+	t.dragFrom = nil
+	if slices.Equal(before.targets, after.targets) && slices.Equal(before.obstacles, after.obstacles) {
+		return // clicked, not changed
+	}
+	h.Do(&sceneCmd{t: t, label: label, before: before, after: after})
+}
+
+// sceneCmd is the undoable edit of the targets and obstacles.
+type sceneCmd struct {
+	t             *Synth
+	label         string
+	before, after sceneState
+}
+
+func (c *sceneCmd) Name() string { return c.label }
+func (c *sceneCmd) Do()          { c.set(c.after) }
+func (c *sceneCmd) Undo()        { c.set(c.before) }
+func (c *sceneCmd) set(s sceneState) {
+	c.t.Targets, c.t.Obstacles = slices.Clone(s.targets), slices.Clone(s.obstacles)
 }
 
 // obstacleColour is the colour of obstacles in the viewport.

@@ -67,7 +67,8 @@ type Synth struct {
 	// panel edits them in place (the threshold through SetThreshold).
 	Settings Settings
 	// Targets are the targeted frames: input frame Input shown at output
-	// frame Output.
+	// frame Output (counted from 0). They and Obstacles change through
+	// undoable edits (AddTarget, AddSphere, ...).
 	Targets []synth.Target
 	// Obstacles are the scene objects the variations keep out of.
 	Obstacles []Obstacle
@@ -85,6 +86,7 @@ type Synth struct {
 	gen      *generation    // the running or last generation
 	chosen   int            // the variation shown, −1 for none
 	report   string         // the last export's or addition's report
+	dragFrom *sceneState    // the targets and obstacles as a drag began (BeginSceneDrag)
 }
 
 // defaults fills in the settings when none are set yet.
@@ -303,6 +305,9 @@ func (t *Synth) request(h tools.Host, r *Analysed) (synth.Request, error) {
 	frames := int(math.Round(t.Settings.Seconds * r.fps))
 	if frames < 2 {
 		return synth.Request{}, fmt.Errorf("synthesize: %g s at %g fps is fewer than 2 frames", t.Settings.Seconds, r.fps)
+	}
+	if err := t.checkTargets(h); err != nil {
+		return synth.Request{}, err
 	}
 	req := synth.Request{Frames: frames, Blend: blend, Targets: slices.Clone(t.Targets)}
 	for i, o := range t.Obstacles {

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -186,7 +187,7 @@ func TestTool(t *testing.T) {
 
 	tool.AddSphere(h)
 	tool.AddPlane(h)
-	tool.AddTarget(10, 60)
+	tool.AddTarget(h, 10, 60)
 	raw, err := tool.State()
 	if err != nil {
 		t.Fatal(err)
@@ -231,9 +232,68 @@ func TestToolBadInput(t *testing.T) {
 	h.Errs = nil
 	tool.Analyse(h)
 	finish(tool, h)
-	tool.AddObject("gone")
+	tool.AddObject(h, "gone")
 	tool.Generate(h)
 	if tool.Generating() || len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), `no other object named "gone"`) {
 		t.Errorf("a missing obstacle object: %v", h.Errs)
+	}
+}
+
+// TestItem5TargetsAndObstaclesUndo (issue 25, item 5): targets and
+// obstacles could not be undone; now adding, removing and moving them are
+// undo steps.
+func TestItem5TargetsAndObstaclesUndo(t *testing.T) {
+	h := toolstest.New(horse(t))
+	tool := &Synth{}
+	tool.Update(h)
+	tool.AddSphere(h)
+	tool.AddTarget(h, 4, 20)
+	if len(tool.Obstacles) != 1 || len(tool.Targets) != 1 || h.Stack.Position() != 2 {
+		t.Fatalf("%d obstacles, %d targets, %d undo steps", len(tool.Obstacles), len(tool.Targets), h.Stack.Position())
+	}
+	tool.BeginSceneDrag()
+	tool.Obstacles[0].Radius *= 2 // the panel's field edits it in place
+	tool.EndSceneDrag(h, "Resize sphere")
+	tool.RemoveTarget(h, 0)
+	if h.Stack.UndoName() != "Remove target" || len(tool.Targets) != 0 {
+		t.Fatalf("undo step %q, %d targets", h.Stack.UndoName(), len(tool.Targets))
+	}
+	r := tool.Obstacles[0].Radius
+	h.Stack.Undo()
+	if len(tool.Targets) != 1 || tool.Targets[0] != (synth.Target{Input: 4, Output: 20}) {
+		t.Errorf("undo did not bring the target back: %v", tool.Targets)
+	}
+	h.Stack.Undo()
+	if tool.Obstacles[0].Radius != r/2 {
+		t.Errorf("undo left the radius %g, want %g", tool.Obstacles[0].Radius, r/2)
+	}
+	h.Stack.Undo()
+	h.Stack.Undo()
+	if len(tool.Obstacles) != 0 || len(tool.Targets) != 0 {
+		t.Errorf("undoing all left %v and %v", tool.Obstacles, tool.Targets)
+	}
+}
+
+// TestItem5TargetBeyondTheClipAtOnce (issue 25, item 5): a target beyond
+// the clip was caught only when the farm job failed, and that error
+// counted frames from 0 ("29 at 149") where the panel counts from 1 ("30
+// at 150"). Now adding it is refused at once, in the panel's numbers, and
+// a target the settings outgrew stops Run on farm before it submits.
+func TestItem5TargetBeyondTheClipAtOnce(t *testing.T) {
+	o := horse(t)
+	h := toolstest.New(o)
+	tool := &Synth{}
+	tool.Update(h)
+	n := o.Clip.NumFrames()
+	tool.AddTarget(h, n, 10) // input frame n+1 of n
+	if len(tool.Targets) != 0 || len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), fmt.Sprintf("input frame %d at output frame 11: the clip has frames 1 to %d", n+1, n)) {
+		t.Fatalf("targets %v, errors %v", tool.Targets, h.Errs)
+	}
+	tool.AddTarget(h, 5, 250)
+	tool.Settings.Seconds = 2 // 250 is beyond the output now
+	h.Errs = nil
+	tool.RunOnFarm(h)
+	if len(h.Errs) != 1 || !strings.Contains(h.Errs[0].Error(), "input frame 6 at output frame 251") || len(h.Runner.Running()) != 0 {
+		t.Errorf("run on farm with a target beyond the output: errors %v, %d jobs", h.Errs, len(h.Runner.Running()))
 	}
 }
