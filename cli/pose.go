@@ -133,19 +133,11 @@ and are left out of the weight fit, as in the paper's Figure 6C).`)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *refPath, err)
 	}
+	handles, targets = meshik.SortHandles(handles, targets)
 	if err := s.SetHandles(handles); err != nil {
 		return fmt.Errorf("%s: %w", *consPath, err)
 	}
-	// SetHandles sorts; order the targets the same way.
-	byVertex := make(map[int]mgl64.Vec3, len(handles))
-	for i, v := range handles {
-		byVertex[v] = targets[i]
-	}
-	sorted := make([]mgl64.Vec3, len(handles))
-	for i, v := range s.Handles() {
-		sorted[i] = byVertex[v]
-	}
-	if err := s.SetTargets(sorted); err != nil {
+	if err := s.SetTargets(targets); err != nil {
 		return fmt.Errorf("%s: %w", *consPath, err)
 	}
 	if err := s.SetFrozen(frozen); err != nil {
