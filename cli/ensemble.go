@@ -18,6 +18,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/atomicfile"
+	"gallop/internal/option"
 	"gallop/internal/shard"
 	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/csp"
@@ -241,11 +242,7 @@ writes what the unsharded build does.`)
 		return so.writePrepared(&prep)
 	}
 	m := prep.Model
-	h := *harder
-	if h == 0 {
-		h = -1 // the settings' 0 is the default
-	}
-	settings := tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries, Harder: h, StepTolerance: *stepTol, Budget: *budget, Walk: *walk}
+	settings := tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries, Harder: option.Literal(*harder), StepTolerance: *stepTol, Budget: *budget, Walk: *walk}
 	opts, within, err := ensemble.PlanBuild(m, settings.Options())
 	if err != nil {
 		return err

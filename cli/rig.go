@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/option"
 	"gallop/internal/shard"
 	"gallop/solver/ssdr"
 	"gallop/tools/rig"
@@ -135,16 +136,8 @@ gallop merge, which prints exactly what the whole run does, times aside.`)
 	if err != nil {
 		return err
 	}
-	opts := ssdr.Options{Bones: *bones, MaxInfluences: *maxInfl, Iterations: *iters, Smooth: *smooth, TransAffine: *transAffine, PolishIterations: *polish}
-	if *smooth == 0 {
-		opts.Smooth = -1 // none (0 would mean the default)
-	}
-	if *transAffine == 0 {
-		opts.TransAffine = -1
-	}
-	if *polish == 0 {
-		opts.PolishIterations = -1
-	}
+	opts := ssdr.Options{Bones: *bones, MaxInfluences: *maxInfl, Iterations: *iters,
+		Smooth: option.Literal(*smooth), TransAffine: option.Literal(*transAffine), PolishIterations: option.Literal(*polish)}
 	job := rigJob{ref: *refPath, bones: *bones, maxInfl: *maxInfl, iters: *iters, opts: opts, json: *asJSON, out: *out}
 	var results []rigResult
 	if files != nil {
