@@ -154,7 +154,7 @@ func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error 
 	out := fs.String("out", "", "write the graph to this file (JSON)")
 	check := fs.Bool("check", false, "count interpenetrations with the independent exhaustive checker (every triangle pair) instead of the solver's oracle")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
-	so := addShardOptions(fs, "ensemble build", args)
+	so := addShardOptions(fs, tens.BuildPlan, args)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop ensemble build DIR... [--groups groups.csv] [--tau-max 30] [--samples N]
                              [--eta E] [--tries T] [--harder H] [--budget SECONDS]
@@ -201,7 +201,7 @@ writes what the unsharded build does.`)
 	case !(*budget >= 0) || *budget > 30*24*3600:
 		return fmt.Errorf("--budget %v: want seconds, 0 for no limit", *budget)
 	}
-	spec, sharded, err := so.mode()
+	run, err := so.run(merged)
 	if err != nil {
 		return err
 	}
@@ -215,14 +215,9 @@ writes what the unsharded build does.`)
 
 	// The model: fitted here, or read from the prepared stage.
 	var prep ensemblePrepared
-	if merged != nil {
-		so.dir = filepath.Dir(merged[0].Path)
-	}
-	have := false
-	if sharded || merged != nil {
-		if have, err = so.readPrepared(&prep); err != nil {
-			return err
-		}
+	have, err := run.ReadPrepared(&prep)
+	if err != nil {
+		return err
 	}
 	if !have {
 		start := time.Now()
@@ -238,8 +233,8 @@ writes what the unsharded build does.`)
 		}
 		prep.ModelSeconds = time.Since(start).Seconds()
 	}
-	if so.prepare {
-		return so.writePrepared(&prep)
+	if run.Prepare {
+		return run.WritePrepared(&prep)
 	}
 	m := prep.Model
 	settings := tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries, Harder: option.Literal(*harder), StepTolerance: *stepTol, Budget: *budget, Walk: *walk}
@@ -254,17 +249,17 @@ writes what the unsharded build does.`)
 	var chk *tens.Check
 	var checkSeconds float64
 	switch {
-	case sharded && so.round == 1:
+	case run.Sharded() && run.Round == 1:
 		start := time.Now()
-		lo, hi := spec.Range(len(within))
+		lo, hi := run.Range(len(within))
 		rs, err := ensemble.RunTasks(ctx, m, opts, within[lo:hi], lo, nil, time.Now(), taskProgress, nil)
 		if err != nil {
 			return err
 		}
-		return so.write(spec, len(within), &ensembleRound1{Results: rs, Seconds: time.Since(start).Seconds()})
-	case sharded:
+		return run.Write(len(within), &ensembleRound1{Results: rs, Seconds: time.Since(start).Seconds()})
+	case run.Sharded():
 		start := time.Now()
-		files, err := so.readRound(1, spec.N)
+		files, err := run.ReadRound(1)
 		if err != nil {
 			return err
 		}
@@ -276,12 +271,12 @@ writes what the unsharded build does.`)
 				return err
 			}
 			phase1 = append(phase1, r.Results...)
-			if f.Shard == spec.K {
+			if f.Shard == run.Shard.K {
 				mine = r
 			}
 		}
 		g, between := ensemble.JoinLevels(m, opts, phase1)
-		lo, hi := spec.Range(len(between))
+		lo, hi := run.Range(len(between))
 		rs, err := ensemble.RunTasks(ctx, m, opts, between[lo:hi], len(within)+lo, g, time.Now(), taskProgress, nil)
 		if err != nil {
 			return err
@@ -306,7 +301,7 @@ writes what the unsharded build does.`)
 		if err != nil {
 			return err
 		}
-		return so.write(spec, len(between), &ensembleRound2{
+		return run.Write(len(between), &ensembleRound2{
 			Phase1: mine.Results, Phase2: rs, Checked: ts, Check: *c,
 			BuildSeconds: buildSeconds, CheckSeconds: time.Since(start).Seconds(),
 		})
@@ -553,14 +548,6 @@ type ensembleRound2 struct {
 // check counts the same for both.
 func transitionKey(t ensemble.Transition) string {
 	return fmt.Sprint(t.From, t.To, t.Tau)
-}
-
-// mergeEnsembleBuild is gallop merge of a build's round 2 shard files.
-func mergeEnsembleBuild(files []*shard.File, stdout io.Writer) error {
-	if files[0].Round != 2 {
-		return fmt.Errorf("%s: a shard of round %d; the merge takes round 2's", files[0].Path, files[0].Round)
-	}
-	return ensembleBuild(files[0].Args, stdout, files)
 }
 
 // ensemblePlayResult is what `gallop ensemble play --json` prints.

@@ -92,7 +92,8 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 	if err != nil {
 		return err
 	}
-	if _, err := farmrun.PlanShards(command); err != nil {
+	sc, err := findShardCommand(command)
+	if err != nil {
 		return err
 	}
 	engine, err := farm.New(*engineName)
@@ -103,7 +104,7 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 	if err != nil {
 		return err
 	}
-	job, plan, err := farmrun.NewJob(exe, command, *n, workDir)
+	job, err := farmrun.NewJob(exe, command, sc.plan, *n, workDir)
 	if err != nil {
 		if *dir == "" {
 			os.RemoveAll(workDir)
@@ -120,7 +121,7 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 		}
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "gallop farm: %s %s in %d shards: %s\n", engine.Name(), strings.Join(command[:plan.Words], " "), *n, describeRun(run))
+	fmt.Fprintf(os.Stderr, "gallop farm: %s %s in %d shards: %s\n", engine.Name(), sc.plan.Command, *n, describeRun(run))
 	if engine.Name() != "local" && !*wait {
 		fmt.Fprintf(os.Stderr, "gallop farm: follow it with: gallop farm status %s (cancel: gallop farm cancel %s)\n", run.Dir, run.Dir)
 		fmt.Fprintln(stdout, run.Dir)

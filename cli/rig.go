@@ -59,12 +59,6 @@ func runRig(args []string, stdout io.Writer) error {
 	return rigCommand(args, stdout, nil)
 }
 
-// mergeRig is runRig with the animations' results read from the shard
-// files instead of computed.
-func mergeRig(files []*shard.File, stdout io.Writer) error {
-	return rigCommand(files[0].Args, stdout, files)
-}
-
 // rigPayload is a shard file's payload: the report of each of its
 // animations, in order, every float as computed (gob keeps every bit).
 // The merge prints them as the whole run does; the rigged files are
@@ -86,7 +80,7 @@ func rigCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	polish := fs.Int("polish", 5, "rounds without the translation affinity after the alternation stops; 0 for none, as Dem Bones")
 	out := fs.String("out", "", "write the rig and its animation as a skinned glTF (.glb or .gltf); with a folder of animations, a folder for one NAME.glb each")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures (one per line and animation with a folder of animations)")
-	shards := addShardOptions(fs, "rig", args)
+	shards := addShardOptions(fs, rig.Plan, args)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop rig IN [--reference REF.obj] --bones B [--max-influences 4]
                  [--iterations N] [--smooth S] [--trans-affine A] [--polish P]
@@ -132,7 +126,7 @@ gallop merge, which prints exactly what the whole run does, times aside.`)
 	if *smooth < 0 || *transAffine < 0 || *polish < 0 {
 		return errors.New("--smooth, --trans-affine and --polish must not be negative")
 	}
-	spec, sharded, err := shards.mode()
+	run, err := shards.run(files)
 	if err != nil {
 		return err
 	}
@@ -169,10 +163,7 @@ gallop merge, which prints exactly what the whole run does, times aside.`)
 			}
 		}
 	}
-	lo, hi := 0, len(anims)
-	if sharded {
-		lo, hi = spec.Range(len(anims))
-	}
+	lo, hi := run.Range(len(anims))
 	for _, a := range anims[lo:hi] {
 		r, err := rigOne(a, job)
 		if err != nil {
@@ -180,8 +171,8 @@ gallop merge, which prints exactly what the whole run does, times aside.`)
 		}
 		results = append(results, r)
 	}
-	if sharded {
-		return shards.write(spec, len(anims), rigPayload{Results: results})
+	if run.Sharded() {
+		return run.Write(len(anims), rigPayload{Results: results})
 	}
 	return printRigResults(stdout, job, results)
 }

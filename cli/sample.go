@@ -40,12 +40,6 @@ func runSample(args []string, stdout io.Writer) error {
 	return sampleCommand(args, stdout, nil)
 }
 
-// mergeSample is runSample with the chains' results read from the shard
-// files instead of run.
-func mergeSample(files []*shard.File, stdout io.Writer) error {
-	return sampleCommand(files[0].Args, stdout, files)
-}
-
 // sampleCommand runs `gallop sample` with args: the plain run, a shard of
 // it, or (files not nil) the merge of its shard files.
 func sampleCommand(args []string, stdout io.Writer, files []*shard.File) error {
@@ -60,7 +54,7 @@ func sampleCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	fps := fs.Float64("fps", 60, "frame rate of the animations --out writes")
 	lambda := fs.Float64("lambda", 0, "λ of the Gibbs constraint term λ^k (bowling, spell, dice), > 1; 0: the scenario's default")
 	weights := fs.String("weights", "", "the proposal kernels' weights, comma-separated, one per kernel in the scenario's order (default: the scenario's)")
-	shards := addShardOptions(fs, "sample", args)
+	shards := addShardOptions(fs, gallery.SamplePlan, args)
 	runners := make(map[string]func(context.Context, sampleRun) error, len(sampleScenarios))
 	for name, add := range sampleScenarios {
 		runners[name] = add(fs)
@@ -112,14 +106,13 @@ does, wall times aside.`)
 	if *lambda != 0 && !(*lambda > 1) {
 		return fmt.Errorf("--lambda %v: λ must be greater than 1 (λ ≤ 1 would not reward meeting constraints)", *lambda)
 	}
-	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout, dir: *out, fps: *fps, name: *scenario, lambda: *lambda,
-		shards: shards, files: files}
+	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout, dir: *out, fps: *fps, name: *scenario, lambda: *lambda}
 	if *weights != "" {
 		if run.weights, err = words.Floats(*weights, strings.Count(*weights, ",")+1); err != nil {
 			return fmt.Errorf("--weights %q: %v", *weights, err)
 		}
 	}
-	if run.spec, run.sharded, err = shards.mode(); err != nil {
+	if run.shards, err = shards.run(files); err != nil {
 		return err
 	}
 	runner, ok := runners[*scenario]
@@ -130,7 +123,7 @@ does, wall times aside.`)
 	case !ok:
 		return fmt.Errorf("--scenario %q: want ball2d, bowling, spell or dice", *scenario)
 	}
-	if run.dir != "" && !run.sharded {
+	if run.dir != "" && !run.shards.Sharded() {
 		if err := os.MkdirAll(run.dir, 0o755); err != nil {
 			return err
 		}
@@ -173,10 +166,7 @@ type sampleRun struct {
 	lambda                       float64   // --lambda, 0 for the scenario's default
 	weights                      []float64 // --weights, nil for the scenario's
 
-	shards  *shardOptions
-	spec    shard.Spec    // with sharded: the shard to run
-	sharded bool          // run one shard and write its file
-	files   []*shard.File // not nil: merge these shard files
+	shards *shard.Run // a shard, the merge of shard files, or the plain run
 }
 
 // sampleChain is one chain's result, the unit of gallop sample's shards:
@@ -209,8 +199,8 @@ func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sample
 	}
 	var chains []sampleChain[S, O]
 	switch {
-	case r.files != nil:
-		for _, f := range r.files {
+	case r.shards.Merged != nil:
+		for _, f := range r.shards.Merged {
 			var p samplePayload[S, O]
 			if err := f.Decode(&p); err != nil {
 				return err
@@ -223,13 +213,13 @@ func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sample
 		if len(chains) != r.chains {
 			return fmt.Errorf("the shards hold %d chains, their arguments ask for %d", len(chains), r.chains)
 		}
-	case r.sharded:
-		lo, hi := r.spec.Range(r.chains)
+	case r.shards.Sharded():
+		lo, hi := r.shards.Range(r.chains)
 		cs, err := runChains(ctx, sc, r, lo, hi)
 		if err != nil {
 			return err
 		}
-		return r.shards.write(r.spec, r.chains, samplePayload[S, O]{Chains: cs})
+		return r.shards.Write(r.chains, samplePayload[S, O]{Chains: cs})
 	default:
 		var err error
 		if chains, err = runChains(ctx, sc, r, 0, r.chains); err != nil {

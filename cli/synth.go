@@ -88,12 +88,6 @@ func runSynth(args []string, stdout io.Writer) error {
 	return synthCommand(args, stdout, nil)
 }
 
-// mergeSynth is runSynth with the clips' results read from the shard
-// files instead of synthesised.
-func mergeSynth(files []*shard.File, stdout io.Writer) error {
-	return synthCommand(files[0].Args, stdout, files)
-}
-
 // synthPrepared is the prepared stage of gallop synth, the work every
 // shard shares: the input as loaded (the rest mesh, the frame rate) and
 // its SSDR rig (the weights and each input frame's bones), which is most
@@ -163,7 +157,7 @@ func synthCommand(args []string, stdout io.Writer, files []*shard.File) error {
 	outDir := fs.String("out", "", "write each clip to DIR/clip-SEED.glb as a skinned glTF")
 	morph := fs.Bool("morph", false, "with --out, write morph targets instead of a skin")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
-	shards := addShardOptions(fs, "synth", args)
+	shards := addShardOptions(fs, tsynth.Plan, args)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: gallop synth IN [--reference REF.obj] [--bones B] [--count N] [--seconds S]
                    [--seed K] [--threshold T] [--blend B]
@@ -207,21 +201,16 @@ shards and the merge find it.`)
 	case *inFPS < 0 || *inFPS > 1000 || math.IsNaN(*inFPS):
 		return fmt.Errorf("--fps %v: want a rate up to 1000", *inFPS)
 	}
-	spec, sharded, err := shards.mode()
+	run, err := shards.run(files)
 	if err != nil {
 		return err
 	}
 	line := newProgress()
 	defer line.Done()
-	if files != nil {
-		shards.dir = filepath.Dir(files[0].Path) // the prepared file is with the shards
-	}
 	var prep synthPrepared
-	have := false
-	if sharded || files != nil {
-		if have, err = shards.readPrepared(&prep); err != nil {
-			return err
-		}
+	have, err := run.ReadPrepared(&prep)
+	if err != nil {
+		return err
 	}
 	opts := synth.Options{Components: *components}
 	var model *synth.Model
@@ -236,9 +225,9 @@ shards and the merge find it.`)
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
-	if shards.prepare {
+	if run.Prepare {
 		prep.Figures = synth.InputFigures{Accel99: a.Accel99, EdgeMax: a.EdgeMax}
-		return shards.writePrepared(prep)
+		return run.WritePrepared(prep)
 	}
 	graphs, err := tsynth.Graphs(a, *threshold)
 	if err != nil {
@@ -273,17 +262,14 @@ shards and the merge find it.`)
 		if err != nil {
 			return fmt.Errorf("%s: %w", in, err)
 		}
-		lo, hi := 0, *count
-		if sharded {
-			lo, hi = spec.Range(*count)
-		}
+		lo, hi := run.Range(*count)
 		start := time.Now()
 		if units, err = synthClips(s, a, *seed, lo, hi, prep.Rest, fps, *outDir, *morph, line); err != nil {
 			return fmt.Errorf("%s: %w", in, err)
 		}
 		synthesisSeconds = time.Since(start).Seconds()
-		if sharded {
-			return shards.write(spec, *count, synthPayload{Units: units, SynthesisSeconds: synthesisSeconds})
+		if run.Sharded() {
+			return run.Write(*count, synthPayload{Units: units, SynthesisSeconds: synthesisSeconds})
 		}
 	}
 

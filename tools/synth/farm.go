@@ -112,6 +112,7 @@ func (t *Synth) RunOnFarm(h tools.Host) {
 	}
 	t.Farm.Submit(h, farmrun.Request{
 		Tool:    "synth",
+		Plan:    Plan,
 		Command: in.command,
 		Load: func(ctx context.Context, _ string, out []byte) (func() error, error) {
 			res, vs, err := in.load(ctx, out)
