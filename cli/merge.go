@@ -64,10 +64,7 @@ it.`
 
 func runMerge(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), mergeUsage)
-		fs.PrintDefaults()
-	}
+	fs.Usage = usageOf(fs, mergeUsage)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -326,7 +326,7 @@ shards and the merge find it.`)
 // its frame rate (fps, or the file's when 0), infers its SSDR rig of bones
 // bones into p and returns its model, input frames included.
 func prepareSynth(p *synthPrepared, in, ref string, bones int, fps float64, line *progress) (*synth.Model, error) {
-	mesh, clip, err := loadAnimation(in)
+	mesh, clip, err := assets.LoadAnimation(in)
 	if err != nil {
 		return nil, err
 	}

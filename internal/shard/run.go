@@ -42,6 +42,10 @@ type Run struct {
 // Sharded reports whether the run is one shard.
 func (r *Run) Sharded() bool { return r.Shard.N > 0 }
 
+// Partial reports whether the run does part of the work and writes it to
+// Dir for the others: the prepared stage or a shard. It prints nothing.
+func (r *Run) Partial() bool { return r.Prepare || r.Sharded() }
+
 // Range is the block [lo, hi) of total units the run does: the shard's,
 // or every unit.
 func (r *Run) Range(total int) (lo, hi int) {
