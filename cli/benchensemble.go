@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"gallop/assets"
 	"gallop/solver/ensemble"
 	tens "gallop/tools/ensemble"
 )
@@ -95,22 +94,15 @@ func benchEnsemble(stdout io.Writer, data string, runs int) error {
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "banner.glb")
-	a, err := r.Recording.Compact(m, e, "banner")
+	compact, err := tens.SaveCompact(out, r.Recording, m, e, "banner")
 	if err != nil {
 		return err
 	}
-	if err := assets.SaveRigidGLTF(out, a); err != nil {
-		return err
-	}
-	fi, err := os.Stat(out)
+	plain, err := tens.PlainSize(out, e, r.Positions, d.FPS)
 	if err != nil {
 		return err
 	}
-	plain, err := plainSize(out, e, r.Positions, d.FPS)
-	if err != nil {
-		return err
-	}
-	emit(stdout, "ensemble_banner_minute_compact_mb", float64(fi.Size())/1e6, "MB")
+	emit(stdout, "ensemble_banner_minute_compact_mb", float64(compact)/1e6, "MB")
 	emit(stdout, "ensemble_banner_minute_plain_mb", float64(plain)/1e6, "MB")
 	return nil
 }

@@ -34,6 +34,14 @@ const (
 	Exhaustive
 )
 
+// String names the checker: "oracle" or "exhaustive".
+func (c Checker) String() string {
+	if c == Exhaustive {
+		return "exhaustive"
+	}
+	return "oracle"
+}
+
 // CheckTransitions checks ts with checker on both cores. The exhaustive
 // checker takes the groups, triangles and attachments of m's dataset.
 func CheckTransitions(ctx context.Context, m *ensemble.Model, ts []ensemble.Transition, checker Checker) (*Check, error) {
