@@ -21,6 +21,20 @@ type Check struct {
 	Unconstrained []int // per transition: new pairs under the unconstrained minimum
 }
 
+// Totals returns the new pairs over all the transitions under their
+// offsets, and the mean per transition under the unconstrained minimum (0
+// for no transitions).
+func (c *Check) Totals() (after int, unconstrained float64) {
+	for x := range c.After {
+		after += c.After[x]
+		unconstrained += float64(c.Unconstrained[x])
+	}
+	if n := len(c.After); n > 0 {
+		unconstrained /= float64(n)
+	}
+	return after, unconstrained
+}
+
 // Checker selects how Check finds intersecting pairs.
 type Checker int
 

@@ -347,7 +347,7 @@ func transitionKey(t ensemble.Transition) string {
 
 // report writes the graph to Out and reports on it.
 func (c *BuildCommand) report(m *ensemble.Model, opts ensemble.BuildOptions, prep *buildPrepared, b *graphBuilt) (*BuildReport, error) {
-	g, st, chk := b.g, b.st, b.chk
+	g, st := b.g, b.st
 	res := &BuildReport{LoadSeconds: prep.LoadSeconds, ModelSeconds: prep.ModelSeconds, CheckSeconds: b.checkSeconds, Checker: c.Checker.String()}
 	if c.Out != "" {
 		f, err := NewGraphFile(c.Levels, c.Groups, m, c.Settings, g)
@@ -382,13 +382,7 @@ func (c *BuildCommand) report(m *ensemble.Model, opts ensemble.BuildOptions, pre
 	if st.Found > 0 {
 		res.SecondsPerTransition = st.Seconds / float64(st.Found)
 	}
-	for x := range g.Transitions {
-		res.InterpenetrationsAfter += chk.After[x]
-		res.InterpenetrationsUnconstrained += float64(chk.Unconstrained[x])
-	}
-	if n := len(g.Transitions); n > 0 {
-		res.InterpenetrationsUnconstrained /= float64(n)
-	}
+	res.InterpenetrationsAfter, res.InterpenetrationsUnconstrained = b.chk.Totals()
 	return res, nil
 }
 
