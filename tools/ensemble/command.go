@@ -105,10 +105,10 @@ type BuildCommand struct {
 }
 
 // buildPrepared is the prepared stage of a sharded build: the fitted
-// model (with its dataset; ensemble.Model encodes itself bit for bit) and
-// the times it took.
+// model (with its dataset, as its model file: decoded, it is the same bit
+// for bit) and the times it took.
 type buildPrepared struct {
-	Model                     *ensemble.Model
+	Model                     modelGob
 	LoadSeconds, ModelSeconds float64
 }
 
@@ -169,7 +169,7 @@ func (c *BuildCommand) Run(ctx context.Context, run *shard.Run) (*BuildReport, e
 	if run.Prepare {
 		return nil, run.WritePrepared(&prep)
 	}
-	m := prep.Model
+	m := prep.Model.Model
 	opts, within, err := ensemble.PlanBuild(m, c.Settings.Options())
 	if err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func (c *BuildCommand) prepare(ctx context.Context, p *buildPrepared) error {
 	}
 	p.LoadSeconds = time.Since(start).Seconds()
 	start = time.Now()
-	p.Model, err = ensemble.NewModel(ctx, d, ensemble.Options{TauMax: c.TauMax}, func(done, total int) { c.status("fitting groups %d/%d", done, total) })
+	p.Model.Model, err = ensemble.NewModel(ctx, d, ensemble.Options{TauMax: c.TauMax}, func(done, total int) { c.status("fitting groups %d/%d", done, total) })
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,156 @@
+package ensemble
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"gallop/internal/gobbytes"
+	"gallop/solver/ensemble"
+)
+
+// smallModel is the model of a small ensemble with no files: a strip (a
+// root of 2 × 8 vertices) with a flag of 3 × 3 vertices sewn to its edge,
+// waving over two levels of 70 frames (τ_max 6).
+func smallModel(tb testing.TB) *ensemble.Model {
+	tb.Helper()
+	d := &ensemble.Dataset{FPS: 30}
+	grid := func(rows, cols int) [][3]int {
+		var t [][3]int
+		for r := range rows - 1 {
+			for c := range cols - 1 {
+				a := r*cols + c
+				t = append(t, [3]int{a, a + 1, a + cols}, [3]int{a + 1, a + cols + 1, a + cols})
+			}
+		}
+		return t
+	}
+	for r := range 2 {
+		for c := range 8 {
+			d.Rest = append(d.Rest, mgl64.Vec3{0.1 * float64(c), 1, -0.05 * float64(r)})
+		}
+	}
+	d.Groups = append(d.Groups, ensemble.Group{Name: "strip", First: 0, Count: 16, Parent: -1, Triangles: grid(2, 8)})
+	for r := range 3 {
+		for c := range 3 {
+			d.Rest = append(d.Rest, mgl64.Vec3{0.1 * float64(2+c), 1 - 0.08*float64(r), 0})
+		}
+	}
+	flag := ensemble.Group{Name: "flag", First: 16, Count: 9, Parent: 0, Triangles: grid(3, 3)}
+	for c := range 3 {
+		flag.Attach = append(flag.Attach, ensemble.Attachment{Vertex: c, ParentVertex: 2 + c})
+	}
+	d.Groups = append(d.Groups, flag)
+	for l := range 2 {
+		lv := ensemble.Level{Name: []string{"calm", "strong"}[l]}
+		amp := 0.5 + 0.5*float64(l)
+		for f := range 70 {
+			t := float64(f) / d.FPS
+			x := make([]mgl64.Vec3, len(d.Rest))
+			wave := func(p mgl64.Vec3) mgl64.Vec3 {
+				return p.Add(mgl64.Vec3{0.01 * amp * math.Sin(3*p[0]+4*t), 0.05 * amp * math.Sin(5*p[0]+4*t), 0.02 * amp * math.Cos(2*p[0]+5*t)})
+			}
+			for v := range 16 {
+				x[v] = wave(d.Rest[v])
+			}
+			for v := range 9 {
+				p := d.Rest[16+v]
+				depth := 1 - p[1]
+				x[16+v] = wave(mgl64.Vec3{p[0], 1, 0}).Add(mgl64.Vec3{0, -depth, 0.3 * depth * amp * math.Sin(4*t+3*p[0])})
+			}
+			lv.Frames = append(lv.Frames, x)
+		}
+		d.Levels = append(d.Levels, lv)
+	}
+	m, err := ensemble.NewModel(context.Background(), d, ensemble.Options{TauMax: 6}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// TestModelFile: a model decoded from its model file poses every source
+// frame and every frame of a transition bit for bit as the original, with
+// the same costs, step limits and source contacts, also through a shard
+// file's payload (modelGob); a truncated or altered file is an error, not
+// a panic. (solver/ensemble's TestModelParts checks that a model made of
+// the parts builds the same graph.)
+func TestModelFile(t *testing.T) {
+	m := smallModel(t)
+	enc, err := EncodeModel(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeModel(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(&buildPrepared{Model: modelGob{m}}); err != nil {
+		t.Fatal(err)
+	}
+	var prep buildPrepared
+	if err := gobbytes.Decode(b.Bytes(), &prep); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*ensemble.Model{back, prep.Model.Model} {
+		for l, lv := range m.Dataset().Levels {
+			for f := range lv.Frames {
+				s := ensemble.State{Level: l, Frame: f}
+				if !slices.Equal(m.Pose(s), x.Pose(s)) || !slices.Equal(m.SourceContacts(s), x.SourceContacts(s)) {
+					t.Fatalf("state %v poses differently", s)
+				}
+			}
+		}
+		if !slices.Equal(m.StepLimits(), x.StepLimits()) || !slices.Equal(m.MaxSteps(), x.MaxSteps()) || m.TotalRank() != x.TotalRank() {
+			t.Fatal("step limits or ranks differ")
+		}
+		a, c := ensemble.State{Level: 0, Frame: m.Margin() + 3}, ensemble.State{Level: 1, Frame: m.Margin() + 9}
+		if m.Distance(a, c) != x.Distance(a, c) {
+			t.Fatal("Φ(0) differs")
+		}
+		tau := make([]int, m.Groups())
+		for k := range tau {
+			tau[k] = k%3 - 1
+		}
+		p, q := m.NewPoser(), x.NewPoser()
+		for s := -m.Margin(); s <= m.Margin(); s++ {
+			if !slices.Equal(p.Transition(nil, a, c, tau, nil, s), q.Transition(nil, a, c, tau, nil, s)) {
+				t.Fatalf("transition frame %d poses differently", s)
+			}
+		}
+	}
+	for _, n := range []int{0, 10, len(enc) / 2, len(enc) - 1} {
+		if _, err := DecodeModel(enc[:n]); err == nil {
+			t.Errorf("%d of %d bytes decoded", n, len(enc))
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		alter func(f *modelFile)
+		want  string
+	}{
+		{"frames", func(f *modelFile) { f.Frames[0] = 1 << 24 }, "level 0 has 16777216 frames"},
+		{"rest", func(f *modelFile) { f.Rest = f.Rest[1:] }, "parts of different sizes"},
+		{"basis", func(f *modelFile) { f.Models[1].Basis = f.Models[1].Basis[8:] }, "group 1: parts of different sizes"},
+	} {
+		var f modelFile
+		if err := gobbytes.Decode(enc, &f); err != nil {
+			t.Fatal(err)
+		}
+		c.alter(&f)
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(&f); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeModel(b.Bytes()); err == nil || !strings.HasPrefix(err.Error(), "ensemble model: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
+	}
+}
