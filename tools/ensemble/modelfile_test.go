@@ -16,18 +16,16 @@ import (
 )
 
 // smallModel is the model of a small ensemble with no files: a strip (a
-// root of 2 × 8 vertices) with a flag of 3 × 3 vertices sewn to its edge,
+// root of 2 × 8 vertices) with a flag of 2 × 3 vertices sewn to its edge,
 // waving over two levels of 70 frames (τ_max 6).
 func smallModel(tb testing.TB) *ensemble.Model {
 	tb.Helper()
 	d := &ensemble.Dataset{FPS: 30}
-	grid := func(rows, cols int) [][3]int {
-		var t [][3]int
-		for r := range rows - 1 {
-			for c := range cols - 1 {
-				a := r*cols + c
-				t = append(t, [3]int{a, a + 1, a + cols}, [3]int{a + 1, a + cols + 1, a + cols})
-			}
+	// strip returns the triangles of two rows of cols vertices, numbered
+	// row by row.
+	strip := func(cols int) (t [][3]int) {
+		for c := range cols - 1 {
+			t = append(t, [3]int{c, c + 1, c + cols}, [3]int{c + 1, c + cols + 1, c + cols})
 		}
 		return t
 	}
@@ -36,13 +34,13 @@ func smallModel(tb testing.TB) *ensemble.Model {
 			d.Rest = append(d.Rest, mgl64.Vec3{0.1 * float64(c), 1, -0.05 * float64(r)})
 		}
 	}
-	d.Groups = append(d.Groups, ensemble.Group{Name: "strip", First: 0, Count: 16, Parent: -1, Triangles: grid(2, 8)})
-	for r := range 3 {
+	d.Groups = append(d.Groups, ensemble.Group{Name: "strip", First: 0, Count: 16, Parent: -1, Triangles: strip(8)})
+	for r := range 2 {
 		for c := range 3 {
 			d.Rest = append(d.Rest, mgl64.Vec3{0.1 * float64(2+c), 1 - 0.08*float64(r), 0})
 		}
 	}
-	flag := ensemble.Group{Name: "flag", First: 16, Count: 9, Parent: 0, Triangles: grid(3, 3)}
+	flag := ensemble.Group{Name: "flag", First: 16, Count: 6, Parent: 0, Triangles: strip(3)}
 	for c := range 3 {
 		flag.Attach = append(flag.Attach, ensemble.Attachment{Vertex: c, ParentVertex: 2 + c})
 	}
@@ -59,7 +57,7 @@ func smallModel(tb testing.TB) *ensemble.Model {
 			for v := range 16 {
 				x[v] = wave(d.Rest[v])
 			}
-			for v := range 9 {
+			for v := range 6 {
 				p := d.Rest[16+v]
 				depth := 1 - p[1]
 				x[16+v] = wave(mgl64.Vec3{p[0], 1, 0}).Add(mgl64.Vec3{0, -depth, 0.3 * depth * amp * math.Sin(4*t+3*p[0])})
