@@ -73,12 +73,12 @@ func smallModel(tb testing.TB) *ensemble.Model {
 	return m
 }
 
-// TestModelFile: a model decoded from its model file poses every source
-// frame and every frame of a transition bit for bit as the original, with
-// the same costs, step limits and source contacts, also through a shard
-// file's payload (modelGob); a truncated or altered file is an error, not
-// a panic. (solver/ensemble's TestModelParts checks that a model made of
-// the parts builds the same graph.)
+// TestModelFile: a model decoded from its model file, also through a
+// shard file's payload (modelGob), encodes to the same bytes and poses
+// every source frame bit for bit as the original; a truncated or altered
+// file is an error, not a panic. (solver/ensemble's TestModelParts checks
+// that a model made of the parts the file keeps computes everything the
+// same.)
 func TestModelFile(t *testing.T) {
 	m := smallModel(t)
 	enc, err := EncodeModel(m)
@@ -98,29 +98,16 @@ func TestModelFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range []*ensemble.Model{back, prep.Model.Model} {
+		again, err := EncodeModel(x)
+		if err != nil || !bytes.Equal(again, enc) {
+			t.Fatalf("the decoded model encodes differently (%v)", err)
+		}
 		for l, lv := range m.Dataset().Levels {
 			for f := range lv.Frames {
 				s := ensemble.State{Level: l, Frame: f}
-				if !slices.Equal(m.Pose(s), x.Pose(s)) || !slices.Equal(m.SourceContacts(s), x.SourceContacts(s)) {
+				if !slices.Equal(m.Pose(s), x.Pose(s)) {
 					t.Fatalf("state %v poses differently", s)
 				}
-			}
-		}
-		if !slices.Equal(m.StepLimits(), x.StepLimits()) || !slices.Equal(m.MaxSteps(), x.MaxSteps()) || m.TotalRank() != x.TotalRank() {
-			t.Fatal("step limits or ranks differ")
-		}
-		a, c := ensemble.State{Level: 0, Frame: m.Margin() + 3}, ensemble.State{Level: 1, Frame: m.Margin() + 9}
-		if m.Distance(a, c) != x.Distance(a, c) {
-			t.Fatal("Φ(0) differs")
-		}
-		tau := make([]int, m.Groups())
-		for k := range tau {
-			tau[k] = k%3 - 1
-		}
-		p, q := m.NewPoser(), x.NewPoser()
-		for s := -m.Margin(); s <= m.Margin(); s++ {
-			if !slices.Equal(p.Transition(nil, a, c, tau, nil, s), q.Transition(nil, a, c, tau, nil, s)) {
-				t.Fatalf("transition frame %d poses differently", s)
 			}
 		}
 	}
