@@ -63,7 +63,7 @@ fuzz:
 	$(FUZZ) '^FuzzReadParams$$' ./tools/dynamics
 	$(FUZZ) '^FuzzRead$$' ./internal/shard
 	$(FUZZ) '^FuzzParseGraph$$' ./tools/ensemble
-	$(FUZZ) '^FuzzModelGobDecode$$' ./solver/ensemble
+	$(FUZZ) '^FuzzModelGobDecode$$' ./tools/ensemble
 
 # Performance figures as JSON lines; starts Xvfb for the viewport figures
 # when there is no display.

@@ -82,6 +82,36 @@ func Import(ctx context.Context, paths []string, progress func(done, total int))
 	return LoadSource(ctx, &Source{Kind: SourceOBJSequence, Paths: abs}, progress)
 }
 
+// LoadAnimation reads a mesh animation: a folder of OBJ frames, or the
+// first object of a glTF file that has an animation of at least two
+// frames. It returns the mesh and its clip.
+func LoadAnimation(path string) (*Mesh, *Clip, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.IsDir() {
+		files, err := ListOBJSequence(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return LoadOBJSequence(context.Background(), files, nil)
+	}
+	if DetectFormat(path) != FormatGLTF {
+		return nil, nil, fmt.Errorf("%s: want a folder of OBJ frames or a .gltf / .glb file", path)
+	}
+	objs, err := LoadGLTF(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, o := range objs {
+		if o.Clip != nil && len(o.Clip.Frames) >= 2 {
+			return o.Mesh, o.Clip, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%s: no animated mesh (need an object with at least 2 frames)", filepath.Base(path))
+}
+
 // LoadSource reads the objects a Source names. For a glTF source with
 // Index ≥ 0 it returns only that object; with Index < 0, all of the file's
 // objects, each with its own index.

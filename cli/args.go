@@ -97,3 +97,12 @@ func (p *progress) Done() {
 		p.shown = false
 	}
 }
+
+// usageOf is the Usage of the flag set fs whose command's usage is text:
+// text, then the flags with their defaults.
+func usageOf(fs *flag.FlagSet, text string) func() {
+	return func() {
+		fmt.Fprintln(fs.Output(), text)
+		fs.PrintDefaults()
+	}
+}

@@ -30,19 +30,7 @@ func emit(w io.Writer, name string, value float64, unit string) error {
 	return json.NewEncoder(w).Encode(figure{name, value, unit})
 }
 
-func runBench(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	data := fs.String("data", defaultDataDir(), "the shared data folder (horse-gallop etc.)")
-	runs := fs.Int("runs", 5, "repetitions per timed figure; the median is reported")
-	gui := fs.Bool("viewport", true, "also measure the viewport (needs a display: $DISPLAY, e.g. Xvfb)")
-	pose := fs.Bool("pose", true, "also measure the Pose tool's solver (lion-poses, horse-poses)")
-	sampling := fs.Bool("sample", true, "also measure the Gallery's samplers (2D ball, \"HI\")")
-	rigging := fs.Bool("rig", true, "also measure rigging from animation (SSDR on horse-gallop and pcow)")
-	dyn := fs.Bool("dynamics", true, "also measure dynamic skinning (steps on the tube and the horse, fits on dynskin-tube)")
-	syn := fs.Bool("synth", true, "also measure One-to-Many synthesis (pcow, horse-gallop)")
-	ens := fs.Bool("ensemble", true, "also measure mesh ensemble motion graphs (ensemble-banner)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: gallop bench [options]
+const benchUsage = `Usage: gallop bench [options]
 
 Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
   load_horse_gallop             loading horse-gallop's 48 OBJ frames (median)
@@ -154,9 +142,20 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 job reloads horse-gallop on both cores
   viewport_busy_cpu, viewport_busy_job_loads
                                 CPU cores the process used in the busy phase,
-                                and the job's reloads per second meanwhile`)
-		fs.PrintDefaults()
-	}
+                                and the job's reloads per second meanwhile`
+
+func runBench(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	data := fs.String("data", defaultDataDir(), "the shared data folder (horse-gallop etc.)")
+	runs := fs.Int("runs", 5, "repetitions per timed figure; the median is reported")
+	gui := fs.Bool("viewport", true, "also measure the viewport (needs a display: $DISPLAY, e.g. Xvfb)")
+	pose := fs.Bool("pose", true, "also measure the Pose tool's solver (lion-poses, horse-poses)")
+	sampling := fs.Bool("sample", true, "also measure the Gallery's samplers (2D ball, \"HI\")")
+	rigging := fs.Bool("rig", true, "also measure rigging from animation (SSDR on horse-gallop and pcow)")
+	dyn := fs.Bool("dynamics", true, "also measure dynamic skinning (steps on the tube and the horse, fits on dynskin-tube)")
+	syn := fs.Bool("synth", true, "also measure One-to-Many synthesis (pcow, horse-gallop)")
+	ens := fs.Bool("ensemble", true, "also measure mesh ensemble motion graphs (ensemble-banner)")
+	fs.Usage = usageOf(fs, benchUsage)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -168,8 +167,44 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
 		return fmt.Errorf("horse-gallop not found (%v); pass --data DIR", err)
 	}
 
+	if err := benchHorse(stdout, frames, *runs); err != nil {
+		return err
+	}
+	sections := []struct {
+		on  bool
+		run func(w io.Writer, data string, runs int) error
+	}{
+		{*pose, benchPose},
+		{*sampling, func(w io.Writer, _ string, runs int) error { return benchSample(w, runs) }},
+		{*rigging, benchRig},
+		{*dyn, benchDynamics},
+		{*syn, benchSynth},
+		{*ens, benchEnsemble},
+	}
+	for _, sec := range sections {
+		if !sec.on {
+			continue
+		}
+		if err := sec.run(stdout, *data, *runs); err != nil {
+			return err
+		}
+	}
+	if !*gui {
+		return nil
+	}
+	if os.Getenv("DISPLAY") == "" {
+		fmt.Fprintln(os.Stderr, "gallop bench: no $DISPLAY, viewport figures skipped (run under Xvfb: make bench)")
+		return nil
+	}
+	return benchViewport(stdout, frames)
+}
+
+// benchHorse prints the figures of horse-gallop's frames (the folder
+// frames): loading them, exporting them as a morph-target .glb (the
+// median of runs each) and picking on the first frame.
+func benchHorse(stdout io.Writer, frames string, runs int) error {
 	var obj *assets.Object
-	t, err := median(*runs, func() error {
+	t, err := median(runs, func() error {
 		objs, err := assets.Import(context.Background(), []string{frames}, nil)
 		if err == nil {
 			obj = objs[0]
@@ -187,7 +222,7 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "horse-gallop.glb")
-	t, err = median(*runs, func() error { return assets.SaveGLTF(out, obj, assets.ExportOptions{Mode: assets.ExportMorph}) })
+	t, err = median(runs, func() error { return assets.SaveGLTF(out, obj, assets.ExportOptions{Mode: assets.ExportMorph}) })
 	if err != nil {
 		return err
 	}
@@ -196,51 +231,7 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
 	mean, worst := benchPick(obj)
 	emit(stdout, "pick_horse_mean", mean.Seconds()*1e3, "ms")
 	emit(stdout, "pick_horse_max", worst.Seconds()*1e3, "ms")
-
-	if *pose {
-		if err := benchPose(stdout, *data, *runs); err != nil {
-			return err
-		}
-	}
-
-	if *sampling {
-		if err := benchSample(stdout, *runs); err != nil {
-			return err
-		}
-	}
-
-	if *rigging {
-		if err := benchRig(stdout, *data, *runs); err != nil {
-			return err
-		}
-	}
-
-	if *dyn {
-		if err := benchDynamics(stdout, *data, *runs); err != nil {
-			return err
-		}
-	}
-
-	if *syn {
-		if err := benchSynth(stdout, *data, *runs); err != nil {
-			return err
-		}
-	}
-
-	if *ens {
-		if err := benchEnsemble(stdout, *data, *runs); err != nil {
-			return err
-		}
-	}
-
-	if !*gui {
-		return nil
-	}
-	if os.Getenv("DISPLAY") == "" {
-		fmt.Fprintln(os.Stderr, "gallop bench: no $DISPLAY, viewport figures skipped (run under Xvfb: make bench)")
-		return nil
-	}
-	return benchViewport(stdout, frames)
+	return nil
 }
 
 // median runs f n times and returns the median wall time.

@@ -137,7 +137,7 @@ func benchDenseCommand(stdout io.Writer, data string) error {
 		return fmt.Errorf("gallop synth on horse-gallop subdivided twice: %w", err)
 	}
 	wall := time.Since(start).Seconds()
-	var r synthResult
+	var r tsynth.Report
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		return fmt.Errorf("gallop synth on horse-gallop subdivided twice: %w", err)
 	}

@@ -2,9 +2,11 @@
 // (gallop info, convert, pose, sample, rig, dynamics, synth, ensemble, merge,
 // farm, bench). It does not link the window: the one figure that needs it,
 // the viewport benchmark, is measured by running the gallop binary itself
-// with --bench-viewport (package app). Every command has --help, exits with
-// status 0 on success, and on failure prints one line to stderr and exits
-// non-zero.
+// with --bench-viewport (package app). A command parses its flags, runs
+// its tool model's command (the work, and its steps in shards: the
+// prepared stage, the shards, the merge) and prints the report. Every
+// command has --help, exits with status 0 on success, and on failure
+// prints one line to stderr and exits non-zero.
 package cli
 
 import (

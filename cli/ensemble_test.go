@@ -13,6 +13,7 @@ import (
 
 	"gallop/assets"
 	"gallop/assets/gltftest"
+	tens "gallop/tools/ensemble"
 )
 
 // bannerLevels returns the banner's three level folders.
@@ -37,7 +38,7 @@ func TestEnsembleBuildPlay(t *testing.T) {
 	if err := runEnsemble(append(append([]string{"build"}, levels...), "--tries", "1", "--samples", "2", "--out", graph, "--json"), &stdout); err != nil {
 		t.Fatal(err)
 	}
-	var b ensembleBuildResult
+	var b tens.BuildReport
 	if err := json.Unmarshal(stdout.Bytes(), &b); err != nil {
 		t.Fatalf("%v: %s", err, stdout.Bytes())
 	}
@@ -59,7 +60,7 @@ func TestEnsembleBuildPlay(t *testing.T) {
 	if err := runEnsemble([]string{"play", graph, "--seconds", "10", "--wind", "1,3,2", "--change-every", "3", "--out", glb, "--json"}, &stdout); err != nil {
 		t.Fatal(err)
 	}
-	var p ensemblePlayResult
+	var p tens.PlayReport
 	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
 		t.Fatalf("%v: %s", err, stdout.Bytes())
 	}
@@ -77,7 +78,7 @@ func TestEnsembleBuildPlay(t *testing.T) {
 	if err := runEnsemble([]string{"play", graph, "--seconds", "2", "--wind", "1,3", "--change-every", "1", "--out", frames + "/", "--check", "--json"}, &stdout); err != nil {
 		t.Fatal(err)
 	}
-	p = ensemblePlayResult{}
+	p = tens.PlayReport{}
 	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
 		t.Fatalf("%v: %s", err, stdout.Bytes())
 	}
@@ -190,7 +191,7 @@ func TestEnsembleNoLoop(t *testing.T) {
 	if err := runEnsemble(args, &out); err != nil {
 		t.Fatalf("build: %v", err)
 	}
-	var res ensembleBuildResult
+	var res tens.BuildReport
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestEnsembleNoLoop(t *testing.T) {
 	if err := runEnsemble([]string{"play", graph, "--seconds", "20", "--wind", "1,3,2", "--change-every", "5", "--json"}, &out); err != nil {
 		t.Fatalf("play: %v", err)
 	}
-	var played ensemblePlayResult
+	var played tens.PlayReport
 	if err := json.Unmarshal(out.Bytes(), &played); err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,7 @@ import (
 	"gallop/tools/farmrun"
 )
 
-func runFarm(args []string, stdout io.Writer) error {
-	usage := func(w io.Writer) {
-		fmt.Fprintln(w, `Usage: gallop farm submit --shards N [--engine slurm|local] [--partition P] [--cpus C]
+const farmUsage = `Usage: gallop farm submit --shards N [--engine slurm|local] [--partition P] [--cpus C]
                          [--time T] [--name NAME] [--dir DIR] [--wait] -- COMMAND ARGS...
        gallop farm status DIR [--json]
        gallop farm cancel DIR
@@ -29,10 +27,11 @@ Runs a shardable command (gallop merge --help) as the jobs of a cluster
 scheduler: its prepared stage once, its N shards as an array job, then gallop
 merge, whose output is the command's. The work folder DIR holds the job
 scripts, each task's log and the shard files. gallop farm submit --help says
-more.`)
-	}
+more.`
+
+func runFarm(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		usage(os.Stderr)
+		fmt.Fprintln(os.Stderr, farmUsage)
 		return errUsage
 	}
 	switch args[0] {
@@ -43,25 +42,14 @@ more.`)
 	case "cancel":
 		return runFarmCancel(args[1:])
 	case "-h", "-help", "--help", "help":
-		usage(stdout)
+		fmt.Fprintln(stdout, farmUsage)
 		return flag.ErrHelp
 	}
 	fmt.Fprintf(os.Stderr, "gallop farm: unknown subcommand %q (want submit, status or cancel)\n", args[0])
 	return errUsage
 }
 
-func runFarmSubmit(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("farm submit", flag.ContinueOnError)
-	engineName := fs.String("engine", "slurm", "slurm (sbatch) or local (this machine, the same job scripts)")
-	n := fs.Int("shards", 0, "number of shards N (required)")
-	partition := fs.String("partition", "", "Slurm partition (default: the cluster's default)")
-	cpus := fs.Int("cpus", 1, "cores per task (its GOMAXPROCS)")
-	limit := fs.String("time", "", "time limit per task, as sbatch --time takes it (30, 1:30:00, 2-00:00:00)")
-	name := fs.String("name", "gallop", "job name")
-	dir := fs.String("dir", "", "work folder on storage every node sees (default: a new folder in ~/.cache/gallop/farm, as the window's)")
-	wait := fs.Bool("wait", false, "follow the run to its end and print the command's output (the local engine always does)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: gallop farm submit --shards N [--engine slurm|local] [--partition P] [--cpus C]
+const farmSubmitUsage = `Usage: gallop farm submit --shards N [--engine slurm|local] [--partition P] [--cpus C]
                          [--time T] [--name NAME] [--dir DIR] [--wait] -- COMMAND ARGS...
 
 Runs gallop COMMAND ARGS in N shards as three jobs: the command's prepared
@@ -77,9 +65,19 @@ and the command's output on stdout; a failed task's log ends on stderr and
 the exit status is 1; Ctrl-C cancels every job. Without --wait the work
 folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 --engine local runs the same job scripts on this machine, at most
-(cores / --cpus) shards at once, and always waits.`)
-		fs.PrintDefaults()
-	}
+(cores / --cpus) shards at once, and always waits.`
+
+func runFarmSubmit(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("farm submit", flag.ContinueOnError)
+	engineName := fs.String("engine", "slurm", "slurm (sbatch) or local (this machine, the same job scripts)")
+	n := fs.Int("shards", 0, "number of shards N (required)")
+	partition := fs.String("partition", "", "Slurm partition (default: the cluster's default)")
+	cpus := fs.Int("cpus", 1, "cores per task (its GOMAXPROCS)")
+	limit := fs.String("time", "", "time limit per task, as sbatch --time takes it (30, 1:30:00, 2-00:00:00)")
+	name := fs.String("name", "gallop", "job name")
+	dir := fs.String("dir", "", "work folder on storage every node sees (default: a new folder in ~/.cache/gallop/farm, as the window's)")
+	wait := fs.Bool("wait", false, "follow the run to its end and print the command's output (the local engine always does)")
+	fs.Usage = usageOf(fs, farmSubmitUsage)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -92,7 +90,8 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 	if err != nil {
 		return err
 	}
-	if _, err := farmrun.PlanShards(command); err != nil {
+	sc, err := findShardCommand(command)
+	if err != nil {
 		return err
 	}
 	engine, err := farm.New(*engineName)
@@ -103,7 +102,7 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 	if err != nil {
 		return err
 	}
-	job, plan, err := farmrun.NewJob(exe, command, *n, workDir)
+	job, err := farmrun.NewJob(exe, command, sc.plan, *n, workDir)
 	if err != nil {
 		if *dir == "" {
 			os.RemoveAll(workDir)
@@ -120,7 +119,7 @@ folder is printed on stdout, for gallop farm status DIR and cancel DIR.
 		}
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "gallop farm: %s %s in %d shards: %s\n", engine.Name(), strings.Join(command[:plan.Words], " "), *n, describeRun(run))
+	fmt.Fprintf(os.Stderr, "gallop farm: %s %s in %d shards: %s\n", engine.Name(), sc.plan.Command, *n, describeRun(run))
 	if engine.Name() != "local" && !*wait {
 		fmt.Fprintf(os.Stderr, "gallop farm: follow it with: gallop farm status %s (cancel: gallop farm cancel %s)\n", run.Dir, run.Dir)
 		fmt.Fprintln(stdout, run.Dir)
@@ -193,18 +192,17 @@ type farmStatus struct {
 	Merged string `json:"merged,omitempty"` // the command's output, once succeeded
 }
 
-func runFarmStatus(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("farm status", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print one JSON object: engine, dir, jobs, state, stage, done, shards, failure, merged")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: gallop farm status DIR [--json]
+const farmStatusUsage = `Usage: gallop farm status DIR [--json]
 
 Says where the run gallop farm submit started in the work folder DIR
 stands: running (and its stage, shards done), succeeded (the command's
 output is DIR/merged.out) or failed (which task, why, the end of its log).
-The exit status is 1 when the run failed.`)
-		fs.PrintDefaults()
-	}
+The exit status is 1 when the run failed.`
+
+func runFarmStatus(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("farm status", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print one JSON object: engine, dir, jobs, state, stage, done, shards, failure, merged")
+	fs.Usage = usageOf(fs, farmStatusUsage)
 	run, engine, err := loadRun(fs, args)
 	if err != nil {
 		return err
@@ -235,16 +233,15 @@ The exit status is 1 when the run failed.`)
 	return nil
 }
 
-func runFarmCancel(args []string) error {
-	fs := flag.NewFlagSet("farm cancel", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: gallop farm cancel DIR
+const farmCancelUsage = `Usage: gallop farm cancel DIR
 
 Cancels every job of the run gallop farm submit started in the work folder
 DIR (scancel; a local run's process is sent SIGTERM) and returns once none
-is queued or running.`)
-		fs.PrintDefaults()
-	}
+is queued or running.`
+
+func runFarmCancel(args []string) error {
+	fs := flag.NewFlagSet("farm cancel", flag.ContinueOnError)
+	fs.Usage = usageOf(fs, farmCancelUsage)
 	run, engine, err := loadRun(fs, args)
 	if err != nil {
 		return err

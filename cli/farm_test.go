@@ -5,12 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"gallop/internal/shard"
-	"gallop/tools/farmrun"
 )
 
 // TestMain lets the test binary stand in for gallop in the tasks that
@@ -23,16 +21,20 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestShardMergesHavePlans: the commands gallop merge merges are those
-// farmrun plans, one source of truth for how each runs in shards.
-func TestShardMergesHavePlans(t *testing.T) {
-	var merged []string
-	for name := range shardMerges() {
-		merged = append(merged, name)
+// TestShardCommands: each command that runs in shards is listed once,
+// under its plan's name, which names a command of gallop, and has at
+// least one round.
+func TestShardCommands(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range shardCommands() {
+		p := c.plan
+		if seen[p.Command] || p.Rounds < 1 || p.Words() < 1 || !Handles(strings.Fields(p.Command)[0]) {
+			t.Errorf("plan %+v", p)
+		}
+		seen[p.Command] = true
 	}
-	slices.Sort(merged)
-	if !slices.Equal(merged, farmrun.Commands()) {
-		t.Errorf("gallop merge merges %q, farmrun plans %q", merged, farmrun.Commands())
+	if _, err := findShardCommand([]string{"ensemble", "play"}); err == nil || err.Error() != `"ensemble play" does not run in shards; these do: ensemble build, rig, sample, synth` {
+		t.Errorf("ensemble play: %v", err)
 	}
 }
 

@@ -35,7 +35,7 @@ func TestRigCylinder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r rigResult
+	var r rig.Report
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatalf("%v: %s", err, stdout.Bytes())
 	}
@@ -202,19 +202,19 @@ func TestRigFromGLTF(t *testing.T) {
 	if err := assets.SaveGLTF(in, &assets.Object{Name: "poses", Mesh: mesh, Clip: clip}, assets.ExportOptions{Mode: assets.ExportMorph}); err != nil {
 		t.Fatal(err)
 	}
-	rig := func(in string) rigResult {
+	rigOf := func(in string) rig.Report {
 		t.Helper()
 		var stdout bytes.Buffer
 		if err := runRig([]string{in, "--reference", filepath.Join(set, "cylinder.obj"), "--bones", "4", "--json"}, &stdout); err != nil {
 			t.Fatal(err)
 		}
-		var r rigResult
+		var r rig.Report
 		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 			t.Fatalf("%v: %s", err, stdout.Bytes())
 		}
 		return r
 	}
-	fromGLTF, fromOBJ := rig(in), rig(dir)
+	fromGLTF, fromOBJ := rigOf(in), rigOf(dir)
 	t.Logf("glTF: RMSE %.4g of the diagonal after %d iterations; OBJ: %.4g after %d",
 		fromGLTF.RMSERelative, fromGLTF.Iterations, fromOBJ.RMSERelative, fromOBJ.Iterations)
 	if fromGLTF.Vertices != 420 || fromGLTF.Frames != 4 || fromGLTF.Bones != 4 {

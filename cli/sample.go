@@ -8,65 +8,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
-	"gallop/assets"
 	"gallop/internal/shard"
 	"gallop/internal/words"
-	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
 	"gallop/tools/gallery"
 )
 
-// chainReport is one line of `gallop sample --json`.
-type chainReport struct {
-	Chain             int     `json:"chain"`
-	Seed              uint64  `json:"seed"`
-	Iterations        int     `json:"iterations"`
-	AcceptanceRate    float64 `json:"acceptance_rate"`
-	FirstSatisfied    int     `json:"first_satisfied"`
-	SatisfiedFraction float64 `json:"satisfied_fraction"`
-	Satisfying        int     `json:"satisfying"`
-	Distinct          int     `json:"distinct_satisfying"`
-	BestMet           int     `json:"best_met"`    // most constraints met by a state
-	Constraints       int     `json:"constraints"` // out of`
-	WallSeconds       float64 `json:"wall_seconds"`
-}
-
-func runSample(args []string, stdout io.Writer) error {
-	return sampleCommand(args, stdout, nil)
-}
-
-// mergeSample is runSample with the chains' results read from the shard
-// files instead of run.
-func mergeSample(files []*shard.File, stdout io.Writer) error {
-	return sampleCommand(files[0].Args, stdout, files)
-}
-
-// sampleCommand runs `gallop sample` with args: the plain run, a shard of
-// it, or (files not nil) the merge of its shard files.
-func sampleCommand(args []string, stdout io.Writer, files []*shard.File) error {
-	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
-	scenario := fs.String("scenario", "", "ball2d, bowling, spell or dice")
-	iterations := fs.Int("iterations", 1000, "iterations per chain")
-	chains := fs.Int("chains", 2, "number of chains, run at once")
-	seed := fs.Uint64("seed", 1, "seed of the first chain; chain c uses seed+c")
-	asJSON := fs.Bool("json", false, "print one JSON object per chain")
-	distinct := fs.Int("distinct", 100, "how many distinct satisfying samples to look for (per chain, and for --out)")
-	out := fs.String("out", "", "write the distinct satisfying samples of all chains to this folder as .glb files")
-	fps := fs.Float64("fps", 60, "frame rate of the animations --out writes")
-	lambda := fs.Float64("lambda", 0, "λ of the Gibbs constraint term λ^k (bowling, spell, dice), > 1; 0: the scenario's default")
-	weights := fs.String("weights", "", "the proposal kernels' weights, comma-separated, one per kernel in the scenario's order (default: the scenario's)")
-	shards := addShardOptions(fs, "sample", args)
-	runners := make(map[string]func(context.Context, sampleRun) error, len(sampleScenarios))
-	for name, add := range sampleScenarios {
-		runners[name] = add(fs)
-	}
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: gallop sample --scenario ball2d|bowling|spell|dice [scenario options]
+const sampleUsage = `Usage: gallop sample --scenario ball2d|bowling|spell|dice [scenario options]
                      [--iterations N] [--chains C] [--seed S] [--json]
                      [--distinct N] [--out DIR [--fps F]] [--weights W,...]
                      [--shard K/N [--shard-dir D]]
@@ -85,9 +35,32 @@ which the Gallery tool replays it).
 With --shard K/N it runs only chains ⌊(K−1)·C/N⌋ to ⌊K·C/N⌋−1 (their seeds
 as in the whole run) and writes their results to --shard-dir for
 gallop merge, which prints and writes (--out) exactly what the whole run
-does, wall times aside.`)
-		fs.PrintDefaults()
+does, wall times aside.`
+
+func runSample(args []string, stdout io.Writer) error {
+	return sampleCommand(args, stdout, nil)
+}
+
+// sampleCommand runs `gallop sample` with args: the plain run, a shard of
+// it, or (merged not nil) the merge of its shard files.
+func sampleCommand(args []string, stdout io.Writer, merged []*shard.File) error {
+	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
+	scenario := fs.String("scenario", "", "ball2d, bowling, spell or dice")
+	iterations := fs.Int("iterations", 1000, "iterations per chain")
+	chains := fs.Int("chains", 2, "number of chains, run at once")
+	seed := fs.Uint64("seed", 1, "seed of the first chain; chain c uses seed+c")
+	asJSON := fs.Bool("json", false, "print one JSON object per chain")
+	distinct := fs.Int("distinct", 100, "how many distinct satisfying samples to look for (per chain, and for --out)")
+	out := fs.String("out", "", "write the distinct satisfying samples of all chains to this folder as .glb files")
+	fps := fs.Float64("fps", 60, "frame rate of the animations --out writes")
+	lambda := fs.Float64("lambda", 0, "λ of the Gibbs constraint term λ^k (bowling, spell, dice), > 1; 0: the scenario's default")
+	weights := fs.String("weights", "", "the proposal kernels' weights, comma-separated, one per kernel in the scenario's order (default: the scenario's)")
+	shards := addShardOptions(fs, gallery.SamplePlan, args)
+	runners := make(map[string]func(context.Context, sampleRun) error, len(sampleScenarios))
+	for name, add := range sampleScenarios {
+		runners[name] = add(fs)
 	}
+	fs.Usage = usageOf(fs, sampleUsage)
 	err := parse(fs, args)
 	if err != nil {
 		return err
@@ -112,14 +85,16 @@ does, wall times aside.`)
 	if *lambda != 0 && !(*lambda > 1) {
 		return fmt.Errorf("--lambda %v: λ must be greater than 1 (λ ≤ 1 would not reward meeting constraints)", *lambda)
 	}
-	run := sampleRun{iterations: *iterations, chains: *chains, seed: *seed, distinct: *distinct, json: *asJSON, out: stdout, dir: *out, fps: *fps, name: *scenario, lambda: *lambda,
-		shards: shards, files: files}
+	r := sampleRun{cmd: gallery.SampleCommand{Name: *scenario, Iterations: *iterations, Chains: *chains, Seed: *seed, Distinct: *distinct, Out: *out, FPS: *fps},
+		json: *asJSON, out: stdout, lambda: *lambda, line: newProgress()}
+	defer r.line.Done()
+	r.cmd.Status = r.line.Report
 	if *weights != "" {
-		if run.weights, err = words.Floats(*weights, strings.Count(*weights, ",")+1); err != nil {
+		if r.cmd.Weights, err = words.Floats(*weights, strings.Count(*weights, ",")+1); err != nil {
 			return fmt.Errorf("--weights %q: %v", *weights, err)
 		}
 	}
-	if run.spec, run.sharded, err = shards.mode(); err != nil {
+	if r.run, err = shards.run(merged); err != nil {
 		return err
 	}
 	runner, ok := runners[*scenario]
@@ -130,12 +105,12 @@ does, wall times aside.`)
 	case !ok:
 		return fmt.Errorf("--scenario %q: want ball2d, bowling, spell or dice", *scenario)
 	}
-	if run.dir != "" && !run.sharded {
-		if err := os.MkdirAll(run.dir, 0o755); err != nil {
+	if *out != "" && !r.run.Sharded() {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return err
 		}
 	}
-	return runner(ctx, run)
+	return runner(ctx, r)
 }
 
 // sampleScenarios are the scenarios of gallop sample. Each adds its own
@@ -164,176 +139,23 @@ func ball2dSample(fs *flag.FlagSet) func(context.Context, sampleRun) error {
 
 // sampleRun is what runSample was asked for.
 type sampleRun struct {
-	iterations, chains, distinct int
-	seed                         uint64
-	json                         bool
-	out                          io.Writer
-	dir, name                    string // --out and the scenario's name
-	fps                          float64
-	lambda                       float64   // --lambda, 0 for the scenario's default
-	weights                      []float64 // --weights, nil for the scenario's
-
-	shards  *shardOptions
-	spec    shard.Spec    // with sharded: the shard to run
-	sharded bool          // run one shard and write its file
-	files   []*shard.File // not nil: merge these shard files
+	cmd    gallery.SampleCommand
+	run    *shard.Run // a shard, the merge of shard files, or the plain run
+	json   bool
+	out    io.Writer
+	lambda float64 // --lambda, 0 for the scenario's default
+	line   *progress
 }
 
-// sampleChain is one chain's result, the unit of gallop sample's shards:
-// what its line of the report says and, with --out, every satisfying
-// sample it kept (State and Outcome, the Chain numbered as in the whole
-// run), which the selection of the most different samples over all
-// chains needs. Encoded with gob, the statistics, states and outcomes keep
-// every bit, so the merge's report and selection are the whole run's.
-type sampleChain[S, O any] struct {
-	Stats    mcmc.Stats
-	Kept     int // satisfying samples kept
-	Distinct int // how many of them are distinct, up to --distinct
-	Samples  []mcmc.Kept[S, O]
-}
-
-// samplePayload is a shard file's payload: its chains, in order.
-type samplePayload[S, O any] struct {
-	Chains []sampleChain[S, O]
-}
-
-// sample runs the chains of one scenario (a plausible.Gallery, as the
-// Gallery tool does) and prints a report per chain; or, sharded, runs its
-// shard's chains and writes their results; or merges the shard files.
+// sample runs the chains of one scenario as r asks and prints a report
+// per chain; a shard prints nothing.
 func sample[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sampleRun) error {
-	if r.weights != nil {
-		var err error
-		if sc, err = plausible.Reweight(sc, r.weights); err != nil {
-			return fmt.Errorf("--weights: %w", err)
-		}
+	reports, err := gallery.RunSample(ctx, &r.cmd, sc, r.run)
+	if err != nil || r.run.Partial() {
+		return err
 	}
-	var chains []sampleChain[S, O]
-	switch {
-	case r.files != nil:
-		for _, f := range r.files {
-			var p samplePayload[S, O]
-			if err := f.Decode(&p); err != nil {
-				return err
-			}
-			if len(p.Chains) != f.Units[1]-f.Units[0] {
-				return fmt.Errorf("%s: %d chains, want %d", f.Path, len(p.Chains), f.Units[1]-f.Units[0])
-			}
-			chains = append(chains, p.Chains...)
-		}
-		if len(chains) != r.chains {
-			return fmt.Errorf("the shards hold %d chains, their arguments ask for %d", len(chains), r.chains)
-		}
-	case r.sharded:
-		lo, hi := r.spec.Range(r.chains)
-		cs, err := runChains(ctx, sc, r, lo, hi)
-		if err != nil {
-			return err
-		}
-		return r.shards.write(r.spec, r.chains, samplePayload[S, O]{Chains: cs})
-	default:
-		var err error
-		if chains, err = runChains(ctx, sc, r, 0, r.chains); err != nil {
-			return err
-		}
-	}
-	return finishSample(sc, r, chains)
-}
-
-// runChains runs chains lo to hi−1 of r (chain c has seed r.seed + c) and
-// returns their results.
-func runChains[S, O any](ctx context.Context, sc plausible.Scenario[S, O], r sampleRun, lo, hi int) ([]sampleChain[S, O], error) {
-	seeds := make([]uint64, hi-lo)
-	for i := range seeds {
-		seeds[i] = r.seed + uint64(lo+i)
-	}
-	if len(seeds) == 0 {
-		return nil, nil
-	}
-	g, err := plausible.NewGallery(sc, seeds, r.iterations)
-	if err != nil {
-		return nil, err
-	}
-	line := newProgress()
-	stop := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				done, total := g.Progress()
-				line.Report("sample: %d of %d iterations (%.0f%%)", done, total, 100*float64(done)/float64(max(1, total)))
-			}
-		}
-	}()
-	stats, err := g.Run(ctx)
-	close(stop)
-	line.Done()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]sampleChain[S, O], len(seeds))
-	for i, st := range stats {
-		out[i] = sampleChain[S, O]{Stats: st, Kept: g.Kept(i), Distinct: g.DistinctIn(i, r.distinct)}
-		if r.dir == "" {
-			continue
-		}
-		kept, err := plausible.KeptIn[S, O](g, i)
-		if err != nil {
-			return nil, err
-		}
-		out[i].Samples = slices.Clone(kept)
-		for k := range out[i].Samples {
-			out[i].Samples[k].Chain = lo + i
-		}
-	}
-	return out, nil
-}
-
-// finishSample writes (--out) the most different satisfying samples of
-// all chains, chosen over the chains' kept samples in chain order, and
-// prints a report per chain.
-func finishSample[S, O any](sc plausible.Scenario[S, O], r sampleRun, chains []sampleChain[S, O]) error {
-	if r.dir != "" {
-		var all []mcmc.Kept[S, O]
-		for _, c := range chains {
-			all = append(all, c.Samples...)
-		}
-		var list []gallery.SampleFile
-		for _, e := range mcmc.Distinct(all, r.distinct, sc.Distance, sc.Same()) {
-			rec, err := sc.Record(e.State, r.fps)
-			if err != nil {
-				return fmt.Errorf("chain %d, iteration %d: %w", e.Chain, e.Iteration, err)
-			}
-			a, err := gallery.Animation(rec)
-			if err != nil {
-				return fmt.Errorf("chain %d, iteration %d: %w", e.Chain, e.Iteration, err)
-			}
-			a.Name = fmt.Sprintf("%s chain %d iteration %d", r.name, e.Chain, e.Iteration)
-			path := filepath.Join(r.dir, fmt.Sprintf("%s-chain%d-%06d.glb", r.name, e.Chain, e.Iteration))
-			if err := assets.SaveRigidGLTF(path, a); err != nil {
-				return err
-			}
-			state, err := json.Marshal(e.State)
-			if err != nil {
-				return fmt.Errorf("chain %d, iteration %d: %w", e.Chain, e.Iteration, err)
-			}
-			list = append(list, gallery.SampleFile{File: filepath.Base(path), Chain: e.Chain, Iteration: e.Iteration, LogP: e.LogP, State: state})
-		}
-		if err := gallery.WriteSampleFiles(filepath.Join(r.dir, gallery.SamplesList), list); err != nil {
-			return err
-		}
-	}
-	for c, ch := range chains {
-		st := ch.Stats
-		rep := chainReport{
-			Chain: c, Seed: r.seed + uint64(c), Iterations: st.Iterations, AcceptanceRate: st.AcceptanceRate,
-			FirstSatisfied: st.FirstSatisfied, SatisfiedFraction: st.SatisfiedAfter,
-			Satisfying: ch.Kept, Distinct: ch.Distinct, WallSeconds: st.Wall.Seconds(),
-			BestMet: st.BestMet, Constraints: st.Of,
-		}
+	r.line.Done()
+	for _, rep := range reports {
 		if r.json {
 			if err := json.NewEncoder(r.out).Encode(rep); err != nil {
 				return err
@@ -345,7 +167,7 @@ func finishSample[S, O any](sc plausible.Scenario[S, O], r sampleRun, chains []s
 			first = fmt.Sprintf("first satisfied at %d, %.0f%% satisfying after", rep.FirstSatisfied, 100*rep.SatisfiedFraction)
 		}
 		fmt.Fprintf(r.out, "chain %d (seed %d): %d iterations in %.3f s, acceptance %.2f, %s, %d distinct of %d kept\n",
-			c, rep.Seed, rep.Iterations, rep.WallSeconds, rep.AcceptanceRate, first, rep.Distinct, rep.Satisfying)
+			rep.Chain, rep.Seed, rep.Iterations, rep.WallSeconds, rep.AcceptanceRate, first, rep.Distinct, rep.Satisfying)
 	}
 	return nil
 }

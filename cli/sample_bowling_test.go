@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gallop/tools/gallery"
 )
 
 // TestSampleBowlingErrors: bad targets and λ give clear messages.
@@ -36,7 +38,7 @@ func TestSampleBowling(t *testing.T) {
 	if err := runSample([]string{"--scenario", "bowling", "--pins", "6-7-spare", "--iterations", "10", "--chains", "1", "--json", "--out", dir, "--fps", "30"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	var rep chainReport
+	var rep gallery.ChainReport
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%q: %v", out.String(), err)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"gallop/tools/gallery"
 )
 
 // TestSampleDiceErrors: bad dice options give clear messages.
@@ -36,7 +38,7 @@ func TestSampleDice(t *testing.T) {
 	if err := runSample([]string{"--scenario", "dice", "--face", "3", "--die-target", "0.05,0.02", "--lambda", "20", "--iterations", "20", "--chains", "1", "--json"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	var rep chainReport
+	var rep gallery.ChainReport
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%q: %v", out.String(), err)
 	}

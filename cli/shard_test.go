@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"gallop/internal/shard"
+	"gallop/tools/rig"
 )
 
 // shardRun is one command's test in shards: its arguments (without
@@ -210,7 +211,7 @@ func TestShardRig(t *testing.T) {
 	paths := checkSharded(t, c, 3)
 	var names []string
 	for _, l := range strings.Split(strings.TrimSpace(c.whole(t, "")), "\n") {
-		var r rigResult
+		var r rig.Report
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gallop/assets/gltftest"
+	tsynth "gallop/tools/synth"
 )
 
 // TestSynthPcow runs `gallop synth` on pcow for 6 clips of 4 s with
@@ -20,7 +21,7 @@ func TestSynthPcow(t *testing.T) {
 	if err := runSynth([]string{filepath.Join(dir, "frames"), "--count", "6", "--seconds", "4", "--out", out, "--json"}, &stdout); err != nil {
 		t.Fatal(err)
 	}
-	var r synthResult
+	var r tsynth.Report
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatalf("%v: %s", err, stdout.Bytes())
 	}

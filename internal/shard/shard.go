@@ -17,6 +17,10 @@
 // [⌊(K−1)·U/N⌋, ⌊K·U/N⌋) of a command's U units (chains, clips, intervals,
 // files): every unit belongs to exactly one shard, and the blocks differ in
 // size by at most one.
+//
+// A command's Plan says how it runs in shards (a prepared stage or not,
+// its rounds); a Run is one run of it as its shard options ask, through
+// which its work reads and writes these files.
 package shard
 
 import (

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/graph/simple"
 	"gonum.org/v1/gonum/graph/topo"
 
+	"gallop/internal/option"
 	"gallop/internal/parallel"
 	"gallop/solver/ensemble/csp"
 )
@@ -160,12 +161,7 @@ func (o *BuildOptions) defaults(m *Model) {
 	if o.Tries <= 0 {
 		o.Tries = 4
 	}
-	switch {
-	case o.Harder == 0:
-		o.Harder = 2
-	case o.Harder < 0:
-		o.Harder = 0
-	}
+	o.Harder = option.Resolve(o.Harder, 2)
 	if o.MinJump <= 0 {
 		o.MinJump = fps
 	}

@@ -39,7 +39,7 @@ type groupModel struct {
 	// are attachment a's group-local and parent-local vertices, sew its
 	// falloff.
 	sewVertex, sewParent []int
-	sew                  []sewWeight
+	sew                  []SewWeight
 
 	rank    int
 	sigma   []float64 // every singular value of the displacement matrix

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"gallop/internal/option"
 	"gallop/internal/parallel"
 )
 
@@ -51,18 +52,8 @@ func (o *Options) defaults() {
 	if o.Blends == 0 {
 		o.Blends = 2
 	}
-	switch {
-	case o.Beta == 0:
-		o.Beta = 0.1
-	case o.Beta < 0:
-		o.Beta = 0
-	}
-	switch {
-	case o.Threshold == 0:
-		o.Threshold = 1e-4
-	case o.Threshold < 0:
-		o.Threshold = 0
-	}
+	o.Beta = option.Resolve(o.Beta, 0.1)
+	o.Threshold = option.Resolve(o.Threshold, 1e-4)
 }
 
 // State is a source frame: frame Frame (0-based) of level Level.

@@ -14,9 +14,9 @@ import (
 // every sewn vertex never move.
 const SewRings = 3
 
-// sewWeight says that group-local vertex V moves by W times the sewing
+// SewWeight says that group-local vertex V moves by W times the sewing
 // correction of the group's attachment A.
-type sewWeight struct {
+type SewWeight struct {
 	V, A int32
 	W    float64
 }
@@ -29,7 +29,7 @@ type sewWeight struct {
 // included (φ_a(a) = 1). Σ_a φ_a ≤ 1 everywhere (maximum principle), and
 // a correction that is the same vector c at every sewn vertex moves the
 // band by at most c.
-func newSewing(count int, triangles [][3]int, attach []Attachment) ([]sewWeight, error) {
+func newSewing(count int, triangles [][3]int, attach []Attachment) ([]SewWeight, error) {
 	adj, err := meshgraph.New(count, triangles)
 	if err != nil {
 		return nil, err
@@ -68,9 +68,9 @@ func newSewing(count int, triangles [][3]int, attach []Attachment) ([]sewWeight,
 			free = append(free, v)
 		}
 	}
-	out := make([]sewWeight, 0, len(attach)*(1+len(free)))
+	out := make([]SewWeight, 0, len(attach)*(1+len(free)))
 	for a, at := range attach {
-		out = append(out, sewWeight{V: int32(at.Vertex), A: int32(a), W: 1})
+		out = append(out, SewWeight{V: int32(at.Vertex), A: int32(a), W: 1})
 	}
 	if len(free) == 0 {
 		return out, nil
@@ -101,7 +101,7 @@ func newSewing(count int, triangles [][3]int, attach []Attachment) ([]sewWeight,
 	for i, v := range free {
 		for a := range na {
 			if w := phi.At(i, a); w > 1e-12 {
-				out = append(out, sewWeight{V: int32(v), A: int32(a), W: w})
+				out = append(out, SewWeight{V: int32(v), A: int32(a), W: w})
 			}
 		}
 	}

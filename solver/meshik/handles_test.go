@@ -2,6 +2,7 @@ package meshik
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -144,5 +145,19 @@ func TestFitWeightsHoldsABlend(t *testing.T) {
 	}
 	if r := s.FitWeights(); r < 0.05 {
 		t.Errorf("the bar bent sideways from two examples bent upward: relative residual %.3g, want clearly > 0", r)
+	}
+}
+
+// TestSortHandles: the vertices come back sorted, each with its own
+// target, in the order Handles returns after SetHandles.
+func TestSortHandles(t *testing.T) {
+	vs, ts := SortHandles([]int{7, 2, 9, 0}, []mgl64.Vec3{{7}, {2}, {9}, {0}})
+	for i, v := range vs {
+		if ts[i] != (mgl64.Vec3{float64(v)}) {
+			t.Fatalf("vertex %d with target %v", v, ts[i])
+		}
+	}
+	if want := []int{0, 2, 7, 9}; !slices.Equal(vs, want) {
+		t.Fatalf("SortHandles = %v, want %v", vs, want)
 	}
 }

@@ -1,6 +1,7 @@
 package meshik
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -499,8 +500,29 @@ func (s *Solver) ResetWeights() {
 	s.resetConvergence()
 }
 
+// SortHandles returns the constrained vertices sorted, the order of
+// SetHandles and Handles, with their targets in the same order:
+// targets[i] is the target of vertices[i], before and after. Equal
+// vertices keep their order. vertices and targets must have one length.
+func SortHandles(vertices []int, targets []mgl64.Vec3) ([]int, []mgl64.Vec3) {
+	if len(vertices) != len(targets) {
+		panic(fmt.Sprintf("meshik: SortHandles: %d vertices, %d targets", len(vertices), len(targets)))
+	}
+	order := make([]int, len(vertices))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(vertices[a], vertices[b]) })
+	vs, ts := make([]int, len(order)), make([]mgl64.Vec3, len(order))
+	for i, k := range order {
+		vs[i], ts[i] = vertices[k], targets[k]
+	}
+	return vs, ts
+}
+
 // SetHandles sets the constrained vertices (any order, no duplicates).
-// Their targets start at their current positions (SetTargets moves them).
+// Their targets start at their current positions (SetTargets moves them;
+// SortHandles puts targets given with the vertices in its order).
 // It refactors K (the condensed GᵀG): on the subdivided horse this is the
 // step the Pose tool must finish within 0.25 s.
 func (s *Solver) SetHandles(vertices []int) error {

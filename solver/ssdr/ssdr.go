@@ -9,6 +9,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/internal/finite"
+	"gallop/internal/option"
 	"gallop/internal/parallel"
 	"gallop/solver/meshgraph"
 	"gallop/solver/rotation"
@@ -97,23 +98,10 @@ func (o Options) withDefaults() Options {
 	def(&o.TransformIterations, 5)
 	def(&o.WeightIterations, 3)
 	def(&o.InitIterations, 10)
-	def(&o.SampleVertices, 16384)
-	switch {
-	case o.PolishIterations == 0:
-		o.PolishIterations = 5
-	case o.PolishIterations < 0:
-		o.PolishIterations = 0
-	}
-	deff := func(v *float64, d float64) {
-		switch {
-		case *v == 0:
-			*v = d
-		case *v < 0:
-			*v = 0
-		}
-	}
-	deff(&o.Smooth, 1e-4)
-	deff(&o.TransAffine, 10)
+	o.SampleVertices = option.Resolve(o.SampleVertices, 16384)
+	o.PolishIterations = option.Resolve(o.PolishIterations, 5)
+	o.Smooth = option.Resolve(o.Smooth, 1e-4)
+	o.TransAffine = option.Resolve(o.TransAffine, 10)
 	if !(o.Tolerance > 0) {
 		o.Tolerance = 1e-3
 	}

@@ -21,6 +21,20 @@ type Check struct {
 	Unconstrained []int // per transition: new pairs under the unconstrained minimum
 }
 
+// Totals returns the new pairs over all the transitions under their
+// offsets, and the mean per transition under the unconstrained minimum (0
+// for no transitions).
+func (c *Check) Totals() (after int, unconstrained float64) {
+	for x := range c.After {
+		after += c.After[x]
+		unconstrained += float64(c.Unconstrained[x])
+	}
+	if n := len(c.After); n > 0 {
+		unconstrained /= float64(n)
+	}
+	return after, unconstrained
+}
+
 // Checker selects how Check finds intersecting pairs.
 type Checker int
 
@@ -33,6 +47,14 @@ const (
 	// independent of the oracle.
 	Exhaustive
 )
+
+// String names the checker: "oracle" or "exhaustive".
+func (c Checker) String() string {
+	if c == Exhaustive {
+		return "exhaustive"
+	}
+	return "oracle"
+}
 
 // CheckTransitions checks ts with checker on both cores. The exhaustive
 // checker takes the groups, triangles and attachments of m's dataset.

@@ -34,6 +34,7 @@ func (t *Tool) RunOnFarm(h tools.Host) {
 	}
 	t.Farm.Submit(h, farmrun.Request{
 		Tool: "ensemble",
+		Plan: BuildPlan,
 		Command: func(_ context.Context, dir string) ([]string, error) {
 			return append(cmd, "--out", filepath.Join(dir, "graph.json")), nil
 		},

@@ -12,6 +12,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/atomicfile"
+	"gallop/internal/option"
 	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/csp"
 )
@@ -100,13 +101,8 @@ type TransitionRecord struct {
 // NewGraphFile records graph g of model m, built from the level folders
 // levels (and groups, "" for the sidecar beside them) with settings s.
 func NewGraphFile(levels []string, groups string, m *ensemble.Model, s BuildSettings, g *ensemble.Graph) (*GraphFile, error) {
-	o := m.Options()
-	// The model reads 0 as "the default" and a negative value as 0.
-	for _, x := range []*float64{&o.Beta, &o.Threshold} {
-		if *x == 0 {
-			*x = -1
-		}
-	}
+	o := m.Options() // resolved: β and the threshold as used, 0 for none
+	o.Beta, o.Threshold = option.Literal(o.Beta), option.Literal(o.Threshold)
 	f := &GraphFile{Format: GraphFormat, Version: GraphVersion, Build: s, GroupCount: m.Groups(), Cut: slices.Clone(g.Cut),
 		Model: ModelSettings{TauMax: o.TauMax, TauBlend: o.TauBlend, Blends: o.Blends, Beta: o.Beta, Threshold: o.Threshold}}
 	for _, l := range levels {

@@ -11,6 +11,7 @@ import (
 
 	"gallop/internal/farm"
 	"gallop/internal/jobs"
+	"gallop/internal/shard"
 	"gallop/tools"
 )
 
@@ -62,6 +63,8 @@ func DetectEngine(ctx context.Context) string {
 type Request struct {
 	// Tool names the tool in the job's name and work folder ("synth").
 	Tool string
+	// Plan is how the command runs in shards.
+	Plan shard.Plan
 	// Command writes the files the command reads into dir, the job's work
 	// folder (when the tool's input is not a file already), and returns
 	// the command as after `gallop`, without the shard options, writing
@@ -310,7 +313,7 @@ func (j *Job) follow(ctx context.Context, rep jobs.Reporter, req Request, parent
 	if err != nil {
 		return nil, fmt.Errorf("the command's input: %w", err)
 	}
-	job, _, err := NewJob(exe, command, int(j.Settings.Shards), st.Dir)
+	job, err := NewJob(exe, command, req.Plan, int(j.Settings.Shards), st.Dir)
 	if err != nil {
 		return nil, err
 	}

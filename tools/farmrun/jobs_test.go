@@ -32,6 +32,7 @@ func submit(t *testing.T, fail int, loaded *string) (*toolstest.Host, *Job) {
 	var input string
 	js.Submit(h, Request{
 		Tool: "synth",
+		Plan: synthPlan,
 		Command: func(_ context.Context, dir string) ([]string, error) {
 			input = filepath.Join(dir, "input")
 			return []string{"synth", input, "--out", filepath.Join(dir, "clips")}, os.WriteFile(input, nil, 0o644)

@@ -107,6 +107,7 @@ func (t *Gallery) RunOnFarm(h tools.Host) {
 	iterations := int(t.Iterations)
 	t.Farm.Submit(h, farmrun.Request{
 		Tool: "gallery",
+		Plan: SamplePlan,
 		Command: func(_ context.Context, dir string) ([]string, error) {
 			return append(cmd, "--out", filepath.Join(dir, "samples")), nil
 		},

@@ -118,18 +118,14 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 		if err := s.SetFrozen(ed.Frozen); err != nil {
 			return err
 		}
-		sorted := s.Handles()
-		target := map[int]assets.Vec3{}
 		setTargets := func(off []assets.Vec3) error {
+			var ts []assets.Vec3
 			for hi, hd := range ed.Handles {
-				for i, v := range hd.Vertices {
-					target[v] = hd.Base[i].Add(off[hi])
+				for i := range hd.Vertices {
+					ts = append(ts, hd.Base[i].Add(off[hi]))
 				}
 			}
-			ts := make([]assets.Vec3, len(sorted))
-			for i, v := range sorted {
-				ts[i] = target[v]
-			}
+			_, ts = meshik.SortHandles(verts, ts)
 			return s.SetTargets(ts)
 		}
 		var now []assets.Vec3

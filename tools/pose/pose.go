@@ -165,23 +165,14 @@ func (p *Pose) shown(h tools.Host) []assets.Vec3 {
 
 // targets returns the handle vertices (sorted) and their targets.
 func (p *Pose) targets() ([]int, []assets.Vec3) {
-	type vt struct {
-		v int
-		t assets.Vec3
-	}
-	var all []vt
+	var vs []int
+	var ts []assets.Vec3
 	for _, hd := range p.ed.Handles {
 		for i, v := range hd.Vertices {
-			all = append(all, vt{v, hd.Base[i].Add(hd.Offset)})
+			vs, ts = append(vs, v), append(ts, hd.Base[i].Add(hd.Offset))
 		}
 	}
-	slices.SortFunc(all, func(a, b vt) int { return a.v - b.v })
-	vs := make([]int, len(all))
-	ts := make([]assets.Vec3, len(all))
-	for i, x := range all {
-		vs[i], ts[i] = x.v, x.t
-	}
-	return vs, ts
+	return meshik.SortHandles(vs, ts)
 }
 
 // solveKind is how the session treats a new problem.

@@ -31,13 +31,11 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
 }
 
-// writeSkinned writes r's rig and its animation to path as a skinned glTF
-// (the code path of `gallop rig --out`), then writes the clip as morph
-// targets to a temporary file of the same kind to measure it, and returns
-// both sizes.
-func writeSkinned(path string, r *Result) (sizes, error) {
-	o := r.obj
-	skinned := SkinnedObject(r.SSDR, r.clip.Name, r.clip.FPS, o.Mesh, r.rest)
+// writeSkinned writes skinned, a rig and its animation, to path as a
+// skinned glTF (for the tool and `gallop rig --out` alike), then writes
+// morph, the clip it was fitted to, as morph targets to a temporary file
+// of the same kind to measure it, and returns both sizes.
+func writeSkinned(path string, skinned, morph *assets.Object) (sizes, error) {
 	if err := assets.SaveGLTF(path, skinned, assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
 		return sizes{}, err
 	}
@@ -51,7 +49,6 @@ func writeSkinned(path string, r *Result) (sizes, error) {
 	}
 	defer os.RemoveAll(tmp)
 	morphPath := filepath.Join(tmp, "morph"+filepath.Ext(path))
-	morph := &assets.Object{Name: o.Name, Mesh: o.Mesh, Clip: r.clip}
 	if err := assets.SaveGLTF(morphPath, morph, assets.ExportOptions{Mode: assets.ExportMorph}); err != nil {
 		return sizes{}, fmt.Errorf("measuring the morph-target export: %w", err)
 	}
@@ -74,7 +71,8 @@ func (t *Rig) Export(h tools.Host) {
 		var got sizes
 		h.Jobs().Start("Export "+filepath.Base(path), func(context.Context, jobs.Reporter) error {
 			var err error
-			got, err = writeSkinned(path, r)
+			o := r.obj
+			got, err = writeSkinned(path, SkinnedObject(r.SSDR, r.clip.Name, r.clip.FPS, o.Mesh, r.rest), &assets.Object{Name: o.Name, Mesh: o.Mesh, Clip: r.clip})
 			return err
 		}, func(err error) {
 			if err != nil {

@@ -19,6 +19,7 @@ import (
 	"math"
 
 	"gallop/assets"
+	"gallop/internal/option"
 	"gallop/solver/ssdr"
 	"gallop/tools"
 	"gallop/viewport"
@@ -82,11 +83,7 @@ func (s Settings) Check(nv int) error {
 
 // options returns the solver's options for s.
 func (s Settings) options() ssdr.Options {
-	o := ssdr.Options{Bones: int(s.Bones), MaxInfluences: int(s.MaxInfluences), Iterations: int(s.Iterations), Smooth: s.Smooth}
-	if s.Smooth == 0 {
-		o.Smooth = -1 // none (0 would mean the default)
-	}
-	return o
+	return ssdr.Options{Bones: int(s.Bones), MaxInfluences: int(s.MaxInfluences), Iterations: int(s.Iterations), Smooth: option.Literal(s.Smooth)}
 }
 
 // Rig is the tool's model. Its zero value is ready to use, with

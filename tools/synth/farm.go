@@ -17,28 +17,6 @@ import (
 	"gallop/tools/farmrun"
 )
 
-// ClipReport is one clip of `gallop synth --json`: its seed and length,
-// its splices (each part's output frames, and the acceleration ratio of
-// each, in that order), the largest of them and the edge ratio, and the
-// file --out wrote it to.
-type ClipReport struct {
-	Seed              uint64    `json:"seed"`
-	Frames            int       `json:"frames"`
-	Splices           int       `json:"splices"`
-	MaxSpliceAccRatio float64   `json:"max_splice_acceleration_ratio"`
-	EdgeRatio         float64   `json:"edge_ratio"`
-	MeanStrain        float64   `json:"mean_strain"` // the splices' mean excess edge strain (synth.Quality)
-	SpliceFrames      [][]int   `json:"splice_frames"`
-	SpliceAccel       []float64 `json:"splice_acceleration_ratios"`
-	File              string    `json:"file,omitempty"`
-}
-
-// Report is what `gallop synth --json` prints that the tool reads back.
-type Report struct {
-	FPS   float64      `json:"fps"`
-	Clips []ClipReport `json:"clips"`
-}
-
 // ParseObstacle reads an obstacle of `gallop synth --obstacle`:
 // "sphere:X,Y,Z,R", "ground:H" (everything below height H, y up) or
 // "mesh:FILE.obj" (the mesh as the OBJ file has it).
@@ -116,6 +94,7 @@ func (t *Synth) RunOnFarm(h tools.Host) {
 	}
 	t.Farm.Submit(h, farmrun.Request{
 		Tool:    "synth",
+		Plan:    Plan,
 		Command: in.command,
 		Load: func(ctx context.Context, _ string, out []byte) (func() error, error) {
 			res, vs, err := in.load(ctx, out)

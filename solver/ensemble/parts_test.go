@@ -11,22 +11,22 @@ import (
 	"gallop/solver/ensemble/csp"
 )
 
-// TestModelGob: a model decoded from its encoding poses every source
+// TestModelParts: a model made from another's parts poses every source
 // frame and every frame of a transition bit for bit as the original, with
 // the same costs, step limits, source contacts and collision oracle; and a
 // build split into its steps over two halves of each phase's tasks, on the
-// decoded model, gives the graph Build gives on the original. A truncated
-// or altered encoding is an error, not a panic.
-func TestModelGob(t *testing.T) {
+// model made from the parts, gives the graph Build gives on the original.
+// (tools/ensemble's TestModelFile checks the same through the model file,
+// which keeps the parts bit for bit.)
+func TestModelParts(t *testing.T) {
 	d := synthetic(2, motion{})
 	m := model(t, d, Options{TauMax: 6})
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(m); err != nil {
+	parts, err := m.Parts(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
-	enc := b.Bytes()
-	var back Model
-	if err := gob.NewDecoder(bytes.NewReader(enc)).Decode(&back); err != nil {
+	back, err := NewModelFromParts(cloneParts(t, parts))
+	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range m.states() {
@@ -79,66 +79,65 @@ func TestModelGob(t *testing.T) {
 		}
 		return append(r1, r2...)
 	}
-	o, within, err := PlanBuild(&back, opts)
+	o, within, err := PlanBuild(back, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	phase1 := halves(&back, o, within, 0, nil)
-	g, between := JoinLevels(&back, o, phase1)
-	phase2 := halves(&back, o, between, len(within), g)
-	st := FinishBuild(&back, o, g, phase1, phase2)
+	phase1 := halves(back, o, within, 0, nil)
+	g, between := JoinLevels(back, o, phase1)
+	phase2 := halves(back, o, between, len(within), g)
+	st := FinishBuild(back, o, g, phase1, phase2)
 	if len(g.Transitions) == 0 || !slices.EqualFunc(want.Transitions, g.Transitions, func(a, b Transition) bool {
 		return a.From == b.From && a.To == b.To && a.Phi == b.Phi && a.Phi0 == b.Phi0 && slices.Equal(a.Tau, b.Tau)
 	}) || st.Found != wantStats.Found || st.Served != wantStats.Served || st.CSP.Programs != wantStats.CSP.Programs || st.CSP.Wins != wantStats.CSP.Wins {
 		t.Fatalf("steps on the decoded model: %d transitions, %+v; Build: %d, %+v", len(g.Transitions), st, len(want.Transitions), wantStats)
 	}
-
-	for _, n := range []int{0, 10, len(enc) / 2, len(enc) - 1} {
-		var x Model
-		if err := gob.NewDecoder(bytes.NewReader(enc[:n])).Decode(&x); err == nil {
-			t.Errorf("%d of %d bytes decoded", n, len(enc))
-		}
-	}
 }
 
-// TestModelGobAltered: a model file whose parts index what they should
-// not (a triangle vertex past its group, a path that skips a parent, a
-// level that claims frames it has no data for) is an error, found before
-// any table is sized by the claim.
-func TestModelGobAltered(t *testing.T) {
+// TestModelPartsAltered: parts that index what they should not (a
+// triangle vertex past its group, a path that skips a parent, a level that
+// claims frames it has no data for) are an error, found before any table
+// is sized by the claim.
+func TestModelPartsAltered(t *testing.T) {
 	m := model(t, synthetic(2, motion{}), Options{TauMax: 6})
-	enc, err := m.GobEncode()
+	parts, err := m.Parts(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name  string
-		alter func(f *modelFile)
+		alter func(f *ModelParts)
 	}{
-		{"triangle", func(f *modelFile) { f.Models[0].Triangles = [][3]int{{0, 1, 1_000_000}} }},
-		{"dataset triangle", func(f *modelFile) {
+		{"triangle", func(f *ModelParts) { f.Models[0].Triangles = [][3]int{{0, 1, 1_000_000}} }},
+		{"dataset triangle", func(f *ModelParts) {
 			f.Groups[0].Triangles = slices.Clone(f.Groups[0].Triangles)
 			f.Groups[0].Triangles[0][2] = 1_000_000
 		}},
-		{"path", func(f *modelFile) { f.Models[1].Path = []int{1} }},
-		{"order", func(f *modelFile) { slices.Reverse(f.Order) }},
-		{"frames", func(f *modelFile) { f.Frames[0] = 1 << 24 }},
-		{"patch", func(f *modelFile) { f.Models[1].Patch = []int{1 << 30} }},
+		{"path", func(f *ModelParts) { f.Models[1].Path = []int{1} }},
+		{"order", func(f *ModelParts) { slices.Reverse(f.Order) }},
+		{"frames", func(f *ModelParts) { f.Frames[0] = 1 << 24 }},
+		{"patch", func(f *ModelParts) { f.Models[1].Patch = []int{1 << 30} }},
 	} {
-		var f modelFile
-		if err := gob.NewDecoder(bytes.NewReader(enc)).Decode(&f); err != nil {
-			t.Fatal(err)
-		}
-		c.alter(&f)
-		var b bytes.Buffer
-		if err := gob.NewEncoder(&b).Encode(&f); err != nil {
-			t.Fatal(err)
-		}
-		var back Model
-		err := back.GobDecode(b.Bytes())
-		if err == nil {
-			t.Errorf("%s: decoded", c.name)
+		f := cloneParts(t, parts)
+		c.alter(f)
+		if _, err = NewModelFromParts(f); err == nil {
+			t.Errorf("%s: made a model", c.name)
 		}
 		t.Logf("%s: %v", c.name, err)
 	}
+}
+
+// cloneParts returns a deep copy of p (the parts share the model's
+// memory; the tests change theirs).
+func cloneParts(t *testing.T, p *ModelParts) *ModelParts {
+	t.Helper()
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(p); err != nil {
+		t.Fatal(err)
+	}
+	var q ModelParts
+	if err := gob.NewDecoder(&b).Decode(&q); err != nil {
+		t.Fatal(err)
+	}
+	return &q
 }
