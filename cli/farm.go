@@ -142,11 +142,7 @@ func farmDir(dir string) (string, error) {
 	if dir != "" {
 		return filepath.Abs(dir)
 	}
-	parent, err := farmrun.CacheParent()
-	if err != nil {
-		return "", err
-	}
-	return farmrun.NewDir(parent, "")
+	return farmrun.NewCacheDir("")
 }
 
 // describeRun names a run's jobs and work folder.

@@ -243,12 +243,31 @@ func IsCanceled(err error) bool {
 type Latest[T any] struct {
 	p   atomic.Pointer[T]
 	seq atomic.Uint64
+
+	mu      sync.Mutex // orders Offer's writers
+	offered uint64     // the version Offer published last
 }
 
 // Publish makes v the latest snapshot.
 func (l *Latest[T]) Publish(v *T) {
 	l.p.Store(v)
 	l.seq.Add(1)
+}
+
+// Offer makes v, the snapshot its writer numbered version (versions
+// growing as the state they copy does), the latest unless a later version
+// was offered already: writers on several goroutines that number their
+// snapshots under their own lock may offer them after releasing it, in
+// whatever order the scheduler runs them, and readers still never see an
+// older state after a newer one. Versions start at 1.
+func (l *Latest[T]) Offer(v *T, version uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if version <= l.offered {
+		return
+	}
+	l.offered = version
+	l.Publish(v)
 }
 
 // Load returns the latest snapshot (nil if none) and its sequence number,

@@ -165,3 +165,15 @@ func TestWaitRunsEveryCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestOfferKeepsTheNewest: a snapshot offered with an older version than
+// one already published is dropped, and readers see the newest.
+func TestOfferKeepsTheNewest(t *testing.T) {
+	var l Latest[int]
+	one, two := 1, 2
+	l.Offer(&two, 2)
+	l.Offer(&one, 1)
+	if v, seq := l.Load(); *v != 2 || seq != 1 {
+		t.Errorf("latest %d (sequence %d), want 2 published once", *v, seq)
+	}
+}

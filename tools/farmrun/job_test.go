@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gallop/internal/farm"
 	"gallop/internal/shard"
@@ -59,5 +60,45 @@ func TestNewDir(t *testing.T) {
 	}
 	if st, err := os.Stat(b); err != nil || !st.IsDir() {
 		t.Errorf("%s: %v", b, err)
+	}
+}
+
+// TestPruneOld (issue 26, item 9): work folders under the cache were
+// never removed. Folders that nothing changed in for longer than the
+// keep time go; a recent one, one with a recent file deep inside (a run
+// still writing its log) and a folder not named as work folders are
+// named stay.
+func TestPruneOld(t *testing.T) {
+	parent := t.TempDir()
+	now := time.Now()
+	old := now.Add(-20 * 24 * time.Hour)
+	mk := func(name string, at time.Time, files ...string) string {
+		dir := filepath.Join(parent, name)
+		for _, f := range append([]string{"farm.json"}, files...) {
+			p := filepath.Join(dir, f)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(p, []byte("x"), 0o644)
+			os.Chtimes(p, at, at)
+			os.Chtimes(filepath.Dir(p), at, at)
+		}
+		os.Chtimes(dir, at, at)
+		return dir
+	}
+	stale := mk("2026-10-01T10-00-00-synth", old, "clips/clip-1.glb")
+	recent := mk("2026-11-20T10-00-00-synth", now.Add(-time.Hour))
+	writing := mk("2026-10-02T10-00-00", old, "logs/task-1.log")
+	fresh := filepath.Join(writing, "logs", "task-1.log")
+	os.Chtimes(fresh, now, now)
+	mine := mk("my-results", old)
+	got := PruneOld(parent, CacheKeep, now)
+	if len(got) != 1 || got[0] != stale {
+		t.Errorf("removed %v, want only %s", got, stale)
+	}
+	for _, d := range []string{recent, writing, mine} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed", d)
+		}
 	}
 }

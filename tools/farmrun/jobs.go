@@ -291,11 +291,6 @@ func (j *Job) follow(ctx context.Context, rep jobs.Reporter, req Request, parent
 	st := Status{Phase: Submitting}
 	publish := func() { cp := st; j.status.Publish(&cp) }
 	var err error
-	if parent == "" {
-		if parent, err = CacheParent(); err != nil {
-			return nil, err
-		}
-	}
 	if exe == "" {
 		if exe, err = Executable(); err != nil {
 			return nil, err
@@ -305,7 +300,12 @@ func (j *Job) follow(ctx context.Context, rep jobs.Reporter, req Request, parent
 	if err != nil {
 		return nil, err
 	}
-	if st.Dir, err = NewDir(parent, req.Tool); err != nil {
+	if parent == "" {
+		st.Dir, err = NewCacheDir(req.Tool)
+	} else {
+		st.Dir, err = NewDir(parent, req.Tool)
+	}
+	if err != nil {
 		return nil, err
 	}
 	publish()

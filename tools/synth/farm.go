@@ -218,7 +218,7 @@ func (t *Synth) farmed(h tools.Host, res *Analysed, vs []*Variation) error {
 	}
 	g := &generation{res: res, fps: res.fps}
 	g.cur = Gallery{Variations: vs, Errors: make([]error, len(vs)), Done: len(vs)}
-	g.task.Latest.Publish(g.snapshot())
+	g.publish(g.snapshot())
 	g.task.Take()
 	t.gen, t.chosen = g, -1
 	t.report = fmt.Sprintf("%d variations from the farm", len(vs))

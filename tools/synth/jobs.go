@@ -199,15 +199,16 @@ type generation struct {
 	fps   float64
 	task  jobs.Task[Gallery]
 
-	mu  sync.Mutex
-	cur Gallery // the gallery being filled, copied on each publication
+	mu      sync.Mutex
+	cur     Gallery // the gallery being filled, copied on each publication
+	version uint64  // of the last copy taken (snapshotLocked)
 }
 
 // start makes the variations of seeds on every core, publishing the
 // gallery after each.
 func (g *generation) start(runner *jobs.Runner, seeds []uint64, done func()) {
 	g.cur = Gallery{Variations: make([]*Variation, len(seeds)), Errors: make([]error, len(seeds))}
-	g.task.Latest.Publish(g.snapshot())
+	g.publish(g.snapshot())
 	g.task.Start(runner, fmt.Sprintf("Synthesize: %d variations", len(seeds)), func(ctx context.Context, rep jobs.Reporter) error {
 		parallel.For(len(seeds), func(i int) {
 			if ctx.Err() != nil {
@@ -218,9 +219,9 @@ func (g *generation) start(runner *jobs.Runner, seeds []uint64, done func()) {
 			g.cur.Variations[i], g.cur.Errors[i] = v, err
 			g.cur.Done++
 			snap := g.snapshotLocked()
-			g.task.Latest.Publish(snap) // under the lock: no older snapshot can follow it
 			g.mu.Unlock()
-			rep.Report(float64(snap.Done)/float64(len(seeds)), fmt.Sprintf("%d of %d variations", snap.Done, len(seeds)))
+			g.publish(snap)
+			rep.Report(float64(snap.gallery.Done)/float64(len(seeds)), fmt.Sprintf("%d of %d variations", snap.gallery.Done, len(seeds)))
 		})
 		if err := ctx.Err(); err != nil {
 			return err
@@ -242,8 +243,9 @@ func (g *generation) remix(runner *jobs.Runner, i int, seeds []uint64, done func
 		}
 		g.mu.Lock()
 		g.cur.Variations[i], g.cur.Errors[i] = v, nil
-		g.task.Latest.Publish(g.snapshotLocked()) // under the lock, as start's
+		snap := g.snapshotLocked()
 		g.mu.Unlock()
+		g.publish(snap)
 		return nil
 	}, done)
 }
@@ -283,14 +285,31 @@ func clipBounds(c *synth.Clip) (lo, hi assets.Vec3) {
 	}
 }
 
-func (g *generation) snapshot() *Gallery {
+// versioned is a copy of the gallery being filled and its version.
+type versioned struct {
+	gallery *Gallery
+	version uint64
+}
+
+func (g *generation) snapshot() versioned {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.snapshotLocked()
 }
 
-func (g *generation) snapshotLocked() *Gallery {
-	return &Gallery{Variations: slices.Clone(g.cur.Variations), Errors: slices.Clone(g.cur.Errors), Done: g.cur.Done}
+// snapshotLocked copies the gallery being filled, numbering the copies in
+// the order they are taken (under g.mu).
+func (g *generation) snapshotLocked() versioned {
+	g.version++
+	return versioned{&Gallery{Variations: slices.Clone(g.cur.Variations), Errors: slices.Clone(g.cur.Errors), Done: g.cur.Done}, g.version}
+}
+
+// publish offers a copy to the UI: the variations' workers publish after
+// releasing g.mu, so two copies can arrive in either order; the versions
+// keep an older copy from replacing a newer one (a finished gallery then
+// missed a variation).
+func (g *generation) publish(s versioned) {
+	g.task.Latest.Offer(s.gallery, s.version)
 }
 
 // firstError returns the first non-nil error of errs, or nil.

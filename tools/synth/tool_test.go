@@ -297,3 +297,21 @@ func TestItem5TargetBeyondTheClipAtOnce(t *testing.T) {
 		t.Errorf("run on farm with a target beyond the output: errors %v, %d jobs", h.Errs, len(h.Runner.Running()))
 	}
 }
+
+// TestGalleryNeverGoesBack (issue 26, item 5): the variations' workers
+// take copies of the gallery in order but publish them as the scheduler
+// runs them; an older copy published after a newer one made a finished
+// gallery miss a variation. The copies taken here are published newest
+// first, as that race would; the UI must still see the newest.
+func TestGalleryNeverGoesBack(t *testing.T) {
+	g := &generation{cur: Gallery{Variations: make([]*Variation, 2), Errors: make([]error, 2)}}
+	g.cur.Done = 1
+	older := g.snapshot()
+	g.cur.Done = 2
+	newer := g.snapshot()
+	g.publish(newer)
+	g.publish(older)
+	if got, _ := g.task.Latest.Load(); got.Done != 2 {
+		t.Errorf("the UI sees a gallery with %d done after one with 2", got.Done)
+	}
+}
