@@ -223,3 +223,41 @@ func (c *setFPSCmd) Merge(next undo.Command) bool {
 	c.after = n.after
 	return true
 }
+
+// setHidden hides (or shows) objs, as one undoable step; objects already
+// so are left out, and nothing happens when none changes.
+func (a *App) setHidden(objs []*assets.Object, hidden bool) {
+	var change []*assets.Object
+	for _, o := range objs {
+		if o.Hidden != hidden {
+			change = append(change, o)
+		}
+	}
+	if len(change) > 0 {
+		a.history.Do(&hideCmd{objs: change, hidden: hidden})
+	}
+}
+
+// hideCmd hides or shows objects.
+type hideCmd struct {
+	objs   []*assets.Object
+	hidden bool
+}
+
+func (c *hideCmd) Name() string {
+	verb := "Show"
+	if c.hidden {
+		verb = "Hide"
+	}
+	if len(c.objs) == 1 {
+		return verb + " " + c.objs[0].Name
+	}
+	return verb + " " + words.Count(len(c.objs), "object", "objects")
+}
+func (c *hideCmd) Do()   { c.set(c.hidden) }
+func (c *hideCmd) Undo() { c.set(!c.hidden) }
+func (c *hideCmd) set(h bool) {
+	for _, o := range c.objs {
+		o.Hidden = h
+	}
+}

@@ -1,11 +1,14 @@
 package app
 
 import (
+	"context"
+	"path/filepath"
 	"reflect"
 	"testing"
 
 	"gallop/assets"
 	"gallop/internal/undo"
+	"gallop/panels"
 )
 
 func TestDocumentCommandsUndo(t *testing.T) {
@@ -102,5 +105,37 @@ func TestOverlayValues(t *testing.T) {
 	want := o.Clip.Frames[10][tip].Sub(o.Clip.Frames[9][tip]).Len() * o.Clip.FPS
 	if speed[tip] != want {
 		t.Fatalf("speed %v, want %v", speed[tip], want)
+	}
+}
+
+// TestHideObjects: H-style hiding is one undo step, leaves the object out
+// of what the viewport draws, and survives a project round trip.
+func TestHideObjects(t *testing.T) {
+	a := testApp(t, &panels.Select{})
+	o := a.doc.Scene.Objects[0]
+	a.setHidden([]*assets.Object{o}, true)
+	if !o.Hidden || a.history.UndoName() != "Hide "+o.Name {
+		t.Fatalf("hidden %v, undo step %q", o.Hidden, a.history.UndoName())
+	}
+	for _, it := range a.drawItems() {
+		if it.Key == any(o) {
+			t.Error("a hidden object is drawn")
+		}
+	}
+	p, err := a.projectSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "hidden.gallop")
+	if err := assets.SaveProject(path, p); err != nil {
+		t.Fatal(err)
+	}
+	q, err := assets.LoadProject(context.Background(), path, nil)
+	if err != nil || !q.Scene.Objects[0].Hidden {
+		t.Errorf("after a round trip: hidden %v (%v)", err == nil && q.Scene.Objects[0].Hidden, err)
+	}
+	a.history.Undo()
+	if o.Hidden {
+		t.Error("undo did not show the object again")
 	}
 }

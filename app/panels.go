@@ -22,12 +22,23 @@ func (a *App) toolsPanel() giu.Layout {
 	}
 	l = append(l, giu.Separator(), giu.Label("Objects"))
 	for i, o := range a.doc.Scene.Objects {
-		i := i
-		l = append(l, giu.Selectable(fmt.Sprintf("%s##obj%d", o.Name, i)).Selected(i == a.doc.Active).OnClick(func() {
-			if i != a.doc.Active {
-				a.history.Do(&setActiveCmd{doc: a.doc, before: a.doc.Active, after: i})
+		// The eye, then the name, on one line (a giu.Row would leave the
+		// line open after its last widget, the invisible mark).
+		l = append(l, giu.Custom(func() {
+			shown := !o.Hidden
+			if imgui.Checkbox(fmt.Sprintf("##shown%d", i), &shown) {
+				a.setHidden([]*assets.Object{o}, !shown)
 			}
-		}), panels.Mark("object "+o.Name))
+			giu.Tooltip("Shown in the viewport (H hides the active object, Shift+H the others, Alt+H shows all)").Build()
+			panels.Mark(map[bool]string{true: "object shown ", false: "object hidden "}[!o.Hidden] + o.Name).Build()
+			imgui.SameLine()
+			giu.Selectable(fmt.Sprintf("%s##obj%d", o.Name, i)).Selected(i == a.doc.Active).OnClick(func() {
+				if i != a.doc.Active {
+					a.history.Do(&setActiveCmd{doc: a.doc, before: a.doc.Active, after: i})
+				}
+			}).Build()
+			panels.Mark("object " + o.Name).Build()
+		}))
 	}
 	if len(a.doc.Scene.Objects) == 0 {
 		l = append(l, giu.Label("Empty: File > Import, or drop files here.").Wrapped(true))

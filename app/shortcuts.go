@@ -6,6 +6,7 @@ import (
 	"github.com/AllenDang/cimgui-go/imgui"
 	"github.com/AllenDang/giu"
 
+	"gallop/assets"
 	"gallop/panels"
 )
 
@@ -97,6 +98,20 @@ func (a *App) shortcut(e keyEvent) {
 		a.cmdSelectAll()
 	case is(giu.KeyZ, shift):
 		a.view.Style.Wireframe = !a.view.Style.Wireframe
+	case is(giu.KeyH, none):
+		if o := a.doc.Object(); o != nil {
+			a.setHidden([]*assets.Object{o}, true)
+		}
+	case is(giu.KeyH, shift):
+		var others []*assets.Object
+		for i, o := range a.doc.Scene.Objects {
+			if i != a.doc.Active {
+				others = append(others, o)
+			}
+		}
+		a.setHidden(others, true)
+	case is(giu.KeyH, alt):
+		a.setHidden(a.doc.Scene.Objects, false)
 	case is(giu.KeyLeft, shift):
 		a.setFrame(0)
 	case is(giu.KeyRight, shift):
@@ -137,6 +152,7 @@ var shortcutTable = [][2]string{
 	{"Left, Right", "Previous, next frame"},
 	{"Shift + Left, Shift + Right", "First, last frame"},
 	{"Shift + Z", "Wireframe overlay"},
+	{"H, Shift + H, Alt + H", "Hide the active object, hide the others, show all"},
 	{"Ctrl + Z, Ctrl + Shift + Z", "Undo, redo"},
 	{"Ctrl + N, Ctrl + O", "New, open"},
 	{"Ctrl + S, Ctrl + Shift + S", "Save, save as"},

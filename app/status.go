@@ -229,20 +229,21 @@ func (a *App) modals() giu.Widget {
 			giu.OpenPopup("Getting started")
 			m.openStarted = false
 		}
-		started := giu.Layout{windowMark("popup Getting started")}
+		var pages giu.Layout
 		for _, page := range gettingStarted {
-			started = append(started, giu.Separator(), giu.Label(page.tool), panels.Mark("getting started: "+page.tool))
+			pages = append(pages, giu.Separator(), giu.Label(page.tool), panels.Mark("getting started: "+page.tool))
 			for _, line := range page.lines {
-				started = append(started, giu.Label("  "+line).Wrapped(true))
+				pages = append(pages, giu.Label("  "+line).Wrapped(true))
 			}
 		}
 		centreNext()
 		giu.PopupModal("Getting started").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
-			append(started,
-				giu.Dummy(560, 0),
-				giu.Button("Close").OnClick(giu.CloseCurrentPopup),
-				escapeCloses(),
-			)...,
+			windowMark("popup Getting started"),
+			// The pages scroll: with every tool and the chain they are
+			// taller than the window.
+			giu.Child().Size(620, min(560, imgui.MainViewport().Size().Y-160)).Layout(pages),
+			giu.Button("Close").OnClick(giu.CloseCurrentPopup),
+			escapeCloses(),
 		).Build()
 
 		if m.openAbout {

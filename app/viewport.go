@@ -46,8 +46,8 @@ func (a *App) viewportWidget() {
 	a.view.Width, a.view.Height = float64(w), float64(h)
 	panels.RecordRect("viewport", pos, imgui.Vec2{X: pos.X + avail.X, Y: pos.Y + avail.Y})
 	o := a.doc.Object()
-	if a.preview != nil {
-		a.view.SetMesh(nil, nil) // nothing to pick in a preview
+	if a.preview != nil || o != nil && o.Hidden {
+		a.view.SetMesh(nil, nil) // nothing to pick in a preview, or hidden
 	} else if o != nil {
 		a.view.SetMesh(a.shownPositions(o), o.Mesh.Triangles)
 	} else {
@@ -132,6 +132,9 @@ func (a *App) drawItems() []viewport.Item {
 	}
 	items := make([]viewport.Item, 0, len(a.doc.Scene.Objects))
 	for i, o := range a.doc.Scene.Objects {
+		if o.Hidden {
+			continue
+		}
 		it := viewport.Item{
 			Key:       o,
 			Triangles: o.Mesh.Triangles,

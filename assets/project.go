@@ -55,6 +55,7 @@ type projectFile struct {
 
 type objectJSON struct {
 	Name   string     `json:"name"`
+	Hidden bool       `json:"hidden,omitempty"`
 	Source *Source    `json:"source,omitempty"`
 	FPS    float64    `json:"fps,omitempty"` // frame-rate override for a referenced clip
 	Mesh   *meshJSON  `json:"mesh,omitempty"`
@@ -206,7 +207,7 @@ func decodeProject(ctx context.Context, data []byte, dir string, load sourceLoad
 // encodeObject is an object's entry in a project file: a reference to
 // its source files, or (embed, or no source) its parts embedded.
 func encodeObject(o *Object, dir string, embed bool) objectJSON {
-	oj := objectJSON{Name: o.Name}
+	oj := objectJSON{Name: o.Name, Hidden: o.Hidden}
 	if o.Source != nil && !embed {
 		src := *o.Source
 		src.Paths = make([]string, len(o.Source.Paths))
@@ -317,7 +318,7 @@ func decodeObject(ctx context.Context, oj *objectJSON, dir string, load sourceLo
 	if err != nil {
 		return nil, err
 	}
-	o := &Object{Name: oj.Name, Mesh: m}
+	o := &Object{Name: oj.Name, Mesh: m, Hidden: oj.Hidden}
 	if oj.Clip != nil {
 		if o.Clip, err = decodeClip(oj.Clip); err != nil {
 			return nil, err
@@ -368,7 +369,7 @@ func decodeSource(ctx context.Context, oj *objectJSON, dir string, load sourceLo
 		return nil, err
 	}
 	o := objs[0]
-	o.Name = oj.Name
+	o.Name, o.Hidden = oj.Name, oj.Hidden
 	if oj.FPS > 0 && o.Clip != nil {
 		o.Clip.FPS = oj.FPS
 	}

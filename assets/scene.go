@@ -23,6 +23,10 @@ type Object struct {
 	// lost; the properties panel plays one instead.
 	Takes []Take
 
+	// Hidden objects are not drawn in the viewport (the object list's
+	// eye, H / Shift+H / Alt+H as in Blender); saved in the project.
+	Hidden bool
+
 	// Source is where the object was loaded from, so project files can
 	// reference it instead of embedding it. Nil for objects made or edited
 	// in Gallop, which are embedded.

@@ -47,7 +47,7 @@ func TestChainRigDynamicsSynthDynamics(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 
 	// Dynamics on the rigged horse: paint, bake.
-	s.dynamicsPaintBake(cmd, "horse")
+	s.dynamicsPaintBake(cmd, "horse", 10)
 
 	// Synthesize from the baked clip; one variation into the document.
 	s.clickUntil("tool Synthesize", "synth: analyse")
@@ -77,7 +77,10 @@ func TestChainRigDynamicsSynthDynamics(t *testing.T) {
 	s.click("tool Select") // leave the tool, so that the variation's simulation starts afresh
 	s.click("object " + variation)
 	time.Sleep(300 * time.Millisecond)
-	s.dynamicsPaintBake(cmd, "variation")
+	s.moveTo(centre(s.widget("viewport")))
+	s.xdo("key", "shift+h") // hide the others: the horse stands where the variation starts
+	s.widget("object hidden horse-gallop")
+	s.dynamicsPaintBake(cmd, "variation", 0)
 
 	// Export both ways through File > Export glTF.
 	dir := t.TempDir()
@@ -186,7 +189,7 @@ func jiggle(plain, clip *assets.Clip, diag float64) (moved int, rms float64) {
 // must have a rig (no "Infer a rig" step), paints a stroke across the
 // middle of the mesh on screen with a large Jelly brush, waits for the
 // simulation of the painted materials and bakes it.
-func (s *session) dynamicsPaintBake(cmd *proc, what string) {
+func (s *session) dynamicsPaintBake(cmd *proc, what string, grow int) {
 	s.t.Helper()
 	mark := len(cmd.output())
 	s.clickUntil("tool Dynamics", "dynamics: simulation")
@@ -198,7 +201,7 @@ func (s *session) dynamicsPaintBake(cmd *proc, what string) {
 	s.clickAt(s.widgetInView("dynamics: show Dynamic"))
 	view := s.widget("viewport")
 	s.moveTo(centre(view))
-	for range 10 {
+	for range grow { // ] grows the brush by a tenth
 		s.xdo("key", "bracketright")
 	}
 	s.clickAt(s.widgetInView("dynamics: preset Jelly"))
@@ -226,7 +229,12 @@ func (s *session) dynamicsPaintBake(cmd *proc, what string) {
 	s.moveTo(image.Pt(view.Max.X-5, view.Max.Y-5))
 	painted := s.simulated(cmd, "the "+what+"'s painted simulation", mark, 1, 1<<30)
 	s.t.Logf("%s: %d vertices painted", what, painted)
-	s.screenshot("chain-" + what + "-painted")
+	// The jiggle: each vertex's distance from plain skinning, a few
+	// frames in.
+	s.clickAt(s.widgetInView("dynamics: heat Distance"))
+	s.moveTo(image.Pt(view.Max.X-5, view.Max.Y-5))
+	s.showFrame(12)
+	s.waitStill("chain-"+what+"-jiggle", 20*time.Second)
 	bakedRE := regexp.MustCompile(`Dynamics: Baked \d+ frames`)
 	since := len(cmd.output())
 	s.clickAt(s.widgetInView("dynamics: bake"))
