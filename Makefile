@@ -7,7 +7,7 @@ NPM_DIR       := $(CURDIR)/.cache/npm
 VALIDATOR     := $(NPM_DIR)/node_modules/gltf-validator/package.json
 FUZZRUNS      ?= 500000
 
-.PHONY: run setup build test lint fuzz bench clean
+.PHONY: run setup setup-test build test lint fuzz bench clean
 
 run: setup build
 	./gallop
@@ -15,14 +15,17 @@ run: setup build
 setup:
 	@scripts/setup.sh
 
+setup-test:
+	@scripts/setup.sh --test
+
 build:
 	$(GO) build -o gallop .
 
 $(VALIDATOR):
 	npm install --silent --no-audit --no-fund --prefix $(NPM_DIR) gltf-validator@$(VALIDATOR_VER)
 
-# Every test, with the shared data, the GUI, the glTF validator and a Slurm
-# cluster required (a test that needs one fails when it is missing instead
+# Every test, with the shared data, the GUI, the glTF validator, Blender and
+# a Slurm cluster required (a test that needs one fails when it is missing instead
 # of skipping). When no Slurm cluster answers, scripts/with-slurm.sh starts
 # the single-node one of scripts/slurm-local.sh for the tests and stops it
 # after them, whether they pass or not.
@@ -30,8 +33,8 @@ $(VALIDATOR):
 # updates per second while dragging) have the machine to themselves. Then
 # the solvers again with the purego tag: the Go code the assembly kernels
 # stand in for on amd64, as other machines run it.
-test: setup $(VALIDATOR) lint
-	scripts/with-slurm.sh env GALLOP_REQUIRE_DATA=1 GALLOP_REQUIRE_GUI=1 GALLOP_REQUIRE_VALIDATOR=1 \
+test: setup-test $(VALIDATOR) lint
+	scripts/with-slurm.sh env GALLOP_REQUIRE_DATA=1 GALLOP_REQUIRE_GUI=1 GALLOP_REQUIRE_VALIDATOR=1 GALLOP_REQUIRE_BLENDER=1 \
 		GALLOP_REQUIRE_SLURM=1 GALLOP_NPM_DIR=$(NPM_DIR)/node_modules \
 		$(GO) test -p 1 -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -tags purego ./solver/...

@@ -42,7 +42,7 @@ func runDynamics(args []string, stdout io.Writer) error {
   gallop dynamics fit   --rig RIG.glb (--animation NAME | --goal DIR) --example DIR
                         [--iterations N] [--paper] [--out PARAMS.csv] [--json]
   gallop dynamics apply --rig RIG.glb (--animation NAME | --goal DIR) --params PARAMS.csv
-                        [--example DIR] [--out OUT.glb|DIR/] [--json]
+                        [--example DIR] [--out OUT.glb|DIR/] [--skinned] [--json]
 
 Secondary motion on skinned animation (Shi et al. 2008, with the goal-relative
 damping κ). fit learns per-vertex parameters from an example simulation of the
@@ -200,6 +200,7 @@ func runDynamicsApply(args []string, stdout io.Writer) error {
 	params := fs.String("params", "", "the per-vertex parameters, a CSV file written by gallop dynamics fit (required)")
 	example := fs.String("example", "", "report the RMSE against this example simulation (a folder of OBJ frames)")
 	out := fs.String("out", "", "write the dynamic animation: a .glb/.gltf (morph targets) or a folder of OBJ frames")
+	skinned := fs.Bool("skinned", false, "with --out FILE.glb: write the rig and its joint animation, the secondary motion as corrective morph targets")
 	ctx := context.Background()
 	o, rg, err := in.parse(ctx, fs, args, params)
 	if err != nil {
@@ -229,7 +230,15 @@ func runDynamicsApply(args []string, stdout io.Writer) error {
 	}
 	if *out != "" {
 		baked := &assets.Object{Name: o.Name + " dynamic", Mesh: o.Mesh, Clip: &assets.Clip{Name: "dynamic", FPS: rg.Goal.FPS, Frames: sim}}
-		if err := writeAnimation(*out, baked); err != nil {
+		if *skinned {
+			if o.Skin == nil || len(o.Skin.Frames) != len(sim) {
+				return fmt.Errorf("--skinned writes the rig's joint animation: drive it with the rig's animation (--animation), not --goal")
+			}
+			baked.Rig, baked.Skin = o.Rig, o.Skin
+			if err := assets.SaveGLTF(*out, baked, assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+				return err
+			}
+		} else if err := writeAnimation(*out, baked); err != nil {
 			return err
 		}
 	}

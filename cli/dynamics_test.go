@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,61 @@ func TestDynamicsTube(t *testing.T) {
 	if objs[0].NumFrames() != 72 {
 		t.Errorf("the baked file has %d frames, want 72", objs[0].NumFrames())
 	}
+
+	// --skinned: the rig and its joint animation, the secondary motion as
+	// corrective morph targets; read back, the same clip as the morph
+	// export, away from plain skinning.
+	skinned := filepath.Join(tmp, "test-skinned.glb")
+	runDynamicsJSON(t, "apply", "--rig", rigPath, "--animation", "test", "--params", params, "--out", skinned, "--skinned")
+	gltftest.Validate(t, skinned)
+	sk, err := assets.LoadGLTF(skinned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := sk[0]
+	if o.Rig == nil || o.Skin == nil {
+		t.Fatal("the --skinned file has no rig")
+	}
+	plain, err := o.Rig.Bake(o.Mesh.Positions, o.Skin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst, away := 0.0, 0.0
+	for f := range plain.Frames {
+		for i := range plain.Frames[f] {
+			worst = max(worst, o.Clip.Frames[f][i].Sub(objs[0].Clip.Frames[f][i]).Len())
+			away = max(away, o.Clip.Frames[f][i].Sub(plain.Frames[f][i]).Len())
+		}
+	}
+	t.Logf("--skinned: %.3g from the morph export, up to %.3g from plain skinning", worst, away)
+	if worst > 1e-4 || away < 1e-3 {
+		t.Errorf("--skinned plays %.3g from the morph export and %.3g from plain skinning", worst, away)
+	}
+
+	// In Blender (issue 25: "in Blender the jiggle survives"): the skinned
+	// file, its armature and shape keys evaluated, plays what the morph
+	// file plays; its armature alone does not.
+	frames := []int{5, 20, 40, 60}
+	bl := gltftest.Blender(t, int(math.Round(objs[0].Clip.FPS)), frames, skinned, out)
+	if bl[0].Armatures != 1 || bl[0].ShapeKeys == 0 {
+		t.Fatalf("Blender reads the skinned file as %d armatures and %d shape keys", bl[0].Armatures, bl[0].ShapeKeys)
+	}
+	for k, f := range frames {
+		d, plain := 0.0, 0.0
+		for i, p := range bl[1].Frames[k] {
+			d = max(d, dist3(bl[0].Frames[k][i], p))
+			plain = max(plain, dist3(bl[0].Muted[k][i], p))
+		}
+		t.Logf("Blender, frame %d: skinned with its shape keys %.3g from the morph file, its armature alone %.3g", f, d, plain)
+		if d > 1e-4 || plain < 1e-2 {
+			t.Errorf("Blender, frame %d: the skinned file plays %.3g from the morph file (%.3g without its shape keys)", f, d, plain)
+		}
+	}
+}
+
+// dist3 is the distance between two points.
+func dist3(a, b [3]float64) float64 {
+	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
 }
 
 // TestDynamicsBadInput: each kind of bad input is refused with a message

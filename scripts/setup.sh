@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Gallop needs to build, run and test, and nothing that is
 # already there. Debian / Ubuntu (apt-get); run as root or with sudo.
+# --test adds what only the tests use (Blender, a real glTF client).
 set -euo pipefail
 
 packages=(
@@ -17,6 +18,11 @@ packages=(
   # gallop farm's Slurm engine and its tests (scripts/slurm-local.sh starts a one-node cluster)
   slurm-wlm munge
 )
+if [ "${1:-}" = "--test" ]; then
+  # Blender reads Gallop's glTF exports back in the tests, as an artist's
+  # Blender would (gallop/assets/gltftest.Blender)
+  packages+=(blender python3-numpy)
+fi
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
