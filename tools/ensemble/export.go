@@ -2,6 +2,7 @@ package ensemble
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -39,6 +40,14 @@ func (r *Recording) Add(p *ensemble.Player, m *ensemble.Model) {
 	r.Sewing = append(r.Sewing, sewing)
 	r.Blend = append(r.Blend, append([]bool(nil), p.Blending()...))
 	r.Levels = append(r.Levels, p.Level())
+}
+
+// snapshot returns the frames recorded so far, which the recording's
+// later Adds and drops leave as they are (a frame's own slices never
+// change once recorded).
+func (r *Recording) snapshot() *Recording {
+	return &Recording{FPS: r.FPS, World: slices.Clone(r.World), Coords: slices.Clone(r.Coords),
+		Sewing: slices.Clone(r.Sewing), Blend: slices.Clone(r.Blend), Levels: slices.Clone(r.Levels)}
 }
 
 // Frames returns the number of frames recorded.

@@ -2,6 +2,7 @@ package ensemble
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"gallop/assets"
 	"gallop/assets/gltftest"
 	"gallop/internal/shareddata"
+	"gallop/tools"
 	"gallop/tools/toolstest"
 )
 
@@ -344,5 +346,93 @@ func TestCompare(t *testing.T) {
 	finish(tool, h)
 	if len(h.Errs) > 0 {
 		t.Errorf("errors: %v", h.Errs)
+	}
+}
+
+// bannerTool returns a new tool with the banner open and bannerGraph's
+// small graph built, as Open and Build leave it, without building again.
+func bannerTool(t *testing.T) (*Tool, *toolstest.Host) {
+	t.Helper()
+	b := banner(t)
+	h := toolstest.New(nil)
+	tool := &Tool{}
+	tool.Update(h)
+	d := newData(b.levels, "", b.m.Dataset(), b.e)
+	tool.data = d
+	tool.built = &Built{Data: d, Model: b.m, Graph: b.g, Settings: b.settings, Latency: b.g.Latencies(b.m)}
+	return tool, h
+}
+
+// playOn plays the timeline on by n frames, a UI frame per timeline
+// frame, the wind moving to each level in turn every 100 frames played.
+// (Update moves the timeline back as it drops the oldest frames.)
+func playOn(tool *Tool, h tools.Host, th *toolstest.Host, n int) {
+	for range n {
+		th.ShownAt++
+		tool.Update(h)
+		if ps, ok := tool.PlayState(h); ok && ps.Output%100 == 0 {
+			tool.SetWind(h, 1+(ps.Output/100)%3)
+		}
+	}
+}
+
+// dialogHost is a toolstest.Host whose Save dialog stays open until the
+// test answers it with save.
+type dialogHost struct {
+	*toolstest.Host
+	save func(path string)
+}
+
+// SaveFile implements tools.Host: the dialog opens and waits.
+func (h *dialogHost) SaveFile(_ string, _ []string, _ string, done func(string)) { h.save = done }
+
+// TestItem6ExportHoldsTheTimelinesFrames (issue 25, item 6): an export
+// while the timeline showed 1,946 frames held 1,649, those of the moment
+// Export was clicked, play having gone on while the Save dialog was open.
+// Now the file holds the frames the timeline shows when the path is
+// confirmed, the oldest dropped meanwhile ("seconds kept") included: the
+// same number, and the same positions, first and last.
+func TestItem6ExportHoldsTheTimelinesFrames(t *testing.T) {
+	tool, th := bannerTool(t)
+	h := &dialogHost{Host: th}
+	tool.Settings.Record = 20 // 600 frames kept, dropped beyond 660
+	tool.Play(h)
+	playOn(tool, h, th, 400)
+	tool.Export(h)
+	if h.save == nil || len(th.Errs) > 0 {
+		t.Fatalf("no Save dialog: %v", th.Errs)
+	}
+	clicked := th.ShownClip().NumFrames()
+	playOn(tool, h, th, 400) // the dialog is open for 400 frames
+	shown := slices.Clone(th.ShownClip().Clip.Frames)
+	if ps, _ := tool.PlayState(h); len(shown) == clicked || ps.Output-ps.Frame == 0 {
+		t.Fatalf("%d frames at the click, %d now, from output frame %d: nothing played or dropped", clicked, len(shown), ps.Output-ps.Frame)
+	}
+	path := filepath.Join(t.TempDir(), "played.glb")
+	h.save(path)
+	playOn(tool, h, th, 100) // play goes on while the file is written
+	finish(tool, th)
+	if len(th.Errs) > 0 || !strings.Contains(tool.Report(), fmt.Sprintf("(%d frames,", len(shown))) {
+		t.Fatalf("export: %v, %q", th.Errs, tool.Report())
+	}
+	objs, err := assets.LoadGLTF(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d frames on the timeline at the click, %d when the path was confirmed; the file holds %d", clicked, len(shown), objs[0].NumFrames())
+	worst := 0.0
+	for k, g := range tool.Data().Ensemble.Groups {
+		c := objs[k].Clip
+		if c.NumFrames() != len(shown) {
+			t.Fatalf("group %s: %d frames exported, the timeline showed %d", g.Name, c.NumFrames(), len(shown))
+		}
+		for _, f := range []int{0, len(shown) - 1} {
+			for v := range g.Count {
+				worst = max(worst, c.Frames[f][v].Sub(shown[f][g.First+v]).Len())
+			}
+		}
+	}
+	if worst > 1e-5 {
+		t.Errorf("the first and last frames exported are %g from the timeline's", worst)
 	}
 }
