@@ -121,11 +121,13 @@ func pivot(e *assets.Ensemble, k int) assets.Vec3 {
 
 // GroupColour is the colour of group k in the window and the exports: a
 // few well-separated hues in turn, none of them red (Compare marks the
-// groups of new interpenetrating pairs red).
+// groups of new interpenetrating pairs red) and none yellow, orange or
+// yellow-green (the groups blending turn yellow, and did look like the
+// amber and lime groups of an earlier palette).
 func GroupColour(k int) [3]float32 {
 	palette := [...][3]float32{
-		{0.62, 0.78, 0.24}, {0.20, 0.45, 0.80}, {0.93, 0.68, 0.15}, {0.25, 0.62, 0.30},
-		{0.58, 0.30, 0.70}, {0.15, 0.65, 0.68}, {0.85, 0.45, 0.60}, {0.55, 0.55, 0.55},
+		{0.15, 0.60, 0.35}, {0.20, 0.45, 0.80}, {0.85, 0.45, 0.60}, {0.15, 0.65, 0.68},
+		{0.58, 0.30, 0.70}, {0.55, 0.55, 0.55}, {0.45, 0.70, 0.95},
 	}
 	return palette[k%len(palette)]
 }

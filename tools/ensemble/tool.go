@@ -480,7 +480,7 @@ func (t *Tool) PlayState(h tools.Host) (PlayState, bool) {
 }
 
 // blendColour is the highlight of the groups blending (the paper's yellow
-// glow).
+// glow), in a hue no group's colour has (see GroupColour).
 var blendColour = [3]float32{1, 0.9, 0.1}
 
 // ClipColors returns the colours of the shown clip (the level's source

@@ -436,3 +436,90 @@ func TestItem6ExportHoldsTheTimelinesFrames(t *testing.T) {
 		t.Errorf("the first and last frames exported are %g from the timeline's", worst)
 	}
 }
+
+// TestItem6BlendHighlightStandsApart (issue 25, item 6): the yellow of the
+// groups blending looked like the yellow and orange groups. Colours are
+// compared as the viewport shows them (the values go to the screen as
+// sRGB, scaled by the lighting) in CIELAB (D65): the highlight and
+// Compare's red are each at least 50 (CIE76 ΔE*ab) from every group's
+// colour and from each other, at least 25 whatever the lighting (both
+// scaled by any factor in [0.4, 1.3], clamped to 1: a shaded yellow is
+// olive, a lit amber yellow), and at least 40° of hue angle h_ab from
+// every group colour with chroma (C*ab ≥ 15; the greys are told apart by
+// the highlight's chroma, at least 60). Before, the highlight was 31 from
+// the amber group, 4.5 under lighting and 16° of hue.
+func TestItem6BlendHighlightStandsApart(t *testing.T) {
+	var groups [][3]float32
+	for k := range 64 {
+		if c := GroupColour(k); !slices.Contains(groups, c) {
+			groups = append(groups, c)
+		}
+	}
+	if hl := labOf(blendColour); math.Hypot(hl[1], hl[2]) < 60 {
+		t.Errorf("the highlight's chroma is %.0f", math.Hypot(hl[1], hl[2]))
+	}
+	for _, m := range []struct {
+		name   string
+		colour [3]float32
+	}{{"the blending highlight", blendColour}, {"Compare's red", redColour}} {
+		others := groups
+		if m.colour == redColour {
+			others = append(slices.Clone(groups), blendColour)
+		}
+		for _, g := range others {
+			de, shaded := deltaE(m.colour, g), shadedDeltaE(m.colour, g)
+			a, b := labOf(m.colour), labOf(g)
+			dh := math.Abs(math.Remainder(hueAngle(a)-hueAngle(b), 360))
+			t.Logf("%s %v against %v: ΔE %.1f, %.1f under lighting, hue %.0f°", m.name, m.colour, g, de, shaded, dh)
+			if de < 50 || shaded < 25 || math.Hypot(b[1], b[2]) >= 15 && dh < 40 {
+				t.Errorf("%s %v is too near %v: ΔE %.1f (want 50), %.1f under lighting (want 25), hue %.0f° (want 40°)", m.name, m.colour, g, de, shaded, dh)
+			}
+		}
+	}
+}
+
+// labOf returns c, displayed as sRGB, in CIELAB (D65 white).
+func labOf(c [3]float32) [3]float64 {
+	var lin [3]float64
+	for i, v := range c {
+		if x := float64(v); x <= 0.04045 {
+			lin[i] = x / 12.92
+		} else {
+			lin[i] = math.Pow((x+0.055)/1.055, 2.4)
+		}
+	}
+	f := func(t float64) float64 {
+		if t > 216.0/24389 {
+			return math.Cbrt(t)
+		}
+		return (24389.0/27*t + 16) / 116
+	}
+	x := (0.4124*lin[0] + 0.3576*lin[1] + 0.1805*lin[2]) / 0.95047
+	y := 0.2126*lin[0] + 0.7152*lin[1] + 0.0722*lin[2]
+	z := (0.0193*lin[0] + 0.1192*lin[1] + 0.9505*lin[2]) / 1.08883
+	return [3]float64{116*f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))}
+}
+
+// deltaE is the CIE76 colour difference of a and b, as displayed.
+func deltaE(a, b [3]float32) float64 {
+	la, lb := labOf(a), labOf(b)
+	return math.Sqrt((la[0]-lb[0])*(la[0]-lb[0]) + (la[1]-lb[1])*(la[1]-lb[1]) + (la[2]-lb[2])*(la[2]-lb[2]))
+}
+
+// shadedDeltaE is the least deltaE of a and b each scaled by a lighting
+// factor in [0.4, 1.3] (clamped to 1), in steps of 0.05.
+func shadedDeltaE(a, b [3]float32) float64 {
+	lit := func(c [3]float32, s float32) [3]float32 {
+		return [3]float32{min(1, c[0]*s), min(1, c[1]*s), min(1, c[2]*s)}
+	}
+	least := math.Inf(1)
+	for i := range 19 {
+		for j := range 19 {
+			least = min(least, deltaE(lit(a, 0.4+0.05*float32(i)), lit(b, 0.4+0.05*float32(j))))
+		}
+	}
+	return least
+}
+
+// hueAngle is h_ab of a CIELAB colour, in degrees.
+func hueAngle(lab [3]float64) float64 { return math.Atan2(lab[2], lab[1]) * 180 / math.Pi }
