@@ -87,6 +87,9 @@ func (p *Panel) Update(h tools.Host) {
 	if r := p.m.Report(); r != "" {
 		s += "; " + r
 	}
+	if path, ends := p.m.FarmWaiting(); path != "" {
+		s += "; a farm graph waits (using it ends " + ends + ")"
+	}
 	s += panels.FarmTrace(&p.m.Farm)
 	if s != p.traceStatus || time.Since(p.traceAt) >= time.Second {
 		p.traceStatus, p.traceAt = s, time.Now()

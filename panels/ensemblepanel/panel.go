@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"strings"
 
 	"github.com/AllenDang/giu"
 
@@ -106,6 +107,20 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 		))
 	}
 	l = append(l, p.farm.Status(&p.m.Farm))
+	if path, ends := p.m.FarmWaiting(); path != "" {
+		keep := "Keep playing"
+		if !strings.HasPrefix(ends, "the played stretch") {
+			keep = "Keep building"
+		}
+		l = append(l,
+			panels.Marked("ensemble: farm graph waits", panels.Text(fmt.Sprintf("A farm build finished: its graph (%s) waits, since using it ends %s.", filepath.Base(filepath.Dir(path)), ends))),
+			giu.Row(
+				panels.Marked("ensemble: use farm graph", giu.Button("Use its graph").OnClick(func() { p.m.UseFarmGraph(h) })),
+				giu.Tooltip("Open the farm's graph with its data, as Open graph... does, in place of this one"),
+				panels.Marked("ensemble: keep playing", giu.Button(keep).OnClick(func() { p.m.KeepFarmGraphWaiting(h) })),
+				giu.Tooltip("Leave the farm's graph unused (Open graph... opens its file later)"),
+			))
+	}
 	pr := p.m.BuildProgress()
 	if pr != nil && p.m.Building() {
 		l = append(l, panels.Marked("ensemble: build progress", giu.ProgressBar(float32(pr.Fraction)).Size(-1, 0).Overlay(pr.Text)))

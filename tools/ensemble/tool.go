@@ -96,6 +96,9 @@ type Tool struct {
 	built   *Built    // the graph of data, built or opened
 	play    *playback // the stretch being played
 	report  string    // the last save's or export's report
+	// farmGraph is the graph file of a farm build waiting for the artist
+	// (see farmBuilt), "" for none.
+	farmGraph string
 
 	compare *compareRun // the running or last comparison
 	cmp     *Comparison // the last transition compared
@@ -137,6 +140,7 @@ func (t *Tool) defaults() {
 func (t *Tool) Close() {
 	t.Farm.Close()
 	t.stopJobs()
+	t.farmGraph = ""
 }
 
 // stopJobs cancels the open, the build and the comparison.

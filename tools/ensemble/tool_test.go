@@ -14,6 +14,7 @@ import (
 	"gallop/assets/gltftest"
 	"gallop/internal/shareddata"
 	"gallop/tools"
+	"gallop/tools/farmrun"
 	"gallop/tools/toolstest"
 )
 
@@ -523,3 +524,76 @@ func shadedDeltaE(a, b [3]float32) float64 {
 
 // hueAngle is h_ab of a CIELAB colour, in degrees.
 func hueAngle(lab [3]float64) float64 { return math.Atan2(lab[2], lab[1]) * 180 / math.Pi }
+
+// TestItem6FarmResultAsksBeforeEndingThePlay (issue 25, item 6): a farm
+// build that finished replaced the played stretch without asking. A
+// farm run (the local engine, a stand-in gallop whose merge writes the
+// banner's graph) now finishes while the stretch plays: its graph waits
+// and the stretch plays on, the tool's graph unchanged, until the artist
+// chooses. Keep playing leaves it unused; Use its graph opens it (the
+// stretch then ends); with nothing played, a result opens at once as
+// before.
+func TestItem6FarmResultAsksBeforeEndingThePlay(t *testing.T) {
+	tool, h := bannerTool(t)
+	b := banner(t)
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "built.json")
+	f, err := NewGraphFile(b.levels, "", b.m, b.settings, b.g)
+	if err == nil {
+		err = SaveGraph(graph, f)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "gallop")
+	script := "#!/bin/sh\nif [ \"$1\" = merge ]; then cp '" + graph + "' \"$(dirname \"$2\")/graph.json\"; fi\n"
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tool.Farm = farmrun.Jobs{Parent: dir, Exe: exe, Settings: farmrun.Settings{Engine: "local", Shards: 2}}
+	farmRun := func() {
+		t.Helper()
+		tool.RunOnFarm(h)
+		h.Runner.Wait() // the farm's job, then its result taken
+		if len(h.Errs) > 0 {
+			t.Fatalf("farm run: %v", h.Errs)
+		}
+	}
+
+	built := tool.Built()
+	tool.Play(h)
+	playOn(tool, h, h, 50)
+	played := h.ShownClip()
+	farmRun()
+	path, ends := tool.FarmWaiting()
+	if path == "" || ends != "the played stretch" || tool.Opening() || tool.Built() != built || !tool.Playing(h) || h.ShownClip() != played {
+		t.Fatalf("a farm result while playing: waiting %q (ends %q), opening %v, graph replaced %v, playing %v",
+			path, ends, tool.Opening(), tool.Built() != built, tool.Playing(h))
+	}
+	playOn(tool, h, h, 50)
+	if ps, ok := tool.PlayState(h); !ok || ps.Output != 100 {
+		t.Fatalf("play did not go on: %+v", ps)
+	}
+	tool.KeepFarmGraphWaiting(h)
+	if p, _ := tool.FarmWaiting(); p != "" || tool.Opening() || tool.Built() != built || !tool.Playing(h) {
+		t.Fatalf("kept playing: waiting %q, opening %v, playing %v", p, tool.Opening(), tool.Playing(h))
+	}
+
+	farmRun()
+	path, _ = tool.FarmWaiting()
+	tool.UseFarmGraph(h)
+	finish(tool, h)
+	if nb := tool.Built(); nb == built || nb == nil || !nb.FromFile || nb.Path != path || tool.Playing(h) || tool.play != nil || len(h.Errs) > 0 {
+		t.Fatalf("using the farm's graph: %v, playing %v, errors %v", nb, tool.Playing(h), h.Errs)
+	}
+
+	built = tool.Built()
+	farmRun()
+	if p, _ := tool.FarmWaiting(); p != "" || !tool.Opening() {
+		t.Fatalf("with nothing played the farm's graph waits (%q) or does not open", p)
+	}
+	finish(tool, h)
+	if tool.Built() == built || tool.Built() == nil || len(h.Errs) > 0 {
+		t.Fatalf("the farm's graph did not open: %v", h.Errs)
+	}
+}
