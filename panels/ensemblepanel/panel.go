@@ -20,7 +20,8 @@ import (
 // holds, the groups' colours); the build (settings, Build / Stop,
 // progress, the solver's trace, Table I); play (the wind slider, Play,
 // what is shown); Compare (a transition under τ = 0, the unconstrained
-// minimum and the solver's τ); export and the graph file.
+// minimum and the solver's τ); export, Add to document and the graph
+// file.
 func (p *Panel) Panel(h tools.Host) giu.Layout {
 	return giu.Layout{
 		p.dataPanel(h),
@@ -390,6 +391,8 @@ func (p *Panel) exportPanel(h tools.Host) giu.Widget {
 		giu.Row(
 			panels.Marked("ensemble: export", giu.Button("Export glTF...").Disabled(!p.m.Playing(h)).OnClick(func() { p.m.Export(h) })),
 			giu.Tooltip("The played stretch kept on the timeline, compact: a node per group, its PCA basis and sewing as morph targets"),
+			panels.Marked("ensemble: add", giu.Button("Add to document").Disabled(!p.m.Playing(h)).OnClick(func() { p.m.AddToDocument(h) })),
+			giu.Tooltip("The played stretch kept on the timeline as a new object of the document, the whole ensemble with its clip (undoable): saved in the project, exported from File > Export, used by the other tools"),
 			panels.Marked("ensemble: save graph", giu.Button("Save graph...").Disabled(p.m.Built() == nil).OnClick(func() { p.m.SaveGraph(h) })),
 			giu.Tooltip("The motion graph (transitions with their offsets) as a small JSON file Gallop reopens with its data"),
 		),

@@ -81,7 +81,8 @@ func (s Settings) build() BuildSettings {
 // solver's trace and Table I's figures) or opens a saved one, and plays it
 // forever in place of the scene, moving the wind; the groups blending are
 // highlighted. The played stretch (its last Settings.Record seconds) is
-// on the timeline to scrub, and exports as the compact glTF.
+// on the timeline to scrub, exports as the compact glTF and joins the
+// document as an object with its clip.
 type Tool struct {
 	// Settings are the next build's and play's parameters; the panel
 	// edits them in place (the wind through SetWind).
@@ -578,6 +579,32 @@ func (t *Tool) Export(h tools.Host) {
 			h.Info("Ensemble: %s", t.report)
 		})
 	})
+}
+
+// AddToDocument adds the played stretch to the document as a new object,
+// one undoable step (tools.Host.AddObject): the whole ensemble's mesh,
+// every group, at rest, with a clip of the frames the timeline shows,
+// named after the data and the output frames it holds. In the document it
+// is saved in the project, exported from File > Export and used by the
+// other tools like any object with a clip.
+func (t *Tool) AddToDocument(h tools.Host) {
+	p := t.play
+	if p == nil || len(p.obj.Clip.Frames) == 0 {
+		h.Error(errors.New("ensemble: play the motion graph first; the played stretch is what is added"))
+		return
+	}
+	src := p.obj.Clip
+	n := len(src.Frames)
+	o := &assets.Object{
+		Name: fmt.Sprintf("%s played, frames %d-%d", p.built.Data.Name(), p.start+1, p.start+n),
+		Mesh: p.built.Data.Mesh.Clone(),
+		// A frame's positions never change once played: the clip shares
+		// them, not the list, which play grows and drops.
+		Clip: &assets.Clip{Name: "played", FPS: src.FPS, Frames: slices.Clone(src.Frames)},
+	}
+	h.AddObject(o)
+	t.report = fmt.Sprintf("added %s (%d frames, %.1f s) to the document", o.Name, n, float64(n)/src.FPS)
+	h.Info("Ensemble: %s", t.report)
 }
 
 // SaveGraph asks where to save the motion graph and writes its file.

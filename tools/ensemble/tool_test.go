@@ -597,3 +597,54 @@ func TestItem6FarmResultAsksBeforeEndingThePlay(t *testing.T) {
 		t.Fatalf("the farm's graph did not open: %v", h.Errs)
 	}
 }
+
+// TestItem3EnsembleStretchAsObject (issue 25, item 3: the Ensemble tool
+// could not make document objects): Add to document adds the played
+// stretch as one new object (through Host.AddObject, one undoable step,
+// and no other edit), the whole ensemble (every group's vertices and
+// triangles, a mesh of its own) with a clip of exactly the frames the
+// timeline shows, oldest dropped ones excluded, at the data's rate; the
+// object validates, and play going on leaves its clip as it was.
+func TestItem3EnsembleStretchAsObject(t *testing.T) {
+	tool, h := bannerTool(t)
+	tool.AddToDocument(h)
+	if len(h.Errs) != 1 || len(h.Others) != 0 {
+		t.Fatalf("added before playing: %v, %d objects", h.Errs, len(h.Others))
+	}
+	h.Errs = nil
+	tool.Settings.Record = 10 // 300 frames kept, dropped beyond 330
+	tool.Play(h)
+	playOn(tool, h, h, 400)
+	shown := slices.Clone(h.ShownClip().Clip.Frames)
+	ps, _ := tool.PlayState(h)
+	tool.AddToDocument(h)
+	if len(h.Errs) > 0 || len(h.Others) != 1 || h.Stack.CanUndo() {
+		t.Fatalf("add: %v, %d objects, an edit besides AddObject: %v", h.Errs, len(h.Others), h.Stack.CanUndo())
+	}
+	o := h.Others[0]
+	d := tool.Data()
+	first := ps.Output - ps.Frame + 1
+	want := fmt.Sprintf("ensemble-banner played, frames %d-%d", first, first+len(shown)-1)
+	if o.Name != want || !strings.Contains(tool.Report(), "added "+want) {
+		t.Errorf("added %q (%q), want %q", o.Name, tool.Report(), want)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o.Mesh == d.Mesh || o.Mesh.NumVertices() != len(d.Ensemble.Rest) || len(o.Mesh.Triangles) != len(d.Mesh.Triangles) {
+		t.Errorf("the object's mesh: %d vertices, %d triangles, shared %v", o.Mesh.NumVertices(), len(o.Mesh.Triangles), o.Mesh == d.Mesh)
+	}
+	c := o.Clip
+	if c == nil || c.FPS != 30 || len(c.Frames) != len(shown) || len(shown) < 300 || first == 1 {
+		t.Fatalf("the object's clip: %v; the timeline shows %d frames from output frame %d", c, len(shown), first)
+	}
+	for f := range shown {
+		if !slices.Equal(c.Frames[f], shown[f]) {
+			t.Fatalf("frame %d of the object is not the timeline's", f+1)
+		}
+	}
+	playOn(tool, h, h, 100)
+	if len(c.Frames) != len(shown) || !slices.Equal(c.Frames[0], shown[0]) || o.Clip != c {
+		t.Errorf("play went on and the object's clip changed: %d frames", len(c.Frames))
+	}
+}
