@@ -393,9 +393,9 @@ func (p *Panel) exportPanel(h tools.Host) giu.Widget {
 			giu.Tooltip("The played stretch kept on the timeline, compact: a node per group, its PCA basis and sewing as morph targets"),
 			panels.Marked("ensemble: add", giu.Button("Add to document").Disabled(!p.m.Playing(h)).OnClick(func() { p.m.AddToDocument(h) })),
 			giu.Tooltip("The played stretch kept on the timeline as a new object of the document, the whole ensemble with its clip (undoable): saved in the project, exported from File > Export, used by the other tools"),
-			panels.Marked("ensemble: save graph", giu.Button("Save graph...").Disabled(p.m.Built() == nil).OnClick(func() { p.m.SaveGraph(h) })),
-			giu.Tooltip("The motion graph (transitions with their offsets) as a small JSON file Gallop reopens with its data"),
 		),
+		panels.Marked("ensemble: save graph", giu.Button("Save graph...").Disabled(p.m.Built() == nil).OnClick(func() { p.m.SaveGraph(h) })),
+		giu.Tooltip("The motion graph (transitions with their offsets) as a small JSON file Gallop reopens with its data"),
 	}
 	if r := p.m.Report(); r != "" {
 		l = append(l, panels.Text(r))
