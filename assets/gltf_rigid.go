@@ -28,6 +28,14 @@ import (
 // weights as the mesh's default, and a weights channel keyed at every
 // frame beside its translation and rotation.
 //
+// Morph weights are written in [0, 1], because players clamp them there
+// (Blender's importer makes them shape-key values, which its sliders hold
+// in [0, 1]; a clamped negative weight is a deformation lost): target k
+// is written as sₖ·dₖ with weights (w − oₖ)/sₖ and the base shape as
+// p + Σ oₖdₖ, where oₖ = min(0, the lowest weight of k) and sₖ = max(1,
+// the highest − oₖ), which gives the same positions. A body whose weights
+// all lie in [0, 1] is written as it is.
+//
 // Meshes are written as SaveGLTF writes them (POSITION with min and max,
 // NORMAL from Mesh.Normals or else VertexNormals, TEXCOORD_0 when present;
 // float32): meshes with identical geometry, whether the same *Mesh or
@@ -58,8 +66,10 @@ func buildRigidGLTF(a *RigidAnimation) (*gltf.Document, error) {
 		b := &a.Bodies[i]
 		name := b.displayName(i)
 		var mesh int
+		var mr morphRange
 		if len(b.Targets) > 0 {
-			mesh = meshes.morphed(b, name, b.color(i))
+			mr = newMorphRange(b)
+			mesh = meshes.morphed(b, mr, name, b.color(i))
 		} else {
 			mesh = meshes.index(b.Mesh, name, b.color(i))
 		}
@@ -84,8 +94,8 @@ func buildRigidGLTF(a *RigidAnimation) (*gltf.Document, error) {
 		if nt := len(b.Targets); nt > 0 {
 			w := make([]float32, 0, nf*nt)
 			for _, row := range b.Weights {
-				for _, x := range row {
-					w = append(w, float32(x))
+				for k, x := range row {
+					w = append(w, float32(mr.weight(k, x)))
 				}
 			}
 			if err := anim.add(node, gltf.TRSWeights, w); err != nil {
@@ -139,25 +149,76 @@ func (c *gltfMeshes) index(m *Mesh, name string, rgb [3]float32) int {
 }
 
 // morphed returns a new glTF mesh for body b, which has morph targets: its
-// geometry (shared with other meshes of the same geometry), its colour's
-// material, one POSITION target per morph target (the displacements of
-// the glTF vertices, split copies included) and the frame-0 weights as the
-// mesh's default weights.
-func (c *gltfMeshes) morphed(b *RigidBody, name string, rgb [3]float32) int {
-	g := c.written[c.geometry(b.Mesh)]
+// base geometry (b's mesh moved as mr says, shared with other meshes of
+// the same geometry), its colour's material, one POSITION target per morph
+// target (the displacements of the glTF vertices, split copies included,
+// scaled as mr says) and the frame-0 weights as the mesh's default
+// weights.
+func (c *gltfMeshes) morphed(b *RigidBody, mr morphRange, name string, rgb [3]float32) int {
+	g := c.written[c.geometry(mr.base(b))]
 	prim := g.primitive(gltf.Index(c.materials.index(rgb)))
 	d := make([][3]float32, len(g.verts.src))
-	for _, t := range b.Targets {
+	for k, t := range b.Targets {
 		for i, v := range g.verts.src {
-			d[i] = vec3f32(t[v])
+			d[i] = vec3f32(t[v].Mul(mr.scale[k]))
 		}
 		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(c.doc, d)})
 	}
 	if b.Mesh.Name != "" {
 		name = b.Mesh.Name
 	}
-	c.doc.Meshes = append(c.doc.Meshes, &gltf.Mesh{Name: name, Primitives: []*gltf.Primitive{prim}, Weights: slices.Clone(b.Weights[0])})
+	w0 := make([]float64, len(b.Targets))
+	for k, x := range b.Weights[0] {
+		w0[k] = mr.weight(k, x)
+	}
+	c.doc.Meshes = append(c.doc.Meshes, &gltf.Mesh{Name: name, Primitives: []*gltf.Primitive{prim}, Weights: w0})
 	return len(c.doc.Meshes) - 1
+}
+
+// morphRange maps a body's morph weights into [0, 1] (see SaveRigidGLTF):
+// target k is written scaled by scale[k] and the base shape moved by
+// offset[k] times it.
+type morphRange struct {
+	offset, scale []float64
+}
+
+// newMorphRange returns the range of b's weights: per target, the offset
+// o = min(0, lowest weight) and the scale s = max(1, highest weight − o).
+func newMorphRange(b *RigidBody) morphRange {
+	nt := len(b.Targets)
+	mr := morphRange{offset: make([]float64, nt), scale: make([]float64, nt)}
+	hi := make([]float64, nt)
+	for _, row := range b.Weights {
+		for k, w := range row {
+			mr.offset[k], hi[k] = min(mr.offset[k], w), max(hi[k], w)
+		}
+	}
+	for k := range mr.scale {
+		mr.scale[k] = max(1, hi[k]-mr.offset[k])
+	}
+	return mr
+}
+
+// weight returns weight w of target k as written: (w − o)/s, in [0, 1].
+func (mr morphRange) weight(k int, w float64) float64 {
+	return (w - mr.offset[k]) / mr.scale[k]
+}
+
+// base returns b's mesh with the targets' offsets added, p + Σ oₖdₖ: b's
+// mesh itself when every offset is 0.
+func (mr morphRange) base(b *RigidBody) *Mesh {
+	if !slices.ContainsFunc(mr.offset, func(o float64) bool { return o != 0 }) {
+		return b.Mesh
+	}
+	m := b.Mesh.Clone()
+	for k, d := range b.Targets {
+		if o := mr.offset[k]; o != 0 {
+			for v := range m.Positions {
+				m.Positions[v] = m.Positions[v].Add(d[v].Mul(o))
+			}
+		}
+	}
+	return m
 }
 
 // geometry returns the index of m's geometry in c.sources, writing it when

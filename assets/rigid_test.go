@@ -4,10 +4,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/qmuntal/gltf"
 )
 
 // rigidTestAnimation returns 30 frames at 30 fps of three bodies over a
@@ -337,6 +339,54 @@ func TestRigidMorphGLTFRoundTrip(t *testing.T) {
 	}
 	if rep := validateGLTF(t, path); rep.Infos > 0 {
 		t.Errorf("validator: %d infos", rep.Infos)
+	}
+}
+
+// TestRigidMorphWeightsWrittenInUnitRange: weights below 0 and above 1
+// are written in [0, 1], where players clamp them (Blender's shape-key
+// sliders), the targets scaled and the base shape moved to match, so the
+// file still reads back as Objects within float32 precision; weights
+// already in [0, 1] are written as they are.
+func TestRigidMorphWeightsWrittenInUnitRange(t *testing.T) {
+	a := morphTestAnimation()
+	box := &a.Bodies[1]
+	for f, row := range box.Weights {
+		x := float64(f) / 29
+		row[0], row[1] = 1.5*math.Sin(6*x), 3*x-1
+	}
+	want, err := a.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "morph.glb")
+	if err := SaveRigidGLTF(path, a); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := gltf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws []float64
+	for _, s := range doc.Animations[0].Samplers {
+		if _, out, err := readAccessor(doc, s.Output, gltf.AccessorScalar); err == nil {
+			ws = append(ws, out...)
+		}
+	}
+	for _, m := range doc.Meshes {
+		ws = append(ws, m.Weights...)
+	}
+	if len(ws) != 2*30+2 || slices.Min(ws) < 0 || slices.Max(ws) > 1 {
+		t.Errorf("%d weights written in [%g, %g], want %d in [0, 1]", len(ws), slices.Min(ws), slices.Max(ws), 2*30+2)
+	}
+	got, err := LoadGLTF(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nv := want[1].Mesh.NumVertices()
+	for f := range want[1].Clip.Frames {
+		if d := gltfMaxDistance(got[1].Clip.Frames[f][:nv], want[1].Clip.Frames[f]); d > 8e-6 {
+			t.Errorf("frame %d off by %g", f, d)
+		}
 	}
 }
 

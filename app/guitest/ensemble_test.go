@@ -20,8 +20,9 @@ import (
 // the solver's plots, plays it with the wind slider moved to level 3 (the
 // banner moves; groups blend, highlighted, on the way), compares the player's last transition (the solver's τ without new
 // interpenetrating pairs; the unconstrained minimum's pairs red on screen
-// when it has any), goes back to playing, and exports the played stretch
-// through the native Save dialog; the file passes the glTF validator.
+// when it has any), goes back to playing, exports the played stretch
+// through the native Save dialog (the file passes the glTF validator),
+// adds it to the document as an object and undoes that.
 func TestEnsembleBannerSession(t *testing.T) {
 	s := newSession(t)
 	groups := filepath.Join(s.root, "..", "shared", "data", "ensemble-banner", "groups.csv")
@@ -143,6 +144,23 @@ func TestEnsembleBannerSession(t *testing.T) {
 		st, err := os.Stat(glb)
 		return err == nil && st.Size() > 0 && strings.Contains(cmd.output(), "wrote "+glb)
 	})
+
+	// Issue 25, item 3: Add to document makes the played stretch an
+	// object of the document, listed among the scene's objects.
+	s.clickAt(s.widgetInView("ensemble: add"))
+	added := regexp.MustCompile(`added (ensemble-banner played, frames \d+-\d+) \((\d+) frames`)
+	var obj []string
+	s.waitFor("the played stretch in the document", 20*time.Second, func() bool {
+		obj = added.FindStringSubmatch(cmd.output())
+		return obj != nil
+	})
+	s.widget("object " + obj[1])
+	t.Logf("added %s (%s frames)", obj[1], obj[2])
+	// One undoable step: Ctrl+Z takes it out again (and leaves nothing
+	// unsaved to ask about when quitting).
+	s.moveTo(view)
+	s.xdo("key", "ctrl+z")
+	s.waitFor("the object undone", 20*time.Second, func() bool { _, there := s.rects()["object "+obj[1]]; return !there })
 	s.quit(cmd)
 	gltftest.Validate(t, glb)
 }

@@ -4,7 +4,8 @@
 // and Table I's figures; playing with the wind slider, the groups blending
 // highlighted; Compare, a transition under τ = 0, the unconstrained
 // minimum and the solver's τ with the groups of new interpenetrating pairs
-// red; the export of the played stretch and the graph file).
+// red; the export of the played stretch, its adding to the document, and
+// the graph file).
 package ensemblepanel
 
 import (
@@ -45,7 +46,7 @@ func (p *Panel) Name() string { return "Ensemble" }
 
 // Help implements panels.Tool.
 func (p *Panel) Help() string {
-	return "Mesh Ensemble Motion Graphs (James 2007): open an ensemble simulated at several wind levels, build its motion graph, play it forever moving the wind; export the played stretch."
+	return "Mesh Ensemble Motion Graphs (James 2007): open an ensemble simulated at several wind levels, build its motion graph, play it forever moving the wind; export the played stretch or add it to the document."
 }
 
 // Close stops the model's jobs (the document is being replaced).
@@ -86,6 +87,9 @@ func (p *Panel) Update(h tools.Host) {
 	}
 	if r := p.m.Report(); r != "" {
 		s += "; " + r
+	}
+	if path, ends := p.m.FarmWaiting(); path != "" {
+		s += "; a farm graph waits (using it ends " + ends + ")"
 	}
 	s += panels.FarmTrace(&p.m.Farm)
 	if s != p.traceStatus || time.Since(p.traceAt) >= time.Second {

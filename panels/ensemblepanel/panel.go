@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"strings"
 
 	"github.com/AllenDang/giu"
 
@@ -19,7 +20,8 @@ import (
 // holds, the groups' colours); the build (settings, Build / Stop,
 // progress, the solver's trace, Table I); play (the wind slider, Play,
 // what is shown); Compare (a transition under τ = 0, the unconstrained
-// minimum and the solver's τ); export and the graph file.
+// minimum and the solver's τ); export, Add to document and the graph
+// file.
 func (p *Panel) Panel(h tools.Host) giu.Layout {
 	return giu.Layout{
 		p.dataPanel(h),
@@ -106,6 +108,20 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 		))
 	}
 	l = append(l, p.farm.Status(&p.m.Farm))
+	if path, ends := p.m.FarmWaiting(); path != "" {
+		keep := "Keep playing"
+		if !strings.HasPrefix(ends, "the played stretch") {
+			keep = "Keep building"
+		}
+		l = append(l,
+			panels.Marked("ensemble: farm graph waits", panels.Text(fmt.Sprintf("A farm build finished: its graph (%s) waits, since using it ends %s.", filepath.Base(filepath.Dir(path)), ends))),
+			giu.Row(
+				panels.Marked("ensemble: use farm graph", giu.Button("Use its graph").OnClick(func() { p.m.UseFarmGraph(h) })),
+				giu.Tooltip("Open the farm's graph with its data, as Open graph... does, in place of this one"),
+				panels.Marked("ensemble: keep playing", giu.Button(keep).OnClick(func() { p.m.KeepFarmGraphWaiting(h) })),
+				giu.Tooltip("Leave the farm's graph unused (Open graph... opens its file later)"),
+			))
+	}
 	pr := p.m.BuildProgress()
 	if pr != nil && p.m.Building() {
 		l = append(l, panels.Marked("ensemble: build progress", giu.ProgressBar(float32(pr.Fraction)).Size(-1, 0).Overlay(pr.Text)))
@@ -375,9 +391,11 @@ func (p *Panel) exportPanel(h tools.Host) giu.Widget {
 		giu.Row(
 			panels.Marked("ensemble: export", giu.Button("Export glTF...").Disabled(!p.m.Playing(h)).OnClick(func() { p.m.Export(h) })),
 			giu.Tooltip("The played stretch kept on the timeline, compact: a node per group, its PCA basis and sewing as morph targets"),
-			panels.Marked("ensemble: save graph", giu.Button("Save graph...").Disabled(p.m.Built() == nil).OnClick(func() { p.m.SaveGraph(h) })),
-			giu.Tooltip("The motion graph (transitions with their offsets) as a small JSON file Gallop reopens with its data"),
+			panels.Marked("ensemble: add", giu.Button("Add to document").Disabled(!p.m.Playing(h)).OnClick(func() { p.m.AddToDocument(h) })),
+			giu.Tooltip("The played stretch kept on the timeline as a new object of the document, the whole ensemble with its clip (undoable): saved in the project, exported from File > Export, used by the other tools"),
 		),
+		panels.Marked("ensemble: save graph", giu.Button("Save graph...").Disabled(p.m.Built() == nil).OnClick(func() { p.m.SaveGraph(h) })),
+		giu.Tooltip("The motion graph (transitions with their offsets) as a small JSON file Gallop reopens with its data"),
 	}
 	if r := p.m.Report(); r != "" {
 		l = append(l, panels.Text(r))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gallop/internal/words"
 	"gallop/tools"
@@ -15,8 +16,8 @@ import (
 // RunOnFarm builds the motion graph of the opened dataset with the
 // settings of now as `gallop ensemble build` on the farm (Farm's
 // settings); when it succeeds its graph file opens with the dataset, as
-// Open graph would. What is wrong is reported with h.Error and submits
-// nothing.
+// Open graph would, unless that would end what the artist is doing (see
+// farmBuilt). What is wrong is reported with h.Error and submits nothing.
 func (t *Tool) RunOnFarm(h tools.Host) {
 	t.defaults()
 	if t.data == nil {
@@ -41,9 +42,67 @@ func (t *Tool) RunOnFarm(h tools.Host) {
 		Load: func(_ context.Context, dir string, _ []byte) (func() error, error) {
 			// The graph is read once, by the job that opens it.
 			path := filepath.Join(dir, "graph.json")
-			return func() error { t.OpenGraphFile(h, path); return nil }, nil
+			return func() error { t.farmBuilt(h, path); return nil }, nil
 		},
 	})
+}
+
+// farmBuilt takes the graph file of a farm build that succeeded: it opens
+// at once when nothing is lost by it, and otherwise waits for the artist
+// (FarmWaiting, UseFarmGraph, KeepFarmGraphWaiting), since opening a graph
+// ends the played stretch and stops a build running; a result that came
+// in the middle of play used to replace the stretch without asking. A
+// newer result takes the place of one waiting.
+func (t *Tool) farmBuilt(h tools.Host, path string) {
+	if t.farmLoss() == "" {
+		t.farmGraph = ""
+		t.OpenGraphFile(h, path)
+		return
+	}
+	t.farmGraph = path
+	h.Info("Ensemble: a farm build finished; its graph waits until you use it (%s ends) or not", t.farmLoss())
+}
+
+// farmLoss says what opening a graph now would end: "the played
+// stretch", "the build running", both, or "" for nothing.
+func (t *Tool) farmLoss() string {
+	var lost []string
+	if t.play != nil {
+		lost = append(lost, "the played stretch")
+	}
+	if t.Building() {
+		lost = append(lost, "the build running")
+	}
+	return strings.Join(lost, " and ")
+}
+
+// FarmWaiting returns the graph file of a farm build waiting for the
+// artist ("" for none) and what using it would end (see farmLoss).
+func (t *Tool) FarmWaiting() (path, ends string) {
+	if t.farmGraph == "" {
+		return "", ""
+	}
+	return t.farmGraph, t.farmLoss()
+}
+
+// UseFarmGraph opens the farm build's graph that waits, with its data, as
+// Open graph does: once it has opened, the played stretch ends.
+func (t *Tool) UseFarmGraph(h tools.Host) {
+	path := t.farmGraph
+	t.farmGraph = ""
+	if path != "" {
+		t.OpenGraphFile(h, path)
+	}
+}
+
+// KeepFarmGraphWaiting leaves the farm build's graph that waits unopened
+// (the played stretch plays on); its file stays where it is, for Open
+// graph.
+func (t *Tool) KeepFarmGraphWaiting(h tools.Host) {
+	if t.farmGraph != "" {
+		h.Info("Ensemble: the farm's graph is not used; Open graph... opens %s", t.farmGraph)
+	}
+	t.farmGraph = ""
 }
 
 // buildCommand is the `gallop ensemble build` of data's levels and groups

@@ -81,7 +81,8 @@ func (s Settings) build() BuildSettings {
 // solver's trace and Table I's figures) or opens a saved one, and plays it
 // forever in place of the scene, moving the wind; the groups blending are
 // highlighted. The played stretch (its last Settings.Record seconds) is
-// on the timeline to scrub, and exports as the compact glTF.
+// on the timeline to scrub, exports as the compact glTF and joins the
+// document as an object with its clip.
 type Tool struct {
 	// Settings are the next build's and play's parameters; the panel
 	// edits them in place (the wind through SetWind).
@@ -96,6 +97,9 @@ type Tool struct {
 	built   *Built    // the graph of data, built or opened
 	play    *playback // the stretch being played
 	report  string    // the last save's or export's report
+	// farmGraph is the graph file of a farm build waiting for the artist
+	// (see farmBuilt), "" for none.
+	farmGraph string
 
 	compare *compareRun // the running or last comparison
 	cmp     *Comparison // the last transition compared
@@ -137,6 +141,7 @@ func (t *Tool) defaults() {
 func (t *Tool) Close() {
 	t.Farm.Close()
 	t.stopJobs()
+	t.farmGraph = ""
 }
 
 // stopJobs cancels the open, the build and the comparison.
@@ -480,7 +485,7 @@ func (t *Tool) PlayState(h tools.Host) (PlayState, bool) {
 }
 
 // blendColour is the highlight of the groups blending (the paper's yellow
-// glow).
+// glow), in a hue no group's colour has (see GroupColour).
 var blendColour = [3]float32{1, 0.9, 0.1}
 
 // ClipColors returns the colours of the shown clip (the level's source
@@ -538,7 +543,10 @@ type shownColors struct {
 
 // Export asks where to save the recorded stretch and writes it as the
 // compact glTF (a node per group, its PCA basis and sewing as morph
-// targets).
+// targets). The file holds the frames the timeline shows when the path is
+// confirmed: play goes on while the Save dialog is open (an export that
+// took the stretch at the click held 1,649 frames where the timeline
+// showed 1,946 ten seconds later), and while the file is written.
 func (t *Tool) Export(h tools.Host) {
 	p := t.play
 	if p == nil || p.rec.Frames() == 0 {
@@ -546,8 +554,8 @@ func (t *Tool) Export(h tools.Host) {
 		return
 	}
 	name := p.built.Data.Name() + " played"
-	rec := *p.rec // the frames so far; play may go on meanwhile
 	h.SaveFile("Export the played stretch as glTF", []string{"glb", "gltf"}, strings.ReplaceAll(name, " ", "-")+".glb", func(path string) {
+		rec := p.rec.snapshot()
 		// A minute takes about 0.3 s to write: a job, not the UI thread.
 		var size int64
 		h.Jobs().Start("Ensemble: export "+filepath.Base(path), func(context.Context, jobs.Reporter) error {
@@ -571,6 +579,32 @@ func (t *Tool) Export(h tools.Host) {
 			h.Info("Ensemble: %s", t.report)
 		})
 	})
+}
+
+// AddToDocument adds the played stretch to the document as a new object,
+// one undoable step (tools.Host.AddObject): the whole ensemble's mesh,
+// every group, at rest, with a clip of the frames the timeline shows,
+// named after the data and the output frames it holds. In the document it
+// is saved in the project, exported from File > Export and used by the
+// other tools like any object with a clip.
+func (t *Tool) AddToDocument(h tools.Host) {
+	p := t.play
+	if p == nil || len(p.obj.Clip.Frames) == 0 {
+		h.Error(errors.New("ensemble: play the motion graph first; the played stretch is what is added"))
+		return
+	}
+	src := p.obj.Clip
+	n := len(src.Frames)
+	o := &assets.Object{
+		Name: fmt.Sprintf("%s played, frames %d-%d", p.built.Data.Name(), p.start+1, p.start+n),
+		Mesh: p.built.Data.Mesh.Clone(),
+		// A frame's positions never change once played: the clip shares
+		// them, not the list, which play grows and drops.
+		Clip: &assets.Clip{Name: "played", FPS: src.FPS, Frames: slices.Clone(src.Frames)},
+	}
+	h.AddObject(o)
+	t.report = fmt.Sprintf("added %s (%d frames, %.1f s) to the document", o.Name, n, float64(n)/src.FPS)
+	h.Info("Ensemble: %s", t.report)
 }
 
 // SaveGraph asks where to save the motion graph and writes its file.

@@ -2,6 +2,7 @@ package ensemble
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"gallop/assets"
 	"gallop/assets/gltftest"
 	"gallop/internal/shareddata"
+	"gallop/tools"
+	"gallop/tools/farmrun"
 	"gallop/tools/toolstest"
 )
 
@@ -344,5 +347,304 @@ func TestCompare(t *testing.T) {
 	finish(tool, h)
 	if len(h.Errs) > 0 {
 		t.Errorf("errors: %v", h.Errs)
+	}
+}
+
+// bannerTool returns a new tool with the banner open and bannerGraph's
+// small graph built, as Open and Build leave it, without building again.
+func bannerTool(t *testing.T) (*Tool, *toolstest.Host) {
+	t.Helper()
+	b := banner(t)
+	h := toolstest.New(nil)
+	tool := &Tool{}
+	tool.Update(h)
+	d := newData(b.levels, "", b.m.Dataset(), b.e)
+	tool.data = d
+	tool.built = &Built{Data: d, Model: b.m, Graph: b.g, Settings: b.settings, Latency: b.g.Latencies(b.m)}
+	return tool, h
+}
+
+// playOn plays the timeline on by n frames, a UI frame per timeline
+// frame, the wind moving to each level in turn every 100 frames played.
+// (Update moves the timeline back as it drops the oldest frames.)
+func playOn(tool *Tool, h tools.Host, th *toolstest.Host, n int) {
+	for range n {
+		th.ShownAt++
+		tool.Update(h)
+		if ps, ok := tool.PlayState(h); ok && ps.Output%100 == 0 {
+			tool.SetWind(h, 1+(ps.Output/100)%3)
+		}
+	}
+}
+
+// dialogHost is a toolstest.Host whose Save dialog stays open until the
+// test answers it with save.
+type dialogHost struct {
+	*toolstest.Host
+	save func(path string)
+}
+
+// SaveFile implements tools.Host: the dialog opens and waits.
+func (h *dialogHost) SaveFile(_ string, _ []string, _ string, done func(string)) { h.save = done }
+
+// TestItem6ExportHoldsTheTimelinesFrames (issue 25, item 6): an export
+// while the timeline showed 1,946 frames held 1,649, those of the moment
+// Export was clicked, play having gone on while the Save dialog was open.
+// Now the file holds the frames the timeline shows when the path is
+// confirmed, the oldest dropped meanwhile ("seconds kept") included: the
+// same number, and the same positions, first and last.
+func TestItem6ExportHoldsTheTimelinesFrames(t *testing.T) {
+	tool, th := bannerTool(t)
+	h := &dialogHost{Host: th}
+	tool.Settings.Record = 20 // 600 frames kept, dropped beyond 660
+	tool.Play(h)
+	playOn(tool, h, th, 400)
+	tool.Export(h)
+	if h.save == nil || len(th.Errs) > 0 {
+		t.Fatalf("no Save dialog: %v", th.Errs)
+	}
+	clicked := th.ShownClip().NumFrames()
+	playOn(tool, h, th, 400) // the dialog is open for 400 frames
+	shown := slices.Clone(th.ShownClip().Clip.Frames)
+	if ps, _ := tool.PlayState(h); len(shown) == clicked || ps.Output-ps.Frame == 0 {
+		t.Fatalf("%d frames at the click, %d now, from output frame %d: nothing played or dropped", clicked, len(shown), ps.Output-ps.Frame)
+	}
+	path := filepath.Join(t.TempDir(), "played.glb")
+	h.save(path)
+	playOn(tool, h, th, 100) // play goes on while the file is written
+	finish(tool, th)
+	if len(th.Errs) > 0 || !strings.Contains(tool.Report(), fmt.Sprintf("(%d frames,", len(shown))) {
+		t.Fatalf("export: %v, %q", th.Errs, tool.Report())
+	}
+	objs, err := assets.LoadGLTF(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d frames on the timeline at the click, %d when the path was confirmed; the file holds %d", clicked, len(shown), objs[0].NumFrames())
+	worst := 0.0
+	for k, g := range tool.Data().Ensemble.Groups {
+		c := objs[k].Clip
+		if c.NumFrames() != len(shown) {
+			t.Fatalf("group %s: %d frames exported, the timeline showed %d", g.Name, c.NumFrames(), len(shown))
+		}
+		for _, f := range []int{0, len(shown) - 1} {
+			for v := range g.Count {
+				worst = max(worst, c.Frames[f][v].Sub(shown[f][g.First+v]).Len())
+			}
+		}
+	}
+	if worst > 1e-5 {
+		t.Errorf("the first and last frames exported are %g from the timeline's", worst)
+	}
+}
+
+// TestItem6BlendHighlightStandsApart (issue 25, item 6): the yellow of the
+// groups blending looked like the yellow and orange groups. Colours are
+// compared as the viewport shows them (the values go to the screen as
+// sRGB, scaled by the lighting) in CIELAB (D65): the highlight and
+// Compare's red are each at least 50 (CIE76 ΔE*ab) from every group's
+// colour and from each other, at least 25 whatever the lighting (both
+// scaled by any factor in [0.4, 1.3], clamped to 1: a shaded yellow is
+// olive, a lit amber yellow), and at least 40° of hue angle h_ab from
+// every group colour with chroma (C*ab ≥ 15; the greys are told apart by
+// the highlight's chroma, at least 60). Before, the highlight was 31 from
+// the amber group, 4.5 under lighting and 16° of hue.
+func TestItem6BlendHighlightStandsApart(t *testing.T) {
+	var groups [][3]float32
+	for k := range 64 {
+		if c := GroupColour(k); !slices.Contains(groups, c) {
+			groups = append(groups, c)
+		}
+	}
+	if hl := labOf(blendColour); math.Hypot(hl[1], hl[2]) < 60 {
+		t.Errorf("the highlight's chroma is %.0f", math.Hypot(hl[1], hl[2]))
+	}
+	for _, m := range []struct {
+		name   string
+		colour [3]float32
+	}{{"the blending highlight", blendColour}, {"Compare's red", redColour}} {
+		others := groups
+		if m.colour == redColour {
+			others = append(slices.Clone(groups), blendColour)
+		}
+		for _, g := range others {
+			de, shaded := deltaE(m.colour, g), shadedDeltaE(m.colour, g)
+			a, b := labOf(m.colour), labOf(g)
+			dh := math.Abs(math.Remainder(hueAngle(a)-hueAngle(b), 360))
+			t.Logf("%s %v against %v: ΔE %.1f, %.1f under lighting, hue %.0f°", m.name, m.colour, g, de, shaded, dh)
+			if de < 50 || shaded < 25 || math.Hypot(b[1], b[2]) >= 15 && dh < 40 {
+				t.Errorf("%s %v is too near %v: ΔE %.1f (want 50), %.1f under lighting (want 25), hue %.0f° (want 40°)", m.name, m.colour, g, de, shaded, dh)
+			}
+		}
+	}
+}
+
+// labOf returns c, displayed as sRGB, in CIELAB (D65 white).
+func labOf(c [3]float32) [3]float64 {
+	var lin [3]float64
+	for i, v := range c {
+		if x := float64(v); x <= 0.04045 {
+			lin[i] = x / 12.92
+		} else {
+			lin[i] = math.Pow((x+0.055)/1.055, 2.4)
+		}
+	}
+	f := func(t float64) float64 {
+		if t > 216.0/24389 {
+			return math.Cbrt(t)
+		}
+		return (24389.0/27*t + 16) / 116
+	}
+	x := (0.4124*lin[0] + 0.3576*lin[1] + 0.1805*lin[2]) / 0.95047
+	y := 0.2126*lin[0] + 0.7152*lin[1] + 0.0722*lin[2]
+	z := (0.0193*lin[0] + 0.1192*lin[1] + 0.9505*lin[2]) / 1.08883
+	return [3]float64{116*f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))}
+}
+
+// deltaE is the CIE76 colour difference of a and b, as displayed.
+func deltaE(a, b [3]float32) float64 {
+	la, lb := labOf(a), labOf(b)
+	return math.Sqrt((la[0]-lb[0])*(la[0]-lb[0]) + (la[1]-lb[1])*(la[1]-lb[1]) + (la[2]-lb[2])*(la[2]-lb[2]))
+}
+
+// shadedDeltaE is the least deltaE of a and b each scaled by a lighting
+// factor in [0.4, 1.3] (clamped to 1), in steps of 0.05.
+func shadedDeltaE(a, b [3]float32) float64 {
+	lit := func(c [3]float32, s float32) [3]float32 {
+		return [3]float32{min(1, c[0]*s), min(1, c[1]*s), min(1, c[2]*s)}
+	}
+	least := math.Inf(1)
+	for i := range 19 {
+		for j := range 19 {
+			least = min(least, deltaE(lit(a, 0.4+0.05*float32(i)), lit(b, 0.4+0.05*float32(j))))
+		}
+	}
+	return least
+}
+
+// hueAngle is h_ab of a CIELAB colour, in degrees.
+func hueAngle(lab [3]float64) float64 { return math.Atan2(lab[2], lab[1]) * 180 / math.Pi }
+
+// TestItem6FarmResultAsksBeforeEndingThePlay (issue 25, item 6): a farm
+// build that finished replaced the played stretch without asking. A
+// farm run (the local engine, a stand-in gallop whose merge writes the
+// banner's graph) now finishes while the stretch plays: its graph waits
+// and the stretch plays on, the tool's graph unchanged, until the artist
+// chooses. Keep playing leaves it unused; Use its graph opens it (the
+// stretch then ends); with nothing played, a result opens at once as
+// before.
+func TestItem6FarmResultAsksBeforeEndingThePlay(t *testing.T) {
+	tool, h := bannerTool(t)
+	b := banner(t)
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "built.json")
+	f, err := NewGraphFile(b.levels, "", b.m, b.settings, b.g)
+	if err == nil {
+		err = SaveGraph(graph, f)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "gallop")
+	script := "#!/bin/sh\nif [ \"$1\" = merge ]; then cp '" + graph + "' \"$(dirname \"$2\")/graph.json\"; fi\n"
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tool.Farm = farmrun.Jobs{Parent: dir, Exe: exe, Settings: farmrun.Settings{Engine: "local", Shards: 2}}
+	farmRun := func() {
+		t.Helper()
+		tool.RunOnFarm(h)
+		h.Runner.Wait() // the farm's job, then its result taken
+		if len(h.Errs) > 0 {
+			t.Fatalf("farm run: %v", h.Errs)
+		}
+	}
+
+	built := tool.Built()
+	tool.Play(h)
+	playOn(tool, h, h, 50)
+	played := h.ShownClip()
+	farmRun()
+	path, ends := tool.FarmWaiting()
+	if path == "" || ends != "the played stretch" || tool.Opening() || tool.Built() != built || !tool.Playing(h) || h.ShownClip() != played {
+		t.Fatalf("a farm result while playing: waiting %q (ends %q), opening %v, graph replaced %v, playing %v",
+			path, ends, tool.Opening(), tool.Built() != built, tool.Playing(h))
+	}
+	playOn(tool, h, h, 50)
+	if ps, ok := tool.PlayState(h); !ok || ps.Output != 100 {
+		t.Fatalf("play did not go on: %+v", ps)
+	}
+	tool.KeepFarmGraphWaiting(h)
+	if p, _ := tool.FarmWaiting(); p != "" || tool.Opening() || tool.Built() != built || !tool.Playing(h) {
+		t.Fatalf("kept playing: waiting %q, opening %v, playing %v", p, tool.Opening(), tool.Playing(h))
+	}
+
+	farmRun()
+	path, _ = tool.FarmWaiting()
+	tool.UseFarmGraph(h)
+	finish(tool, h)
+	if nb := tool.Built(); nb == built || nb == nil || !nb.FromFile || nb.Path != path || tool.Playing(h) || tool.play != nil || len(h.Errs) > 0 {
+		t.Fatalf("using the farm's graph: %v, playing %v, errors %v", nb, tool.Playing(h), h.Errs)
+	}
+
+	built = tool.Built()
+	farmRun()
+	if p, _ := tool.FarmWaiting(); p != "" || !tool.Opening() {
+		t.Fatalf("with nothing played the farm's graph waits (%q) or does not open", p)
+	}
+	finish(tool, h)
+	if tool.Built() == built || tool.Built() == nil || len(h.Errs) > 0 {
+		t.Fatalf("the farm's graph did not open: %v", h.Errs)
+	}
+}
+
+// TestItem3EnsembleStretchAsObject (issue 25, item 3: the Ensemble tool
+// could not make document objects): Add to document adds the played
+// stretch as one new object (through Host.AddObject, one undoable step,
+// and no other edit), the whole ensemble (every group's vertices and
+// triangles, a mesh of its own) with a clip of exactly the frames the
+// timeline shows, oldest dropped ones excluded, at the data's rate; the
+// object validates, and play going on leaves its clip as it was.
+func TestItem3EnsembleStretchAsObject(t *testing.T) {
+	tool, h := bannerTool(t)
+	tool.AddToDocument(h)
+	if len(h.Errs) != 1 || len(h.Others) != 0 {
+		t.Fatalf("added before playing: %v, %d objects", h.Errs, len(h.Others))
+	}
+	h.Errs = nil
+	tool.Settings.Record = 10 // 300 frames kept, dropped beyond 330
+	tool.Play(h)
+	playOn(tool, h, h, 400)
+	shown := slices.Clone(h.ShownClip().Clip.Frames)
+	ps, _ := tool.PlayState(h)
+	tool.AddToDocument(h)
+	if len(h.Errs) > 0 || len(h.Others) != 1 || h.Stack.CanUndo() {
+		t.Fatalf("add: %v, %d objects, an edit besides AddObject: %v", h.Errs, len(h.Others), h.Stack.CanUndo())
+	}
+	o := h.Others[0]
+	d := tool.Data()
+	first := ps.Output - ps.Frame + 1
+	want := fmt.Sprintf("ensemble-banner played, frames %d-%d", first, first+len(shown)-1)
+	if o.Name != want || !strings.Contains(tool.Report(), "added "+want) {
+		t.Errorf("added %q (%q), want %q", o.Name, tool.Report(), want)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o.Mesh == d.Mesh || o.Mesh.NumVertices() != len(d.Ensemble.Rest) || len(o.Mesh.Triangles) != len(d.Mesh.Triangles) {
+		t.Errorf("the object's mesh: %d vertices, %d triangles, shared %v", o.Mesh.NumVertices(), len(o.Mesh.Triangles), o.Mesh == d.Mesh)
+	}
+	c := o.Clip
+	if c == nil || c.FPS != 30 || len(c.Frames) != len(shown) || len(shown) < 300 || first == 1 {
+		t.Fatalf("the object's clip: %v; the timeline shows %d frames from output frame %d", c, len(shown), first)
+	}
+	for f := range shown {
+		if !slices.Equal(c.Frames[f], shown[f]) {
+			t.Fatalf("frame %d of the object is not the timeline's", f+1)
+		}
+	}
+	playOn(tool, h, h, 100)
+	if len(c.Frames) != len(shown) || !slices.Equal(c.Frames[0], shown[0]) || o.Clip != c {
+		t.Errorf("play went on and the object's clip changed: %d frames", len(c.Frames))
 	}
 }
