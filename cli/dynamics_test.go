@@ -98,21 +98,12 @@ func TestDynamicsTube(t *testing.T) {
 		t.Fatalf("Blender reads the skinned file as %d armatures and %d shape keys", bl[0].Armatures, bl[0].ShapeKeys)
 	}
 	for k, f := range frames {
-		d, plain := 0.0, 0.0
-		for i, p := range bl[1].Frames[k] {
-			d = max(d, dist3(bl[0].Frames[k][i], p))
-			plain = max(plain, dist3(bl[0].Muted[k][i], p))
-		}
+		d, plain := bl[0].Apart(bl[1], k)
 		t.Logf("Blender, frame %d: skinned with its shape keys %.3g from the morph file, its armature alone %.3g", f, d, plain)
 		if d > 1e-4 || plain < 1e-2 {
 			t.Errorf("Blender, frame %d: the skinned file plays %.3g from the morph file (%.3g without its shape keys)", f, d, plain)
 		}
 	}
-}
-
-// dist3 is the distance between two points.
-func dist3(a, b [3]float64) float64 {
-	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
 }
 
 // TestDynamicsBadInput: each kind of bad input is refused with a message

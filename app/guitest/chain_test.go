@@ -124,11 +124,7 @@ func TestChainRigDynamicsSynthDynamics(t *testing.T) {
 	// morph file's frames; its armature alone does not.
 	bl := gltftest.Blender(t, int(math.Round(o.Clip.FPS)), []int{30, 150}, skinned, morph)
 	for k := range bl[0].Frames {
-		d, plain := 0.0, 0.0
-		for i, p := range bl[1].Frames[k] {
-			d = max(d, dist3(bl[0].Frames[k][i], p))
-			plain = max(plain, dist3(bl[0].Muted[k][i], p))
-		}
+		d, plain := bl[0].Apart(bl[1], k)
 		t.Logf("Blender: skinned with its shape keys %.3g from the morph file, its armature alone %.3g (diagonal %.3g)", d, plain, diag)
 		if d > 1e-4*diag || plain < 1e-3*diag {
 			t.Errorf("Blender plays the skinned file %.3g from the morph file, %.3g without its shape keys", d, plain)
@@ -173,11 +169,6 @@ func sameFrames(a, b [][]assets.Vec3) bool {
 		}
 	}
 	return len(a) == len(b)
-}
-
-// dist3 is the distance between two points.
-func dist3(a, b [3]float64) float64 {
-	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
 }
 
 // jiggle compares a clip with plain skinning frame by frame: the vertices

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,4 +82,18 @@ func Blender(t testing.TB, fps int, frames []int, files ...string) []BlenderScen
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n") + "\n"
+}
+
+// Apart returns the largest distance between the vertices of s and of ref
+// at frame k (the k-th frame asked), first as Blender plays s, then with
+// s's shape keys muted; the two files must have the same vertices.
+func (s BlenderScene) Apart(ref BlenderScene, k int) (played, muted float64) {
+	dist := func(a, b [3]float64) float64 {
+		return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
+	}
+	for i, p := range ref.Frames[k] {
+		played = max(played, dist(s.Frames[k][i], p))
+		muted = max(muted, dist(s.Muted[k][i], p))
+	}
+	return played, muted
 }
