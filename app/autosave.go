@@ -207,7 +207,7 @@ func (s *autosaver) start(a *App) error {
 	s.mu.Unlock()
 	s.wrote = st
 	go func() {
-		err := assets.SaveProject(s.path(), p)
+		err := safely(func() error { return assets.SaveProject(s.path(), p) })
 		s.mu.Lock()
 		s.inFlight = false
 		s.results = append(s.results, err)
@@ -221,8 +221,13 @@ func (s *autosaver) start(a *App) error {
 }
 
 // now writes the recovery file at once, waiting for it (after a caught
-// panic, when the next frame may not come).
+// panic, when the next frame may not come). A panic while it snapshots or
+// writes (the bug that was caught may be in a tool's state) is its error.
 func (s *autosaver) now(a *App) error {
+	return safely(func() error { return s.write(a) })
+}
+
+func (s *autosaver) write(a *App) error {
 	p, err := a.projectSnapshot()
 	if err != nil {
 		return err
@@ -233,6 +238,16 @@ func (s *autosaver) now(a *App) error {
 	}
 	s.wrote, s.last = st, time.Now()
 	return assets.SaveProject(s.path(), p)
+}
+
+// safely runs f, turning a panic in it into its error.
+func safely(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return f()
 }
 
 // mark records in p's settings where its document came from.

@@ -1,12 +1,15 @@
 package app
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
+
+	"gallop/panels"
 )
 
 // TestOrphanIsASessionThatDied: a recovery file whose session holds its
@@ -61,3 +64,24 @@ func TestPanicSiteNamesGallopFunction(t *testing.T) {
 		t.Errorf("panicSite = %q\n%s", got, stack)
 	}
 }
+
+// TestAutosaveSurvivesABrokenTool: a tool whose state panics (the bug a
+// caught panic may come from) makes the autosave fail with an error, not
+// a second panic.
+func TestAutosaveSurvivesABrokenTool(t *testing.T) {
+	a := testApp(t, &panels.Select{}, &panickyTool{})
+	s, err := newAutosaver(t.TempDir(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if err := s.now(a); err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Errorf("autosave with a panicking tool: %v", err)
+	}
+}
+
+// panickyTool is a tool whose state panics.
+type panickyTool struct{ panels.Select }
+
+func (*panickyTool) Name() string                    { return "Panicky" }
+func (*panickyTool) State() (json.RawMessage, error) { panic("a bug in the tool's state") }
