@@ -233,6 +233,9 @@ func checkGroupParts(gs []GroupParts, order []int, d *Dataset) error {
 		if g.Parent >= 0 {
 			parentCount = d.Groups[g.Parent].Count
 		}
+		if len(g.PatchRest) != len(g.Patch) {
+			return fmt.Errorf("group %d: %d patch vertices, %d rest positions", k, len(g.Patch), len(g.PatchRest))
+		}
 		for _, v := range g.Patch {
 			if !inRange(v, parentCount) {
 				return fmt.Errorf("group %d: patch vertex %d outside its parent", k, v)
