@@ -494,14 +494,10 @@ func addCorrections(a *gltfChannels, obj *Object, node int, src []int, rest32 []
 	tol := CorrectionTolerance * hi.Sub(lo).Len()
 	nf := len(clip.Frames)
 	deltas := make([][][3]float32, nf)
-	var global, skinM []mgl64.Mat4
+	var skinM []mgl64.Mat4
 	differs := false
 	for f, local := range skin.Frames {
-		global = rig.GlobalMatrices(global, local)
-		skinM = slices.Grow(skinM[:0], len(global))[:len(global)]
-		for j := range global {
-			skinM[j] = global[j].Mul4(rig.Joints[j].InverseBind)
-		}
+		skinM = rig.SkinningMatrices(skinM, local)
 		d := make([][3]float32, len(src))
 		for i, v := range src {
 			var blend mgl64.Mat4

@@ -127,12 +127,18 @@ func (r *Rig) GlobalMatrices(dst []mgl64.Mat4, local []Transform) []mgl64.Mat4 {
 // Skin writes into dst (grown as needed and returned) the rest positions
 // deformed by linear blend skinning with the given joint-local transforms.
 func (r *Rig) Skin(dst []Vec3, rest []Vec3, local []Transform) []Vec3 {
-	global := r.GlobalMatrices(nil, local)
-	skin := make([]mgl64.Mat4, len(global))
-	for j := range global {
-		skin[j] = global[j].Mul4(r.Joints[j].InverseBind)
+	return SkinMatrices(dst, rest, r.Weights, r.SkinningMatrices(nil, local))
+}
+
+// SkinningMatrices writes into dst (grown as needed and returned) each
+// joint's skinning matrix S_j = M_j·B_j⁻¹ for the given joint-local
+// transforms: what SkinMatrices applies.
+func (r *Rig) SkinningMatrices(dst []mgl64.Mat4, local []Transform) []mgl64.Mat4 {
+	dst = r.GlobalMatrices(dst, local)
+	for j := range dst {
+		dst[j] = dst[j].Mul4(r.Joints[j].InverseBind)
 	}
-	return SkinMatrices(dst, rest, r.Weights, skin)
+	return dst
 }
 
 // SkinMatrices applies linear blend skinning with per-joint skinning
