@@ -123,13 +123,11 @@ func NewRigging(o *assets.Object) (*Rigging, error) {
 		return nil, fmt.Errorf("%s has a rig but no joint animation to drive it", o.Name)
 	}
 	g := &dynskin.Goal{FPS: o.Skin.FPS, Positions: make([][]mgl64.Vec3, len(o.Skin.Frames)), Bones: make([][]dynskin.Segment, len(o.Skin.Frames))}
-	var global []mgl64.Mat4
-	skin := make([]mgl64.Mat4, len(o.Rig.Joints))
+	var skin []mgl64.Mat4
 	for f, local := range o.Skin.Frames {
-		global = o.Rig.GlobalMatrices(global, local)
+		skin = o.Rig.SkinningMatrices(skin, local)
 		g.Bones[f] = make([]dynskin.Segment, len(segs))
 		for j := range skin {
-			skin[j] = global[j].Mul4(o.Rig.Joints[j].InverseBind)
 			g.Bones[f][j] = segs[j].Transform(&skin[j])
 		}
 		g.Positions[f] = assets.SkinMatrices(nil, o.Mesh.Positions, o.Rig.Weights, skin)
