@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+	"os"
 	"slices"
 
 	"gallop/assets"
@@ -50,6 +52,15 @@ func (a *App) View() *viewport.View { return a.view }
 
 // Error implements tools.Host.
 func (a *App) Error(err error) { a.fail(err) }
+
+// Warn implements tools.Host.
+func (a *App) Warn(err error) {
+	if err == nil {
+		return
+	}
+	a.msgs.add(true, err.Error())
+	fmt.Fprintln(os.Stderr, "gallop:", err)
+}
 
 // Info implements tools.Host.
 func (a *App) Info(format string, args ...any) { a.info(format, args...) }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"gallop/panels"
 
 	"gallop/assets"
 	"gallop/internal/words"
@@ -166,10 +167,14 @@ func (a *App) documentCamera() viewport.Camera {
 	return a.view.Camera
 }
 
-// setTool makes tool i active; a preview ends when the tool changes.
+// setTool makes tool i active; a preview ends when the tool changes, and
+// the tool left lets go of what it only needs while active.
 func (a *App) setTool(i int) {
 	if i != a.tool {
 		a.endPreview()
+		if l, ok := a.tools[a.tool].(panels.Leaver); ok {
+			l.Leave(a)
+		}
 	}
 	a.tool = i
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"gallop/solver/meshik"
@@ -38,13 +39,18 @@ func splitMulti(args []string, name string) (values, rest []string) {
 }
 
 const poseUsage = `Usage: gallop pose --reference REF.obj [--examples FILE|DIR...] --constraints C.json
-                   [--space nonlinear|linear] [--out OUT.obj] [--json]
+                   [--space nonlinear|linear] [--components N] [--prior K]
+                   [--out OUT.obj] [--json]
 
 Poses the reference mesh by Mesh-Based Inverse Kinematics (Sumner et al.
 2005): the constrained vertices go to their positions and the rest follows the
 deformations of the example poses (.obj files with the reference's vertices
 and faces, or folders of them). With no examples the reference alone guides
-the solve (identity features).
+the solve (identity features). Any number of examples works, a whole capture
+included: they are compressed to their principal components (every one above
+the noise of the files, at most 64, unless --components says how many), and
+the weights are held near the examples' mean by a prior whose strength comes
+from the variation the compression drops (--prior sets it; 0 is automatic).
 
 C.json: {"constraints": [{"vertex": 17, "position": [x, y, z]}, ...],
          "frozen_triangles": [3, 4, ...]}
@@ -60,7 +66,8 @@ func runPose(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "write the posed mesh to this .obj file")
 	asJSON := fs.Bool("json", false, "print one JSON object with the solve's figures")
 	maxIter := fs.Int("max-iterations", 50, "stop after this many Gauss-Newton iterations")
-	prior := fs.Float64("prior", 0, "weight k of the ‖w‖ prior (Eq. 5)")
+	prior := fs.Float64("prior", 0, "how strongly the pose is held near the examples' mean: k of Eq. 5 (0: automatic, from the variation the compression drops; negative: none)")
+	components := fs.Int("components", 0, "principal components of the examples to keep (0: automatic, every one above the noise floor, at most 64)")
 	fs.Usage = usageOf(fs, poseUsage)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -81,10 +88,16 @@ func runPose(args []string, stdout io.Writer) error {
 	if *maxIter < 1 {
 		return fmt.Errorf("--max-iterations %d: want at least 1", *maxIter)
 	}
+	if *components < 0 {
+		return fmt.Errorf("--components %d: want 0 (automatic) or more", *components)
+	}
+	if math.IsNaN(*prior) || math.IsInf(*prior, 0) {
+		return fmt.Errorf("--prior %v: want a number", *prior)
+	}
 	line := newProgress()
 	defer line.Done()
 	c := pose.SolveCommand{Reference: *refPath, Examples: examplePaths, Constraints: *consPath, Out: *out, Status: line.Report,
-		Options: meshik.Options{Space: kind, MaxIterations: *maxIter, Prior: *prior}}
+		Options: meshik.Options{Space: kind, MaxIterations: *maxIter, Prior: *prior, Components: *components}}
 	r, solveErr := c.Run()
 	if r == nil {
 		return solveErr
@@ -97,6 +110,10 @@ func runPose(args []string, stdout io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "%s space, %d examples, %d constraints: %d iterations, objective %.6g, weights %.4g\n",
 			r.Space, r.Examples, r.Constraints, r.Iterations, r.Objective, r.Weights)
+		if r.Examples > 0 {
+			fmt.Fprintf(stdout, "examples compressed to %d principal components (%.4g%% of their variation), prior k = %.3g\n",
+				r.Components, 100*r.VarianceKept, r.Prior)
+		}
 		fmt.Fprintf(stdout, "factorization %.3f s (analysis %.3f s), %.2f ms per iteration\n", r.FactorSeconds, r.AnalyzeSeconds, 1e3*r.IterationSeconds)
 	}
 	return solveErr // a solve that did not converge, reported after the figures: the pose of the last iterate was still written

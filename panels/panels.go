@@ -74,6 +74,14 @@ type ClipColors interface {
 	ClipColors(h Host) [][3]float32
 }
 
+// Leaver is implemented by a tool that holds memory or work only while it
+// is the active tool (a solver's factorization): Leave runs when another
+// tool becomes active, and must keep everything the artist made (the
+// state, the pose shown), so that coming back resumes.
+type Leaver interface {
+	Leave(h Host)
+}
+
 // KeyHelp is implemented by a tool with keys of its own: its rows of the
 // F1 list (keys, what they do), named as they are pressed.
 type KeyHelp interface {

@@ -44,6 +44,10 @@ type Host interface {
 	View() *viewport.View
 	// Error reports a problem to the artist.
 	Error(err error)
+	// Warn reports a problem that the tool also shows in its panel with
+	// what to do about it, in the message log only: no dialog interrupts
+	// the artist (a solve that failed in the middle of a drag).
+	Warn(err error)
 	// Info reports something that went well, in the status bar.
 	Info(format string, args ...any)
 	// Frame returns the current frame of the timeline; NumFrames and FPS

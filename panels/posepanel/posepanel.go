@@ -37,6 +37,7 @@ type Panel struct {
 var (
 	_ panels.Tool    = (*Panel)(nil)
 	_ panels.KeyHelp = (*Panel)(nil)
+	_ panels.Leaver  = (*Panel)(nil)
 )
 
 // traceStart is when the process started, for the trace's time stamps.
@@ -56,10 +57,15 @@ func (p *Panel) Help() string {
 // Close stops the model's solver (the document is being replaced).
 func (p *Panel) Close() { p.m.Close() }
 
+// Leave implements panels.Leaver: the solver and its memory go; the pose
+// shown and every setting stay.
+func (p *Panel) Leave(h tools.Host) { p.m.Leave(h) }
+
 // Update implements panels.Tool: the model takes the solver's latest
 // iterate; with panels.Trace the update rate goes to stderr once a second
 // while it solves, and the marked widgets' positions, for the GUI tests.
 func (p *Panel) Update(h tools.Host) {
+	p.m.Resume(h) // after Leave
 	p.m.Update(h)
 	if !panels.Trace {
 		return
@@ -220,8 +226,11 @@ func (p *Panel) examplesPanel(h tools.Host) giu.Widget {
 			}),
 		),
 		giu.Condition(p.m.IsDemoBar() && len(exs) == 0, giu.Button("Add the bar's two examples").OnClick(func() { p.m.AddDemoExamples(h) }), nil),
-		giu.RadioButton("Reference: the object's rest pose", p.m.Reference() < 0).OnChange(func() { p.m.SetReference(h, -1) }),
 	}
+	if len(exs) > 0 && p.m.Mode() == pose.IK {
+		l = append(l, p.compressionPanel(h))
+	}
+	l = append(l, giu.RadioButton("Reference: the object's rest pose", p.m.Reference() < 0).OnChange(func() { p.m.SetReference(h, -1) }))
 	blend := p.m.Mode() == pose.Blend
 	for i, ex := range exs {
 		weight := giu.Widget(giu.Dummy(90, 0))
@@ -242,6 +251,72 @@ func (p *Panel) examplesPanel(h tools.Host) giu.Widget {
 				p.m.SetBlend(h, i, float64(v))
 			}))
 		}
+	}
+	return l
+}
+
+// compressionPanel says how the examples are compressed for the solve
+// and holds the two settings of it: the components kept and how strongly
+// the pose stays near the examples.
+func (p *Panel) compressionPanel(h tools.Host) giu.Widget {
+	c := p.m.Compression()
+	summary := "Preparing the examples..."
+	if c.Known {
+		kept := "all of how they vary"
+		if c.Kept < 0.99995 {
+			kept = fmt.Sprintf("%.2f%% of how they vary", 100*c.Kept)
+		}
+		summary = fmt.Sprintf("They vary in %s; the solve uses %d (%s).",
+			words.Count(c.Rank, "independent way", "independent ways"), c.Components, kept)
+	}
+	auto, autoPrior := c.AutoComponents, c.AutoPrior
+	n := int32(max(c.Components, 1))
+	if !auto {
+		n = int32(c.SetComponents)
+	}
+	k := float32(c.Prior)
+	if !autoPrior {
+		k = float32(max(c.SetPrior, 0))
+	}
+	l := giu.Layout{
+		panels.Marked("pose: compression", panels.Text(summary)),
+		giu.Tooltip("Principal components of the examples' deformations (Sumner et al. 2005, §3.2, with probabilistic PCA, Tipping and Bishop 1999). " +
+			"Repeated and in-between poses add nothing, so a whole capture costs only as much as the ways its poses differ."),
+		giu.Row(
+			giu.Label("Components:"),
+			panels.Marked("pose: components automatic", giu.Checkbox("automatic##components", &auto).OnChange(func() {
+				if auto {
+					p.m.SetComponents(h, 0)
+				} else {
+					p.m.SetComponents(h, max(c.Components, 1))
+				}
+			})),
+			giu.Tooltip("Automatic keeps every component above the noise of the files (at most 64). Fewer components solve faster and stay closer to the examples' main motions."),
+		),
+		giu.Condition(!auto && c.Rank > 0, giu.SliderInt(&n, 1, int32(max(c.Rank, 1))).Label("##components").Size(-1).OnChange(func() {
+			p.m.SetComponents(h, int(n))
+		}), nil),
+		giu.Row(
+			giu.Label("Stay near the examples:"),
+			panels.Marked("pose: prior automatic", giu.Checkbox("automatic##prior", &autoPrior).OnChange(func() {
+				if autoPrior {
+					p.m.SetPrior(h, 0)
+				} else {
+					p.m.SetPrior(h, max(c.Prior, 0.01))
+				}
+			})),
+			giu.Tooltip("How strongly the pose is pulled toward the examples' average pose: k of Eq. 5. Automatic takes it from the variation the components leave out "+
+				"(k = σ of probabilistic PCA; 0 when they leave none). Raise it if a drag bends the mesh into shapes none of the examples has."),
+		),
+		giu.Condition(!autoPrior, giu.Custom(func() {
+			imgui.SetNextItemWidth(-1)
+			if imgui.SliderFloatV("##prior", &k, 0.001, 10, "%.3g", imgui.SliderFlagsLogarithmic) {
+				p.m.SetPrior(h, float64(k))
+			}
+		}), nil),
+	}
+	if autoPrior && c.Known {
+		l = append(l, panels.Text(fmt.Sprintf("Prior: k = %.3g (automatic)", c.Prior)))
 	}
 	return l
 }
@@ -294,14 +369,19 @@ func (p *Panel) handlesPanel(h tools.Host) giu.Widget {
 
 func (p *Panel) statusPanel(h tools.Host) giu.Widget {
 	st := p.m.Status(time.Now())
-	return giu.Layout{
-		panels.Text("Solver: " + st.State),
+	l := giu.Layout{
+		panels.Marked("pose: solver state", panels.Text("Solver: "+st.State)),
 		panels.Text(fmt.Sprintf("iteration %d, objective %.4g, %d updates/s", st.Iteration, st.Objective, st.Rate)),
-		giu.Row(
-			giu.Button("Re-solve").OnClick(func() { p.m.Resolve(h) }),
-			giu.Button("Export posed OBJ...").OnClick(func() { p.m.ExportOBJ(h) }),
-		),
 	}
+	if f := p.m.Failure(); f != nil {
+		if label := f.FixLabel(); label != "" {
+			l = append(l, panels.Marked("pose: fix", giu.Button(label).OnClick(func() { p.m.ApplyFix(h) })))
+		}
+	}
+	return append(l, giu.Row(
+		giu.Button("Re-solve").OnClick(func() { p.m.Resolve(h) }),
+		giu.Button("Export posed OBJ...").OnClick(func() { p.m.ExportOBJ(h) }),
+	))
 }
 
 func (p *Panel) animPanel(h tools.Host) giu.Widget {

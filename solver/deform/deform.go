@@ -256,13 +256,25 @@ func (g *Gradients) Features(dst []mgl64.Mat3, positions []mgl64.Vec3) {
 		return
 	}
 	parallel.Chunks(len(g.triangles), 0, func(lo, hi int) {
-		g.features(dst, positions, lo, hi)
+		g.features(dst[lo:hi], positions, lo, hi)
 	})
 }
 
+// FeaturesRange writes into dst (length hi − lo) the deformation gradients
+// of triangles [lo, hi) of the pose with the given positions (length n):
+// dst[j − lo] = T_j. It runs on the calling goroutine, for callers that
+// stream over the triangles.
+func (g *Gradients) FeaturesRange(dst []mgl64.Mat3, positions []mgl64.Vec3, lo, hi int) {
+	g.checkPositions(positions)
+	if lo < 0 || hi > len(g.triangles) || lo > hi || len(dst) != hi-lo {
+		panic(fmt.Sprintf("deform: FeaturesRange: [%d, %d) of %d triangles into %d", lo, hi, len(g.triangles), len(dst)))
+	}
+	g.features(dst, positions, lo, hi)
+}
+
+// features writes T_j of triangles [lo, hi) into dst[j − lo].
 func (g *Gradients) features(dst []mgl64.Mat3, positions []mgl64.Vec3, lo, hi int) {
 	tris, einv := g.triangles[lo:hi], g.einv[lo:hi]
-	dst = dst[lo:hi]
 	for j, t := range tris {
 		// Scalars rather than Vec3 values: arrays passed by value go through
 		// the stack, which costs more than this arithmetic.

@@ -12,10 +12,10 @@ import (
 // FitWeights sets the weights to those whose features best match the
 // current pose, the positions held where they are (SetPositions):
 //
-//	w = argmin_w Σ_j ‖T_j(x) − M_j(w)‖² + k²‖w‖²
+//	w = argmin_w Σ_j ‖T_j(x) − M_j(w)‖² + Σ_k k_k²·w_k²
 //
 // over the triangles that are not frozen (T_j(x) the deformation gradients
-// of the current positions, k the prior of Eq. 5), by Levenberg-Marquardt
+// of the current positions, k the prior of Eq. 5, see Options.Prior), by Levenberg-Marquardt
 // from the linear space's best fit, which is solved exactly. It returns
 // the relative residual √(Σ_j ‖T_j − M_j(w)‖² / Σ_j ‖T_j‖²): 0 when the
 // pose is a blend of the examples.
@@ -37,20 +37,19 @@ func (s *Solver) FitWeights() float64 {
 		// As in StartFromLinear, a small prior keeps the linear problem
 		// well posed when examples are nearly dependent.
 		s.lin.neutral()
-		s.fitSpace(s.lin, feats, max(s.opts.Prior, 1e-3), 1)
+		s.fitSpace(s.lin, feats, s.lin.startPrior(), 1)
 		s.linearToMain()
 	}
-	res := s.fitSpace(s.main, feats, s.opts.Prior, 100)
+	res := s.fitSpace(s.main, feats, s.main.prior, 100)
 	s.resetConvergence()
 	return res
 }
 
-// fitSpace minimises Σ_j ‖T_j − M_j(w)‖² + k²‖w‖² over bl's weights,
-// from bl.w, by at most iterations Levenberg-Marquardt steps, and returns
-// the relative residual of the data term.
-func (s *Solver) fitSpace(bl *spaceState, feats []mgl64.Mat3, k float64, iterations int) float64 {
+// fitSpace minimises Σ_j ‖T_j − M_j(w)‖² + Σ_k kk_k·w_k² over bl's
+// weights, from bl.w, by at most iterations Levenberg-Marquardt steps, and
+// returns the relative residual of the data term.
+func (s *Solver) fitSpace(bl *spaceState, feats []mgl64.Mat3, kk []float64, iterations int) float64 {
 	l := bl.l
-	kk := k * k
 	// eval returns the data term, Σ‖T‖², Jᵀr and JᵀJ (upper triangle,
 	// row-major) at bl.w, r = T − M(w).
 	eval := func() (f, norm float64, jtr, jtj []float64) {
@@ -83,8 +82,8 @@ func (s *Solver) fitSpace(bl *spaceState, feats []mgl64.Mat3, k float64, iterati
 	}
 	prior := func() float64 {
 		p := 0.0
-		for _, v := range bl.w {
-			p += kk * v * v
+		for k, v := range bl.w {
+			p += kk[k] * v * v
 		}
 		return p
 	}
@@ -100,11 +99,11 @@ func (s *Solver) fitSpace(bl *spaceState, feats []mgl64.Mat3, k float64, iterati
 			for c := a; c < l; c++ {
 				v := jtj[a*l+c]
 				if a == c {
-					v = (v + kk) * (1 + mu)
+					v = (v + kk[a]) * (1 + mu)
 				}
 				sys.SetSym(a, c, v)
 			}
-			rhs.SetVec(a, jtr[a]-kk*bl.w[a])
+			rhs.SetVec(a, jtr[a]-kk[a]*bl.w[a])
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(sys) || ch.SolveVecTo(mat.NewVecDense(l, delta), rhs) != nil {
@@ -139,18 +138,8 @@ func (s *Solver) fitSpace(bl *spaceState, feats []mgl64.Mat3, k float64, iterati
 }
 
 // linearToMain sets the nonlinear weights from the linear space's: the
-// linear blend d̄ + Σ_{i<l} w_i·(d_i − d̄) is Σ_i α_i·d_i with
-// α_i = w_i + (1 − Σ_j w_j)/l (w_l = 0).
+// same example weights (exampleWeights), which give the same blend where
+// the two agree (at the examples, and for rotations that commute).
 func (s *Solver) linearToMain() {
-	l := s.main.l
-	sum := 0.0
-	for _, v := range s.lin.w {
-		sum += v
-	}
-	for i := range s.main.w {
-		s.main.w[i] = (1 - sum) / float64(l)
-		if i < l-1 {
-			s.main.w[i] += s.lin.w[i]
-		}
-	}
+	s.main.setExampleWeights(s.lin.exampleWeights())
 }

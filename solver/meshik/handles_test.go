@@ -121,7 +121,7 @@ func TestFitWeightsHoldsABlend(t *testing.T) {
 	if r := s.FitWeights(); r > 1e-9 {
 		t.Errorf("the bent example: relative residual %.3g, want ~0", r)
 	}
-	if w := s.Weights(); math.Abs(w[0]) > 1e-6 || math.Abs(w[1]-1) > 1e-6 {
+	if w := s.ExampleWeights(); math.Abs(w[0]) > 1e-6 || math.Abs(w[1]-1) > 1e-6 {
 		t.Errorf("the bent example's weights %v, want (0, 1)", w)
 	}
 	if _, err := s.Solve(nil); err != nil {

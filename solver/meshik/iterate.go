@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
 
+	"gallop/internal/fault"
 	"gallop/internal/finite"
 	"gallop/internal/parallel"
 )
@@ -41,6 +43,8 @@ func (s *Solver) Iterate() (Stats, error) {
 	if !s.ready {
 		return Stats{}, errors.New("meshik: no constraints set (SetHandles)")
 	}
+	fault.At("solve")
+	s.holdFixed()
 	turned := s.turn()
 	if turned >= rotationTol {
 		// New targets: the objective is not comparable with the last.
@@ -49,17 +53,24 @@ func (s *Solver) Iterate() (Stats, error) {
 	for {
 		sm := s.prepare(s.main)
 		f := sm.f
-		kk, pp := s.opts.Prior*s.opts.Prior, s.opts.Temporal*s.opts.Temporal
-		for k, w := range s.main.w {
-			dw := w - s.main.w0[k]
-			f += kk*w*w + pp*dw*dw
-			sm.grad[k] += 2*kk*w + 2*pp*dw
+		bl := s.main
+		for k, w := range bl.w {
+			dw := w - bl.w0[k]
+			f += bl.prior[k]*w*w + bl.temporal[k]*dw*dw
+			sm.grad[k] += 2*bl.prior[k]*w + 2*bl.temporal[k]*dw
 		}
 		// Below rounding level (a converged iterate) the ratio is noise.
 		if !math.IsNaN(s.prevF) && s.predicted > 1e-12*(1+f) {
 			rho := (s.prevF - f) / s.predicted
 			switch {
-			case rho < 0 && s.mu < 1e8:
+			case rho < 0 && s.mu >= maxDamping:
+				// Even a step damped to nothing makes things worse: the
+				// last iterate is a minimum to rounding. Keep it.
+				copy(s.x, s.prevX)
+				copy(s.main.w, s.prevW)
+				s.predicted = 0
+				return Stats{Iteration: s.iter, Objective: s.prevF, Damping: s.mu, Rotation: turned, Converged: turned < rotationTol}, nil
+			case rho < 0:
 				// The last step made things worse: undo it and damp.
 				copy(s.x, s.prevX)
 				copy(s.main.w, s.prevW)
@@ -78,8 +89,9 @@ func (s *Solver) Iterate() (Stats, error) {
 		copy(s.prevW, s.main.w)
 		lastF := s.prevF
 		s.prevF = f
-		delta, model, err := s.step(s.main, sm, s.opts.Prior, s.opts.Temporal, s.mu)
+		delta, model, err := s.step(s.main, sm, s.main.prior, s.main.temporal, s.mu)
 		if err != nil {
+			s.restore()
 			return Stats{}, err
 		}
 		s.predicted = f - model
@@ -97,13 +109,64 @@ func (s *Solver) Iterate() (Stats, error) {
 			st.Gradient < math.Cbrt(eps)*(1+f) &&
 			st.Step < math.Sqrt(eps)*(1+wmax) &&
 			turned < rotationTol
-		for _, p := range s.x {
-			if !finite.Vec3(p) {
-				return st, errors.New("meshik: the solve produced non-finite positions")
-			}
+		if !finiteIterate(s.x, s.main.w) {
+			s.restore()
+			return st, fmt.Errorf("%w: the step gave positions or weights that are not finite numbers", ErrDiverged)
 		}
 		return st, nil
 	}
+}
+
+// maxDamping is the Marquardt μ past which a step that still increases
+// the objective ends the solve at the last iterate.
+const maxDamping = 1e8
+
+// ErrIllPosed is returned (wrapped) by Iterate when the weights cannot be
+// solved for: more than one blend of the examples fits the handles equally
+// well (examples that do not vary where the handles are, uncompressed
+// examples that repeat each other, no prior). The iterate is the last one.
+var ErrIllPosed = errors.New("meshik: the handles do not determine the example weights")
+
+// ErrDiverged is returned (wrapped) by Iterate when a step leaves the
+// numbers' range; the iterate is the last finite one.
+var ErrDiverged = errors.New("meshik: the solve diverged")
+
+// holdFixed records the constrained vertices as they are, before prepare
+// moves them to new targets: a failed step puts them back (restore), so
+// that the pose is the last one solved, not one with its handles torn
+// away from it.
+func (s *Solver) holdFixed() {
+	s.held = s.held[:0]
+	for _, v := range s.fixedList {
+		s.held = append(s.held, s.x[v])
+	}
+}
+
+// restore puts the last accepted iterate back after a step that failed,
+// its constrained vertices where they were when Iterate began, and
+// forgets the damping history.
+func (s *Solver) restore() {
+	copy(s.x, s.prevX)
+	copy(s.main.w, s.prevW)
+	for i, v := range s.fixedList {
+		s.x[v] = s.held[i]
+	}
+	s.resetConvergence()
+}
+
+// finiteIterate reports whether every position and weight is finite.
+func finiteIterate(x []mgl64.Vec3, w []float64) bool {
+	for _, p := range x {
+		if !finite.Vec3(p) {
+			return false
+		}
+	}
+	for _, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // rotationTol is the largest turn of a rotating group (radians) an
@@ -123,10 +186,16 @@ func (s *Solver) StartFromLinear() error {
 		return nil
 	}
 	s.lin.neutral()
-	// A small prior keeps the linear problem well posed when examples are
-	// nearly dependent; it hardly moves the optimum.
-	if _, _, err := s.step(s.lin, s.prepare(s.lin), max(s.opts.Prior, 1e-3), 0, 0); err != nil {
+	s.holdFixed()
+	copy(s.prevX, s.x)
+	copy(s.prevW, s.main.w)
+	if _, _, err := s.step(s.lin, s.prepare(s.lin), s.lin.startPrior(), make([]float64, s.lin.l), 0); err != nil {
+		s.restore()
 		return err
+	}
+	if !finiteIterate(s.x, s.lin.w) {
+		s.restore()
+		return fmt.Errorf("%w: the start from the linear space is not finite", ErrDiverged)
 	}
 	s.linearToMain()
 	s.resetConvergence()
@@ -251,11 +320,23 @@ func dot9(a, b *mgl64.Mat3) float64 {
 		((a[4]*b[4] + a[5]*b[5]) + (a[6]*b[6] + a[7]*b[7])) + a[8]*b[8]
 }
 
+// startPrior returns the per-weight k² of the linear start: the space's
+// own, at least 1e-6, which keeps the problem well posed when examples are
+// nearly dependent and hardly moves the optimum.
+func (bl *spaceState) startPrior() []float64 {
+	kk := slices.Clone(bl.prior)
+	for i := range kk {
+		kk[i] = max(kk[i], 1e-6)
+	}
+	return kk
+}
+
 // step solves the linearised problem at bl's current (x, w), prepared in
-// sm, with prior k, temporal p and Marquardt damping mu, and applies the
-// step to x and bl.w. It returns δ and the value of the linearised
-// objective at the new (x, w) (what the model predicts f will be).
-func (s *Solver) step(bl *spaceState, sm sums, k, p, mu float64) ([]float64, float64, error) {
+// sm, with the per-weight regularisers kk (k² of the prior) and pp (p² of
+// the temporal term) and Marquardt damping mu, and applies the step to x
+// and bl.w. It returns δ and the value of the linearised objective at the
+// new (x, w) (what the model predicts f will be).
+func (s *Solver) step(bl *spaceState, sm sums, kk, pp []float64, mu float64) ([]float64, float64, error) {
 	l := bl.l
 	s.gather(bl)
 	// Forward solves for all 3(l+1) columns of the vertex rows at once.
@@ -264,7 +345,6 @@ func (s *Solver) step(bl *spaceState, sm sums, k, p, mu float64) ([]float64, flo
 	yty, ytz, zz := s.gramY(bl)
 
 	// The l×l system for δ.
-	kk, pp := k*k, p*p
 	delta := make([]float64, l)
 	if l > 0 {
 		sys := mat.NewSymDense(l, nil)
@@ -273,18 +353,18 @@ func (s *Solver) step(bl *spaceState, sm sums, k, p, mu float64) ([]float64, flo
 			for c := a; c < l; c++ {
 				v := sm.jy[a*l+c] - yty[a*l+c]
 				if a == c {
-					v = (v + kk + pp) * (1 + mu)
+					v = (v + kk[a] + pp[a]) * (1 + mu)
 				}
 				sys.SetSym(a, c, v)
 			}
-			rhs.SetVec(a, ytz[a]-sm.jz[a]-kk*bl.w[a]-pp*(bl.w[a]-bl.w0[a]))
+			rhs.SetVec(a, ytz[a]-sm.jz[a]-kk[a]*bl.w[a]-pp[a]*(bl.w[a]-bl.w0[a]))
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(sys) {
-			return nil, 0, errors.New("meshik: the weight system is not positive definite (examples that do not vary, or constraints that do not involve them); add a prior")
+			return nil, 0, fmt.Errorf("%w (the weight system is not positive definite)", ErrIllPosed)
 		}
 		if err := ch.SolveVecTo(mat.NewVecDense(l, delta), rhs); err != nil {
-			return nil, 0, fmt.Errorf("meshik: weight system: %w", err)
+			return nil, 0, fmt.Errorf("%w (%v)", ErrIllPosed, err)
 		}
 	}
 	s.backward(bl, delta)
@@ -303,7 +383,7 @@ func (s *Solver) step(bl *spaceState, sm sums, k, p, mu float64) ([]float64, flo
 	for a := range delta {
 		bl.w[a] += delta[a]
 		dw := bl.w[a] - bl.w0[a]
-		model += kk*bl.w[a]*bl.w[a] + pp*dw*dw
+		model += kk[a]*bl.w[a]*bl.w[a] + pp[a]*dw*dw
 	}
 	return delta, model, nil
 }

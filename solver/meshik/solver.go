@@ -47,13 +47,25 @@ func (k SpaceKind) String() string {
 // documented on each field.
 type Options struct {
 	Space SpaceKind
-	// Prior is k of Eq. 5: the residual k·w added to the objective, which
-	// pulls the weights toward the mean of the examples (the linear space's
-	// w = 0). 0 means none.
+	// Components is how many principal components of the examples the
+	// feature space keeps (see pca): 0 chooses from the examples
+	// (ChooseComponents), a positive number keeps that many (at most the
+	// examples' rank), a negative one does not compress: the examples
+	// themselves are the basis, a weight per example (Eq. 4 and 6), as the
+	// blend of Figure 3 needs.
+	Components int
+	// Prior is k of Eq. 5: the residual k·z on the weights of the
+	// components, which pulls them toward the examples' mean. 0 means
+	// automatic: σ, the noise level of probabilistic PCA, from the
+	// variance the compression drops (0 when it drops none, and for
+	// uncompressed examples); a negative value means none. Uncompressed,
+	// it applies to the example weights as they are.
 	Prior float64
 	// Temporal is p of Section 5: the residual p·(w − w₀) that keeps the
-	// weights near those of the previous animation frame (SetPrevious).
-	// The paper uses p = 100 for animations; 0 means none.
+	// weights near those of the previous animation frame (SetPrevious),
+	// measured on the example weights the space's weights stand for (so
+	// that it means the same compressed or not). The paper uses p = 100
+	// for animations; 0 means none.
 	Temporal float64
 	// Epsilon is ε of the convergence tests (Section 4.1); 0 means 1e-6.
 	Epsilon float64
@@ -166,6 +178,8 @@ type Solver struct {
 	analyzeTime, factorTime time.Duration // of Analyze (in New) and the last SetHandles
 
 	fixed      []bool       // per vertex: held by value
+	fixedList  []int        // the vertices held by value
+	held       []mgl64.Vec3 // their positions when the current Iterate began
 	fixedPivot []bool       // per pivot row of K: a fixed vertex's
 	goal       []mgl64.Vec3 // per vertex: its target as set (SetTargets)
 	target     []mgl64.Vec3 // per vertex: its value when fixed (goal, turned for a rotating group)
@@ -198,14 +212,21 @@ type Solver struct {
 type spaceState struct {
 	kind  SpaceKind
 	space Space // nil for the identity
-	l     int
-	w, w0 []float64
-	t, dt []mgl64.Mat3 // M(w), ∂M/∂w
-	b     *mat.Dense   // right-hand sides: nu × 3(l+1)
+	l     int   // weights
+	nex   int   // examples
+	// basis is the compression the space was built from (nil: the
+	// examples themselves are its basis).
+	basis *basis
+	// prior and temporal are, per weight, k² and p² of the regularisers
+	// Σ_k prior_k·w_k² + temporal_k·(w_k − w₀_k)².
+	prior, temporal []float64
+	w, w0           []float64
+	t, dt           []mgl64.Mat3 // M(w), ∂M/∂w
+	b               *mat.Dense   // right-hand sides: nu × 3(l+1)
 }
 
-func newSpaceState(kind SpaceKind, space Space, m, nu int) *spaceState {
-	bl := &spaceState{kind: kind, space: space}
+func newSpaceState(kind SpaceKind, space Space, bs *basis, nex, m, nu int, opts Options) *spaceState {
+	bl := &spaceState{kind: kind, space: space, basis: bs, nex: nex}
 	if space != nil {
 		bl.l = space.NumWeights()
 	}
@@ -214,18 +235,136 @@ func newSpaceState(kind SpaceKind, space Space, m, nu int) *spaceState {
 	bl.t = make([]mgl64.Mat3, m)
 	bl.dt = make([]mgl64.Mat3, m*bl.l)
 	bl.b = mat.NewDense(nu, 3*(bl.l+1), nil)
+	bl.prior = make([]float64, bl.l)
+	bl.setPrior(opts.Prior)
+	bl.temporal = make([]float64, bl.l)
+	pp := opts.Temporal * opts.Temporal
+	for i := range bl.temporal {
+		bl.temporal[i] = pp
+	}
+	if bs != nil {
+		// The temporal term on the example weights c(w): ‖c(w) − c(w₀)‖²
+		// is diagonal in the components, whose coefficient vectors a_k
+		// are orthogonal to each other and to 1 (see exampleWeights).
+		off := 0
+		if kind == Nonlinear {
+			bl.temporal[0] = pp / float64(nex)
+			off = 1
+		}
+		for k := 0; k < bs.q; k++ {
+			a2 := 0.0
+			for i := 0; i < nex; i++ {
+				a2 += bs.a[i*bs.q+k] * bs.a[i*bs.q+k]
+			}
+			bl.temporal[off+k] = pp * a2
+		}
+	}
 	bl.neutral()
 	return bl
 }
 
+// setPrior sets the per-weight k² from Options.Prior's k: 0 automatic
+// (σ of the compression, see pca; 0 uncompressed), negative none. The
+// compressed nonlinear space's β, the blend's overall scale, is free as
+// in Eq. 6.
+func (bl *spaceState) setPrior(k float64) {
+	switch {
+	case k < 0:
+		k = 0
+	case k == 0 && bl.basis != nil:
+		k = math.Sqrt(bl.basis.noise)
+	}
+	for i := range bl.prior {
+		bl.prior[i] = k * k
+	}
+	if bl.kind == Nonlinear && bl.basis != nil && bl.l > 0 {
+		bl.prior[0] = 0
+	}
+}
+
 // neutral sets the weights to the space's centre: the mean (w = 0) for
-// the linear space, equal shares for the nonlinear one.
+// the linear space, equal shares (β = 1, z = 0 when compressed) for the
+// nonlinear one.
 func (bl *spaceState) neutral() {
 	for i := range bl.w {
 		bl.w[i] = 0
-		if bl.kind == Nonlinear {
+		if bl.kind == Nonlinear && bl.basis == nil {
 			bl.w[i] = 1 / float64(bl.l)
 		}
+	}
+	if bl.kind == Nonlinear && bl.basis != nil {
+		bl.w[0] = 1
+	}
+}
+
+// exampleWeights returns the example weights c the space's weights stand
+// for, the features being Σ_i c_i·f_i (in the space's own features: T_ij
+// for the linear space, the polar factors for the nonlinear one):
+//
+//	uncompressed nonlinear  c = w
+//	uncompressed linear     c_i = w_i + (1 − Σw)/l (i < l), c_l = (1 − Σw)/l
+//	compressed linear       c = 1/l + Σ_k z_k·a_k
+//	compressed nonlinear    c = β/l + Σ_k z_k·a_k
+//
+// (a_k the coefficients of component k, see basis).
+func (bl *spaceState) exampleWeights() []float64 {
+	l := bl.nex
+	c := make([]float64, l)
+	switch {
+	case bl.kind == Identity:
+		return nil
+	case bl.basis == nil && bl.kind == Nonlinear:
+		copy(c, bl.w)
+	case bl.basis == nil:
+		sum := 0.0
+		for _, v := range bl.w {
+			sum += v
+		}
+		for i := range c {
+			c[i] = (1 - sum) / float64(l)
+			if i < l-1 {
+				c[i] += bl.w[i]
+			}
+		}
+	default:
+		z, base := bl.w, 1.0
+		if bl.kind == Nonlinear {
+			z, base = bl.w[1:], bl.w[0]
+		}
+		d := bl.basis.combination(z)
+		for i := range c {
+			c[i] = base/float64(l) + d[i]
+		}
+	}
+	return c
+}
+
+// setExampleWeights sets the weights that stand for the example weights c
+// (exampleWeights' inverse where the space holds Σ_i c_i·f_i; otherwise
+// the nearest such, projected onto the components; the linear space takes
+// c as an affine combination).
+func (bl *spaceState) setExampleWeights(c []float64) {
+	switch {
+	case bl.kind == Identity:
+	case bl.basis == nil && bl.kind == Nonlinear:
+		copy(bl.w, c)
+	case bl.basis == nil:
+		last := c[len(c)-1]
+		for i := range bl.w {
+			bl.w[i] = c[i] - last
+		}
+	default:
+		z := bl.basis.project(c)
+		if bl.kind == Nonlinear {
+			sum := 0.0
+			for _, v := range c {
+				sum += v
+			}
+			bl.w[0] = sum
+			copy(bl.w[1:], z)
+			return
+		}
+		copy(bl.w, z)
 	}
 }
 
@@ -285,9 +424,7 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 	if len(examples) == 0 {
 		kind = Identity
 	}
-	var feats [][]mgl64.Mat3
 	if kind != Identity {
-		feats = make([][]mgl64.Mat3, len(examples))
 		for i, ex := range examples {
 			if len(ex) != n {
 				return nil, fmt.Errorf("example %d has %d vertices, the reference has %d", i, len(ex), n)
@@ -297,8 +434,6 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 					return nil, fmt.Errorf("example %d, vertex %d: non-finite position %v", i, v, p)
 				}
 			}
-			feats[i] = make([]mgl64.Mat3, m)
-			grad.Features(feats[i], ex)
 		}
 	}
 	opts.Space = kind
@@ -306,30 +441,8 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 	for k, j := range order {
 		s.slot[j] = k
 	}
-	switch kind {
-	case Identity:
-		s.main = newSpaceState(Identity, nil, m, s.nu)
-	case Linear:
-		ls, err := NewLinearSpace(feats)
-		if err != nil {
-			return nil, err
-		}
-		s.main = newSpaceState(Linear, ls, m, s.nu)
-	case Nonlinear:
-		ns, err := NewNonlinearSpace(feats)
-		if err != nil {
-			return nil, err
-		}
-		s.main = newSpaceState(Nonlinear, ns, m, s.nu)
-		if len(examples) > 1 {
-			ls, err := NewLinearSpace(feats)
-			if err != nil {
-				return nil, err
-			}
-			s.lin = newSpaceState(Linear, ls, m, s.nu)
-		}
-	default:
-		return nil, fmt.Errorf("meshik: unknown feature space %v", kind)
+	if err := s.buildSpaces(examples); err != nil {
+		return nil, err
 	}
 	s.condense()
 	s.k = sparse.MulTransA(s.ghat)
@@ -368,6 +481,68 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 	s.xs = mat.NewDense(n, 3, nil)
 	s.resetConvergence()
 	return s, nil
+}
+
+// buildSpaces makes the feature space the options ask for from the
+// example poses, and for the nonlinear space the linear one it starts
+// from (StartFromLinear).
+func (s *Solver) buildSpaces(examples [][]mgl64.Vec3) error {
+	m, nu, l := s.m, s.nu, len(examples)
+	kind := s.opts.Space
+	if kind == Identity {
+		s.main = newSpaceState(Identity, nil, nil, 0, m, nu, s.opts)
+		return nil
+	}
+	if kind != Linear && kind != Nonlinear {
+		return fmt.Errorf("meshik: unknown feature space %v", kind)
+	}
+	comp := Compression{Components: s.opts.Components}
+	linear := func() (*spaceState, error) {
+		if comp.Components < 0 {
+			ls, err := NewLinearSpace(s.features(examples))
+			if err != nil {
+				return nil, err
+			}
+			return newSpaceState(Linear, ls, nil, l, m, nu, s.opts), nil
+		}
+		ls, bs, err := newCompressedLinear(s.grad, examples, comp)
+		if err != nil {
+			return nil, err
+		}
+		return newSpaceState(Linear, ls, bs, l, m, nu, s.opts), nil
+	}
+	var err error
+	if kind == Linear {
+		s.main, err = linear()
+		return err
+	}
+	if comp.Components < 0 {
+		ns, err := NewNonlinearSpace(s.features(examples))
+		if err != nil {
+			return err
+		}
+		s.main = newSpaceState(Nonlinear, ns, nil, l, m, nu, s.opts)
+	} else {
+		ns, bs, err := newCompressedNonlinear(s.grad, examples, comp)
+		if err != nil {
+			return err
+		}
+		s.main = newSpaceState(Nonlinear, ns, bs, l, m, nu, s.opts)
+	}
+	if l > 1 {
+		s.lin, err = linear()
+	}
+	return err
+}
+
+// features returns the feature vectors of the example poses.
+func (s *Solver) features(examples [][]mgl64.Vec3) [][]mgl64.Mat3 {
+	feats := make([][]mgl64.Mat3, len(examples))
+	for i, ex := range examples {
+		feats[i] = make([]mgl64.Mat3, s.m)
+		s.grad.Features(feats[i], ex)
+	}
+	return feats
 }
 
 // condense computes the per-triangle coefficients of G, the fourth-vertex
@@ -561,8 +736,12 @@ func (s *Solver) SetHandles(vertices []int) error {
 		}
 	}
 	s.handle = hs
+	s.fixedList = s.fixedList[:0]
 	for v, f := range s.fixed {
 		s.fixedPivot[s.pinv[v]] = f
+		if f {
+			s.fixedList = append(s.fixedList, v)
+		}
 	}
 	// Dirichlet by values: zero fixed rows and columns, 1 on their diagonal.
 	copy(s.k.Val, s.base)
@@ -663,8 +842,83 @@ func (s *Solver) SetWeights(w []float64) error {
 	return nil
 }
 
-// Weights returns the current example weights.
+// Weights returns the current weights of the feature space: one per
+// example uncompressed; compressed, the components' z (and, first, the
+// nonlinear space's β).
 func (s *Solver) Weights() []float64 { return slices.Clone(s.main.w) }
+
+// ExampleWeights returns the weight of each example in the current blend
+// (see spaceState.exampleWeights): what the space's weights stand for,
+// whether the examples are compressed or not. Nil for the identity.
+func (s *Solver) ExampleWeights() []float64 { return s.main.exampleWeights() }
+
+// SetExampleWeights sets the space's weights to those of the blend with
+// weight c_i on example i, projected onto the components kept when the
+// examples are compressed (the starting point of the next iterations).
+func (s *Solver) SetExampleWeights(c []float64) error {
+	if len(c) != s.main.nex {
+		return fmt.Errorf("meshik: %d example weights, there are %d examples", len(c), s.main.nex)
+	}
+	for i, v := range c {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("meshik: example weight %d is not finite", i)
+		}
+	}
+	if s.main.kind != Identity {
+		s.main.setExampleWeights(c)
+	}
+	s.resetConvergence()
+	return nil
+}
+
+// SetPrior sets k of the prior as Options.Prior does (0 automatic,
+// negative none), for the next iterations; nothing else changes.
+func (s *Solver) SetPrior(k float64) error {
+	if math.IsNaN(k) || math.IsInf(k, 0) {
+		return fmt.Errorf("meshik: prior %v is not finite", k)
+	}
+	s.opts.Prior = k
+	s.main.setPrior(k)
+	s.resetConvergence()
+	return nil
+}
+
+// CompressionInfo describes the compression of the examples in the
+// feature space being solved in.
+type CompressionInfo struct {
+	Examples   int       // l
+	Components int       // q kept (for the uncompressed space, the weights)
+	Rank       int       // the rank of the centred examples (the most q can be)
+	Kept       float64   // the fraction of the examples' variance kept
+	Prior      float64   // k in use (Options.Prior, or the automatic σ)
+	Variances  []float64 // λ_k, the variance of each component, decreasing
+	Compressed bool
+}
+
+// Compression returns how the examples are compressed (zero for the
+// identity space).
+func (s *Solver) Compression() CompressionInfo {
+	bl := s.main
+	info := CompressionInfo{Examples: bl.nex, Components: bl.l, Kept: 1}
+	for k, kk := range bl.prior {
+		if k > 0 || bl.kind != Nonlinear || bl.basis == nil {
+			info.Prior = math.Sqrt(kk)
+			break
+		}
+	}
+	if bs := bl.basis; bs != nil {
+		info.Compressed = true
+		info.Components = bs.q
+		info.Kept = bs.kept()
+		info.Variances = slices.Clone(bs.lambda)
+		for _, v := range bs.lambda {
+			if v > rankTol*bs.lambda[0] {
+				info.Rank++
+			}
+		}
+	}
+	return info
+}
 
 // SetPrevious sets w₀ of the temporal term (the previous frame's weights).
 func (s *Solver) SetPrevious(w0 []float64) error {

@@ -136,8 +136,8 @@ func denseStep(t *testing.T, s *Solver, x []mgl64.Vec3, w []float64) (xNew []mgl
 			}
 		}
 	}
-	k, p := s.opts.Prior, s.opts.Temporal
 	for i := 0; i < l; i++ {
+		k, p := math.Sqrt(s.main.prior[i]), math.Sqrt(s.main.temporal[i])
 		A.Set(9*m+i, 3*nf+i, k)
 		rhs.Set(9*m+i, 0, -k*w[i])
 		A.Set(9*m+l+i, 3*nf+i, p)

@@ -89,7 +89,7 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 	for _, ex := range ed.Examples {
 		examples = append(examples, ex.Positions)
 	}
-	space := ed.Space
+	space, components, prior := ed.Space, ed.Components, ed.Prior
 	start, startWeights, groups := p.shown(h), p.weights, p.groups()
 	first, last := ed.Keys[0].Frame, ed.Keys[len(ed.Keys)-1].Frame
 	fps := h.FPS()
@@ -97,7 +97,8 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 	var frames [][]assets.Vec3
 	var capped []CappedFrame
 	run := func(ctx context.Context, rep jobs.Reporter) error {
-		s, err := meshik.New(ref, obj.Mesh.Triangles, examples, meshik.Options{Space: space, Temporal: TemporalWeight, MaxIterations: maxIter})
+		s, err := meshik.New(ref, obj.Mesh.Triangles, examples,
+			meshik.Options{Space: space, Components: components, Prior: prior, Temporal: TemporalWeight, MaxIterations: maxIter})
 		if err != nil {
 			return err
 		}
@@ -135,8 +136,8 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 		if err := setTargets(now); err != nil {
 			return err
 		}
-		if len(startWeights) == s.NumWeights() {
-			if err := s.SetWeights(startWeights); err != nil {
+		if len(startWeights) == len(examples) {
+			if err := s.SetExampleWeights(startWeights); err != nil {
 				return err
 			}
 		}
@@ -165,7 +166,7 @@ func (p *Pose) SolveAnimation(h tools.Host) {
 			case errors.Is(err, meshik.ErrNotConverged):
 				capped = append(capped, CappedFrame{Frame: f, Iterations: res.Iterations, Objective: end.Objective, Gradient: end.Gradient, Step: end.Step})
 			case err != nil:
-				return fmt.Errorf("frame %d: %w", f+1, err)
+				return fmt.Errorf("frame %d: %w", f+1, explain(err))
 			}
 			frames = append(frames, s.Positions())
 			rep.Report(float64(f-first+1)/float64(last-first+1), fmt.Sprintf("frame %d of %d", f-first+1, last-first+1))

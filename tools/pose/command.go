@@ -32,20 +32,26 @@ type constraintsFile struct {
 // SolveReport is what `gallop pose` reports (with --json, as one JSON
 // object).
 type SolveReport struct {
-	Space            string    `json:"space"`
-	Vertices         int       `json:"vertices"`
-	Triangles        int       `json:"triangles"`
-	Examples         int       `json:"examples"`
-	Constraints      int       `json:"constraints"`
-	Frozen           int       `json:"frozen_triangles"`
-	Iterations       int       `json:"iterations"`
-	Converged        bool      `json:"converged"`
-	Objective        float64   `json:"objective"`
-	Weights          []float64 `json:"weights"`
-	AnalyzeSeconds   float64   `json:"analyze_seconds"`
-	FactorSeconds    float64   `json:"factor_seconds"`
-	IterationSeconds float64   `json:"iteration_seconds"`
-	SolveSeconds     float64   `json:"solve_seconds"`
+	Space       string    `json:"space"`
+	Vertices    int       `json:"vertices"`
+	Triangles   int       `json:"triangles"`
+	Examples    int       `json:"examples"`
+	Constraints int       `json:"constraints"`
+	Frozen      int       `json:"frozen_triangles"`
+	Iterations  int       `json:"iterations"`
+	Converged   bool      `json:"converged"`
+	Objective   float64   `json:"objective"`
+	Weights     []float64 `json:"weights"` // one per example: the blend the solve found
+	// Components is how many principal components of the examples the
+	// feature space kept, VarianceKept the fraction of their variation
+	// those hold, Prior the k of Eq. 5 in use (see meshik.Options).
+	Components       int     `json:"components"`
+	VarianceKept     float64 `json:"variance_kept"`
+	Prior            float64 `json:"prior"`
+	AnalyzeSeconds   float64 `json:"analyze_seconds"`
+	FactorSeconds    float64 `json:"factor_seconds"`
+	IterationSeconds float64 `json:"iteration_seconds"`
+	SolveSeconds     float64 `json:"solve_seconds"`
 }
 
 // SolveCommand is the work of `gallop pose`: a reference mesh posed by
@@ -120,9 +126,11 @@ func (c *SolveCommand) Run() (*SolveReport, error) {
 		Space: s.Space().String(), Vertices: ref.NumVertices(), Triangles: ref.NumTriangles(),
 		Examples: len(examples), Constraints: len(handles), Frozen: len(frozen),
 		Iterations: res.Iterations, Converged: res.Converged, Objective: res.Objective,
-		Weights: s.Weights(), AnalyzeSeconds: analyze.Seconds(), FactorSeconds: (analyze + factor).Seconds(),
+		Weights: s.ExampleWeights(), AnalyzeSeconds: analyze.Seconds(), FactorSeconds: (analyze + factor).Seconds(),
 		SolveSeconds: total.Seconds(),
 	}
+	ci := s.Compression()
+	r.Components, r.VarianceKept, r.Prior = ci.Components, ci.Kept, ci.Prior
 	if res.Iterations > 0 {
 		r.IterationSeconds = iterTime.Seconds() / float64(res.Iterations)
 	}

@@ -14,6 +14,7 @@
 package pose
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -72,6 +73,12 @@ type edits struct {
 	Mode      Mode
 	Blend     []float64 // one per example
 	Keys      []key     // sorted by frame
+	// Components and Prior are meshik's Options of the same names: how
+	// many principal components of the examples the solve keeps (0: as
+	// many as carry variation) and how strongly it pulls the pose toward
+	// the examples' mean (0: from the variation the components leave).
+	Components int
+	Prior      float64
 }
 
 // Pose is the Pose tool's model. Its zero value is ready to use. Every
@@ -98,7 +105,11 @@ type Pose struct {
 	seen     uint64
 	rate     rateMeter
 	showClip bool // show the document's clip rather than the live pose
+	left     bool // Leave stopped the session; Resume starts it again
 	errShown error
+	// compression is how the solver compressed the examples, as last
+	// published (zero before it was built).
+	compression meshik.CompressionInfo
 
 	// drift is the last held pose's drift (see snapshot), when known.
 	drift      float64
@@ -122,6 +133,7 @@ func (p *Pose) reset(h tools.Host) {
 	p.obj = h.Object()
 	p.ed = edits{Reference: -1}
 	p.posed, p.weights, p.last, p.seen, p.floor = nil, nil, snapshot{}, 0, 0
+	p.compression = meshik.CompressionInfo{}
 	p.drift, p.driftKnown, p.hint = 0, false, ""
 	p.drag = dragState{}
 }
@@ -134,6 +146,30 @@ func (p *Pose) Close() {
 	}
 	if p.anim != nil {
 		p.anim.job.Cancel()
+	}
+}
+
+// Leave stops the solver session, so that its memory (the compressed
+// examples, the factorization: gigabytes on a production mesh with a
+// capture as examples) can go while another tool is in use; the pose
+// shown, its weights and every edit stay, and the solver is built again
+// when the tool is next used. An animation being solved goes on.
+func (p *Pose) Leave(h tools.Host) {
+	if p.session != nil {
+		p.session.stop()
+		p.session = nil
+		p.compression = meshik.CompressionInfo{}
+		p.left = true
+	}
+}
+
+// Resume starts the solver again for the state the tool holds (after
+// Leave): the examples are prepared and the pose shown held.
+func (p *Pose) Resume(h tools.Host) {
+	p.Sync(h)
+	if p.session == nil && p.left && p.obj != nil {
+		p.left = false
+		p.post(h, hold)
 	}
 }
 
@@ -216,8 +252,8 @@ func (p *Pose) show(h tools.Host, v poseView) {
 // post sends the current problem to the solver session, starting it if
 // needed.
 func (p *Pose) post(h tools.Host, kind solveKind) {
-	if p.obj == nil || (p.ed.Mode == IK && len(p.ed.Handles) == 0) {
-		return // nothing to solve until there is a handle
+	if p.obj == nil || (p.ed.Mode == IK && len(p.ed.Handles) == 0 && len(p.ed.Examples) == 0) {
+		return // nothing to solve or prepare until there is a handle or an example
 	}
 	if p.session == nil {
 		p.session = newSession(h.Jobs())
@@ -231,6 +267,8 @@ func (p *Pose) post(h tools.Host, kind solveKind) {
 		reference:    p.referencePositions(),
 		triangles:    p.obj.Mesh.Triangles,
 		space:        p.ed.Space,
+		components:   p.ed.Components,
+		prior:        p.ed.Prior,
 		frozen:       p.ed.Frozen,
 		start:        p.shown(h),
 		startWeights: p.weights,
@@ -241,7 +279,8 @@ func (p *Pose) post(h tools.Host, kind solveKind) {
 		pr.examples = append(pr.examples, ex.Positions)
 	}
 	if p.ed.Mode == Blend {
-		pr.space = meshik.Nonlinear
+		// The blend of Figure 3: a weight per example, uncompressed.
+		pr.space, pr.components, pr.prior = meshik.Nonlinear, -1, 0
 		pr.blend = p.blendWeights()
 		// One anchor vertex fixes the translation the features leave free.
 		pr.handles = []int{0}
@@ -295,11 +334,19 @@ func (p *Pose) Update(h tools.Host) {
 	p.drift, p.driftKnown = snap.drift, snap.driftKnown
 	if snap.err != nil {
 		if p.errShown == nil || p.errShown.Error() != snap.err.Error() {
-			h.Error(snap.err)
+			var f *Failure
+			if errors.As(snap.err, &f) {
+				h.Warn(f) // the panel shows it, with its fix
+			} else {
+				h.Error(snap.err)
+			}
 		}
 		p.errShown = snap.err
 	} else {
 		p.errShown = nil
+	}
+	if snap.compression.Examples > 0 || len(p.ed.Examples) == 0 {
+		p.compression = snap.compression
 	}
 	if snap.positions != nil && len(snap.positions) == p.obj.Mesh.NumVertices() {
 		p.posed, p.weights = snap.positions, snap.weights

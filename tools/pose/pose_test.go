@@ -358,11 +358,13 @@ func TestSolveAnimation(t *testing.T) {
 	}
 }
 
-// TestItem2LinearWeightsNotShownAsZero (issue 10, item 2): in the
-// nonlinear space the panel's example weights are the solved ones; in the
-// linear space, whose weights are of another kind, no weight is reported
-// (the panel showed 0.00 for every example while the pose changed).
-func TestItem2LinearWeightsNotShownAsZero(t *testing.T) {
+// TestExampleWeightsInBothSpaces: the panel's example weights are the
+// blend the solved weights stand for (meshik's ExampleWeights), in the
+// nonlinear space and, since issue 32 made both spaces compressed ones
+// with weights that map back to the examples, in the linear space too,
+// where they sum to 1 (issue 10's item 2 had the linear space report none
+// rather than 0.00 for every example).
+func TestExampleWeightsInBothSpaces(t *testing.T) {
 	h, p, _ := barWithHandles(t)
 	defer p.Close()
 	ed := p.ed.clone()
@@ -375,10 +377,9 @@ func TestItem2LinearWeightsNotShownAsZero(t *testing.T) {
 	}
 	p.SetSpace(h, meshik.Linear)
 	settle(t, p, h)
-	for i, ex := range p.Examples() {
-		if ex.HasWeight {
-			t.Errorf("linear space: example %d reports weight %.2f", i, ex.Weight)
-		}
+	exs = p.Examples()
+	if !exs[0].HasWeight || !exs[1].HasWeight || exs[1].Weight <= exs[0].Weight || math.Abs(exs[0].Weight+exs[1].Weight-1) > 1e-9 {
+		t.Fatalf("linear space: examples %+v; want an affine blend (sum 1), the bent one larger", exs)
 	}
 }
 

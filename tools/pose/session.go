@@ -2,7 +2,6 @@ package pose
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/jobs"
+	"gallop/internal/words"
 	"gallop/solver/meshik"
 )
 
@@ -21,13 +21,19 @@ type problem struct {
 
 	// The mesh and its examples. A change of any of these (identity of the
 	// slices, or the space) rebuilds the solver: a new symbolic analysis.
-	reference []assets.Vec3
-	triangles [][3]int
-	examples  [][]assets.Vec3
-	space     meshik.SpaceKind
+	reference  []assets.Vec3
+	triangles  [][3]int
+	examples   [][]assets.Vec3
+	space      meshik.SpaceKind
+	components int // meshik.Options.Components
+	// prior is meshik.Options.Prior; a change only sets it (SetPrior).
+	prior float64
 
 	// Constraints: the handle vertices (sorted) and their targets (same
-	// order). A new vertex set refactors; new targets only re-solve.
+	// order). A new vertex set refactors; new targets only re-solve. No
+	// handles (examples but no handle yet) only prepares the solver: the
+	// examples compressed and GᵀG analysed, so that the first drag after
+	// Make handle waits for a refactorization only.
 	handles []int
 	targets []assets.Vec3
 	frozen  []int
@@ -41,8 +47,8 @@ type problem struct {
 	groups [][]int
 
 	// start is the pose shown, where a rebuilt solver, a restart and a
-	// hold begin; startWeights are the weights that produced it (nil:
-	// unknown), the first guess of the fit (meshik's FitWeights).
+	// hold begin; startWeights are the example weights that produced it
+	// (nil: unknown), the first guess of the fit (meshik's FitWeights).
 	start        []assets.Vec3
 	startWeights []float64
 	// restart asks for a fresh start (weights from the linear space's
@@ -58,13 +64,16 @@ type problem struct {
 
 // snapshot is one published iterate.
 type snapshot struct {
-	version   uint64 // of the problem it solves
-	positions []assets.Vec3
-	weights   []float64
+	version   uint64        // of the problem it solves
+	positions []assets.Vec3 // nil: no new pose (a failure keeps the last good one)
+	weights   []float64     // example weights (meshik's ExampleWeights)
 	stats     meshik.Stats
 	converged bool
 	err       error
 	count     uint64 // iterates published so far by the session
+	// compression is how the solver compressed the examples (zero
+	// before a solver exists).
+	compression meshik.CompressionInfo
 	// held marks the snapshot of a hold: the pose shown with its fitted
 	// weights. drift, when known, is how far a solve with the handles
 	// where they are would move the held pose: the largest vertex
@@ -117,6 +126,16 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 		done    bool     // the current problem is solved (or failed)
 		restart uint64
 	)
+	snap := func(p *problem, st meshik.Stats, converged bool, err error) *snapshot {
+		sn := &snapshot{version: p.version, stats: st, converged: converged, err: err}
+		if solver != nil {
+			sn.compression = solver.Compression()
+			if err == nil {
+				sn.positions, sn.weights = solver.Positions(), solver.ExampleWeights()
+			}
+		}
+		return sn
+	}
 	for {
 		p := s.want.Load()
 		if p == nil || (done && p == have) {
@@ -132,39 +151,81 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 			return nil
 		}
 		if p != have {
+			if p.handles == nil || solver == nil || !sameModel(have, p) {
+				rep.Report(0, "preparing "+words.Count(len(p.examples), "example", "examples"))
+			}
 			var err error
-			solver, err = s.apply(solver, have, p, restart)
+			solver, err = guard(func() (*meshik.Solver, error) { return s.apply(solver, have, p, restart) })
 			restart = p.restart
 			have, done = p, false
 			if err != nil {
-				s.publish(&snapshot{version: p.version, err: err})
+				s.publish(&snapshot{version: p.version, err: explain(err)})
 				done, solver = true, nil
 				continue
 			}
+			if len(p.handles) == 0 {
+				s.publish(snap(p, meshik.Stats{}, true, nil)) // prepared: nothing to solve yet
+				done = true
+				continue
+			}
 			if p.blend != nil {
-				err := solver.Reconstruct(p.blend)
-				s.publish(&snapshot{version: p.version, positions: solver.Positions(), weights: solver.Weights(), converged: true, err: err})
+				_, err := guard(func() (struct{}, error) { return struct{}{}, solver.Reconstruct(p.blend) })
+				s.publish(snap(p, meshik.Stats{}, true, explain(err)))
 				done = true
 				continue
 			}
 			if p.hold {
-				s.publish(&snapshot{version: p.version, positions: solver.Positions(), weights: solver.Weights(), converged: true, held: true})
+				sn := snap(p, meshik.Stats{}, true, nil)
+				sn.held = true
+				s.publish(sn)
 				done = true
 				if d, ok := s.drift(ctx, solver, p); ok {
-					s.publish(&snapshot{version: p.version, positions: solver.Positions(), weights: solver.Weights(), converged: true, held: true, drift: d, driftKnown: true})
+					sn := snap(p, meshik.Stats{}, true, nil)
+					sn.held, sn.drift, sn.driftKnown = true, d, true
+					s.publish(sn)
 				}
 				continue
 			}
 		}
 		rep.Report(0.5, "solving")
-		st, err := solver.Iterate()
-		snap := &snapshot{version: p.version, positions: solver.Positions(), weights: solver.Weights(), stats: st, converged: st.Converged, err: err}
-		if err == nil && !st.Converged && st.Iteration >= 200 {
-			snap.err = fmt.Errorf("the solve did not converge in %d iterations (objective %.4g); showing the last iterate", st.Iteration, st.Objective)
+		st, err := guard(solver.Iterate)
+		if err == nil && !st.Converged && st.Iteration >= maxIterations {
+			err = &Failure{What: fmt.Sprintf("The solve did not settle in %d iterations (objective %.4g); the pose shown is its last step.", st.Iteration, st.Objective),
+				Do: "Drag again, or choose Solve again.", Fix: FixResolve}
+			s.publish(snap(p, st, false, err)) // the last iterate is shown
+			done = true
+			continue
 		}
-		s.publish(snap)
-		done = st.Converged || snap.err != nil
+		s.publish(snap(p, st, st.Converged, explain(err)))
+		done = st.Converged || err != nil
 	}
+}
+
+// maxIterations caps a live solve.
+const maxIterations = 200
+
+// guard runs fn and turns a panic in it (a solver bug, on this goroutine
+// or a parallel loop's worker) into an error, so that the session lives on
+// and the next problem is solved.
+func guard[T any](fn func() (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &bugError{value: r}
+		}
+	}()
+	return fn()
+}
+
+// bugError is a panic caught in the solver.
+type bugError struct{ value any }
+
+func (e *bugError) Error() string { return fmt.Sprintf("%v", e.value) }
+
+// sameModel reports whether problems a and b ask for the same solver
+// (mesh, examples, space, compression): no rebuild between them.
+func sameModel(a, b *problem) bool {
+	return a != nil && slices.Equal(a.triangles, b.triangles) && sameSlice(a.reference, b.reference) &&
+		samePoses(a.examples, b.examples) && a.space == b.space && a.components == b.components
 }
 
 // driftIterations caps the solve that measures a held pose's drift.
@@ -213,15 +274,23 @@ func (s *session) drift(ctx context.Context, solver *meshik.Solver, p *problem) 
 // the handles' rotations are captured (SetRotating); a restart then
 // takes the linear space's solution for the constraints instead.
 func (s *session) apply(solver *meshik.Solver, old, p *problem, restarted uint64) (*meshik.Solver, error) {
-	rebuild := solver == nil || old == nil || !slices.Equal(old.triangles, p.triangles) || !sameSlice(old.reference, p.reference) ||
-		!samePoses(old.examples, p.examples) || old.space != p.space
+	rebuild := solver == nil || !sameModel(old, p)
 	restart := p.restart != restarted
 	start := rebuild || restart || p.hold
 	if rebuild {
+		solver = nil // the old one's memory can go before the new one is built
 		var err error
-		if solver, err = meshik.New(p.reference, p.triangles, p.examples, meshik.Options{Space: p.space}); err != nil {
+		opts := meshik.Options{Space: p.space, Components: p.components, Prior: p.prior}
+		if solver, err = meshik.New(p.reference, p.triangles, p.examples, opts); err != nil {
 			return nil, err
 		}
+	} else if old.prior != p.prior {
+		if err := solver.SetPrior(p.prior); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.handles) == 0 {
+		return solver, nil // prepared; nothing to solve yet
 	}
 	if start {
 		if err := solver.SetPositions(p.start); err != nil {
@@ -230,9 +299,6 @@ func (s *session) apply(solver *meshik.Solver, old, p *problem, restarted uint64
 	}
 	newHandles := rebuild || !slices.Equal(old.handles, p.handles)
 	if newHandles {
-		if len(p.handles) == 0 {
-			return nil, errors.New("no handles: select vertices and make a handle to pose the mesh")
-		}
 		if err := solver.SetHandles(p.handles); err != nil {
 			return nil, err
 		}
@@ -249,8 +315,8 @@ func (s *session) apply(solver *meshik.Solver, old, p *problem, restarted uint64
 		return solver, nil
 	}
 	if start {
-		if len(p.startWeights) == solver.NumWeights() {
-			if err := solver.SetWeights(p.startWeights); err != nil {
+		if len(p.startWeights) == len(p.examples) {
+			if err := solver.SetExampleWeights(p.startWeights); err != nil {
 				return nil, err
 			}
 		}

@@ -3,6 +3,7 @@ package pose
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"gallop/assets"
 	"gallop/solver/meshik"
@@ -22,9 +23,13 @@ type stateJSON struct {
 	Mode      string       `json:"mode"`
 	Blend     []float64    `json:"blend,omitempty"`
 	Keys      []keyJSON    `json:"keys,omitempty"`
-	Posed     string       `json:"posed,omitempty"` // the pose shown when saved
-	Weights   []float64    `json:"weights,omitempty"`
+	Posed     string       `json:"posed,omitempty"`   // the pose shown when saved
+	Weights   []float64    `json:"weights,omitempty"` // one per example
 	XRay      bool         `json:"xray,omitempty"`
+	// Components and Prior: the artist's settings of the compression
+	// (absent: automatic).
+	Components int     `json:"components,omitempty"`
+	Prior      float64 `json:"prior,omitempty"`
 }
 
 type exampleJSON struct {
@@ -56,7 +61,8 @@ func (p *Pose) State() (json.RawMessage, error) {
 		return nil, nil
 	}
 	s := stateJSON{Reference: p.ed.Reference, Space: p.ed.Space.String(), Frozen: p.ed.Frozen,
-		Mode: modeNames[p.ed.Mode], Blend: p.ed.Blend, Weights: p.weights, XRay: p.XRay}
+		Mode: modeNames[p.ed.Mode], Blend: p.ed.Blend, Weights: p.weights, XRay: p.XRay,
+		Components: p.ed.Components, Prior: p.ed.Prior}
 	for _, ex := range p.ed.Examples {
 		s.Examples = append(s.Examples, exampleJSON{Name: ex.Name, Positions: assets.EncodeVec3s(ex.Positions)})
 	}
@@ -143,6 +149,13 @@ func (p *Pose) Restore(h tools.Host, raw json.RawMessage) error {
 	}
 	ed.Frozen = s.Frozen
 	ed.Blend = s.Blend
+	if s.Components < 0 {
+		return bad("components %d: want 0 (automatic) or more", s.Components)
+	}
+	if math.IsNaN(s.Prior) || math.IsInf(s.Prior, 0) {
+		return bad("prior %v is not a number", s.Prior)
+	}
+	ed.Components, ed.Prior = s.Components, s.Prior
 	for _, kj := range s.Keys {
 		if len(kj.Offsets) != len(ed.Handles) {
 			return bad("key at frame %d has %d offsets for %d handles", kj.Frame, len(kj.Offsets), len(ed.Handles))
@@ -164,7 +177,10 @@ func (p *Pose) Restore(h tools.Host, raw json.RawMessage) error {
 		p.posed = posed
 	}
 	p.ed = ed
-	p.weights = s.Weights
+	p.weights = nil
+	if len(s.Weights) == len(ed.Examples) { // older files held the linear space's own weights
+		p.weights = s.Weights
+	}
 	p.XRay = s.XRay
 	if len(ed.Handles) > 0 || ed.Mode == Blend {
 		p.post(h, hold)

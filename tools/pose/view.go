@@ -1,11 +1,15 @@
 package pose
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"slices"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"gallop/internal/words"
 	"gallop/solver/meshik"
 	"gallop/tools"
 )
@@ -30,8 +34,8 @@ func (p *Pose) Reference() int { return p.ed.Reference }
 type ExampleInfo struct {
 	Name string
 	// Weight is the example's weight in the pose shown, when HasWeight:
-	// the nonlinear space's solved weight (the linear space has weights
-	// of its own kind, which are not shown).
+	// the blend of the examples the solved weights stand for (meshik's
+	// ExampleWeights), in either space.
 	Weight    float64
 	HasWeight bool
 	// Blend is its weight in the blend mode.
@@ -43,7 +47,7 @@ func (p *Pose) Examples() []ExampleInfo {
 	out := make([]ExampleInfo, len(p.ed.Examples))
 	for i, ex := range p.ed.Examples {
 		out[i].Name = ex.Name
-		if i < len(p.weights) && p.ed.Mode == IK && p.ed.Space == meshik.Nonlinear {
+		if len(p.weights) == len(p.ed.Examples) && p.ed.Mode == IK {
 			out[i].Weight, out[i].HasWeight = p.weights[i], true
 		}
 		if i < len(p.ed.Blend) {
@@ -179,13 +183,18 @@ type Status struct {
 func (p *Pose) Status(now time.Time) Status {
 	st := Status{State: "idle", Updates: p.last.count, Rate: p.rate.perSecond(now),
 		Iteration: p.last.stats.Iteration, Objective: p.last.stats.Objective}
+	preparing := p.session != nil && p.last.version != p.version && len(p.ed.Examples) > 0 && p.compression.Examples != len(p.ed.Examples)
 	switch {
+	case preparing:
+		st.State = "preparing " + words.Count(len(p.ed.Examples), "example", "examples")
+	case p.ed.Mode == IK && len(p.ed.Handles) == 0 && p.last.err != nil:
+		st.State = "stopped: " + p.last.err.Error()
 	case p.ed.Mode == IK && len(p.ed.Handles) == 0:
 		st.State = "select vertices and make a handle (Ctrl+H)"
 	case p.session == nil:
 		st.State = "no solve yet"
 	case p.last.err != nil:
-		st.State = "error: " + p.last.err.Error()
+		st.State = "stopped: " + p.last.err.Error()
 	case p.last.held:
 		st.State = "holding the pose shown; drag a handle's ring to pose"
 	case p.last.converged:
@@ -194,4 +203,103 @@ func (p *Pose) Status(now time.Time) Status {
 		st.State = "solving"
 	}
 	return st
+}
+
+// CompressionView is what the panel shows of how the solve compresses the
+// examples and how strongly it holds the pose near them.
+type CompressionView struct {
+	// Known: the solver has been built for the examples (the rest is
+	// zero before).
+	Known bool
+	meshik.CompressionInfo
+	// AutoComponents and AutoPrior: the artist left the choice to Gallop
+	// (the edits' Components and Prior are 0); Components and Prior
+	// otherwise hold the artist's settings.
+	AutoComponents, AutoPrior bool
+	SetComponents             int
+	SetPrior                  float64
+}
+
+// Compression returns how the examples are compressed for the solve.
+func (p *Pose) Compression() CompressionView {
+	c := CompressionView{CompressionInfo: p.compression, AutoComponents: p.ed.Components == 0, AutoPrior: p.ed.Prior == 0,
+		SetComponents: p.ed.Components, SetPrior: p.ed.Prior}
+	c.Known = p.compression.Examples == len(p.ed.Examples) && len(p.ed.Examples) > 0
+	return c
+}
+
+// SetComponents sets how many principal components of the examples the
+// solve keeps (0: Gallop chooses, every one above the noise floor), as
+// one undoable edit; the solver is rebuilt and the pose shown held.
+func (p *Pose) SetComponents(h tools.Host, n int) {
+	n = max(n, 0)
+	if p.ed.Components == n {
+		return
+	}
+	ed := p.ed.clone()
+	ed.Components = n
+	name := "Components: automatic"
+	if n > 0 {
+		name = fmt.Sprintf("Components: %d", n)
+	}
+	p.do(h, name, ed, hold)
+}
+
+// SetPrior sets how strongly the solve pulls the pose toward the
+// examples' mean, k of Eq. 5 (0: from the variation the components drop;
+// negative: not at all), as one undoable edit; the pose is solved again
+// from where it is.
+func (p *Pose) SetPrior(h tools.Host, k float64) {
+	if p.ed.Prior == k || math.IsNaN(k) || math.IsInf(k, 0) {
+		return
+	}
+	ed := p.ed.clone()
+	ed.Prior = k
+	name := "Prior: automatic"
+	if k != 0 {
+		name = fmt.Sprintf("Prior: %.3g", max(k, 0))
+	}
+	h.Do(&editCmd{p: p, h: h, name: name, before: p.ed, after: ed, shown: p.view(), kind: solve, merge: true})
+}
+
+// StayNearer makes the prior ten times stronger than the one in use (at
+// least StayNearFloor) and solves again from the examples' best blend:
+// the fix offered when the handles leave the blend undecided or the
+// solve ran away.
+func (p *Pose) StayNearer(h tools.Host) {
+	k := max(10*p.compression.Prior, StayNearFloor)
+	ed := p.ed.clone()
+	ed.Prior = k
+	p.do(h, fmt.Sprintf("Stay nearer the examples (prior %.3g)", k), ed, restart)
+}
+
+// StayNearFloor is the least prior StayNearer sets: strong enough to
+// settle weights the handles leave undecided, on examples whose
+// components have unit variance (see meshik's pca).
+const StayNearFloor = 0.1
+
+// Failure returns the failure of the latest solve, with what to do and
+// the fix to offer, or nil.
+func (p *Pose) Failure() *Failure {
+	var f *Failure
+	if p.last.version == p.version && errors.As(p.last.err, &f) {
+		return f
+	}
+	return nil
+}
+
+// ApplyFix does what the latest failure's fix offers.
+func (p *Pose) ApplyFix(h tools.Host) {
+	f := p.Failure()
+	if f == nil {
+		return
+	}
+	switch f.Fix {
+	case FixResolve:
+		p.Resolve(h)
+	case FixStayNear:
+		p.StayNearer(h)
+	case FixCompress:
+		p.SetComponents(h, 0)
+	}
 }

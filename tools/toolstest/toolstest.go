@@ -23,6 +23,7 @@ type Host struct {
 	Stack        undo.Stack     // every Do lands here
 	Runner       jobs.Runner    // the tool's jobs; the test calls Runner.Wait or Poll
 	Errs         []error        // what Error reported, oldest first
+	Warns        []error        // what Warn reported, oldest first
 	Infos        []string       // what Info reported, formatted
 	OpenPath     string         // what OpenFile and OpenFolder answer ("": cancelled)
 	SavePath     string         // what SaveFile answers ("": cancelled)
@@ -73,6 +74,9 @@ func (h *Host) View() *viewport.View {
 
 // Error implements tools.Host.
 func (h *Host) Error(err error) { h.Errs = append(h.Errs, err) }
+
+// Warn implements tools.Host: the warning is kept in Warns.
+func (h *Host) Warn(err error) { h.Warns = append(h.Warns, err) }
 
 // Info implements tools.Host.
 func (h *Host) Info(format string, args ...any) {
