@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"fmt"
+	"gallop/solver/dense"
 	"math"
 	"slices"
 
@@ -141,7 +142,7 @@ func (f *Factor) firstError() error {
 // of k is [F11 F21ᵀ; F21 F22], rows(k) × rows(k). Its first ns columns are
 // assembled in place in k's block of L from A and from the children's
 // update matrices (extend-add through the relative maps); F22 only from
-// the children. Then F11 = L11·L11ᵀ (potrf), L21 = F21·L11⁻ᵀ (trsm), and the
+// the children. Then F11 = L11·L11ᵀ (Potrf), L21 = F21·L11⁻ᵀ (trsm), and the
 // update matrix U = F22 − L21·L21ᵀ (syrk) is pushed for the parent.
 func (f *Factor) factorSuper(k int, t, top int, par bool) (int, error) {
 	s := f.sym
@@ -172,14 +173,14 @@ func (f *Factor) factorSuper(k int, t, top int, par bool) (int, error) {
 	}
 	top = newTop
 
-	if info := potrf(ns, blk, nr, par); info >= 0 {
+	if info := dense.Potrf(ns, blk, nr, par); info >= 0 {
 		return top, &NotPositiveDefiniteError{Column: s.perm[fc+info], Step: fc + info, Pivot: blk[info*nr+info]}
 	}
 	if m == 0 {
 		return top, nil
 	}
 	l21 := blk[ns:]
-	trsmRLT(m, ns, blk, nr, l21, nr, par)
+	dense.TrsmRLT(m, ns, blk, nr, l21, nr, par)
 	if s.superPar[k] < 0 {
 		return top, nil
 	}
@@ -191,9 +192,9 @@ func (f *Factor) factorSuper(k int, t, top int, par bool) (int, error) {
 		clear(u)
 	}
 	if par {
-		syrkLNPar(m, ns, l21, nr, u, m, fu, m)
+		dense.SyrkLNPar(m, ns, l21, nr, u, m, fu, m)
 	} else {
-		syrkLN(m, ns, l21, nr, u, m, fu, m)
+		dense.SyrkLN(m, ns, l21, nr, u, m, fu, m)
 	}
 	return top, nil
 }

@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"fmt"
+	"gallop/solver/dense"
 
 	"gallop/internal/parallel"
 	"gonum.org/v1/gonum/mat"
@@ -303,7 +304,7 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 				t[c*m+q] = v
 			}
 		}
-		gemmNT(m, kc, ns, blk[ns:], nr, x[fc*ld+c0:], ld, t, m, t, m)
+		dense.GemmNT(m, kc, ns, blk[ns:], nr, x[fc*ld+c0:], ld, t, m, t, m)
 		for q, r := range rows[ns:] {
 			xr := target(x, acc, topIdx, int(r), ld, c0, kc)
 			for c := range xr {
@@ -373,7 +374,7 @@ func (f *Factor) backward(sn int, x []float64, ld, c0, kc, k int, scr []float64)
 			}
 		}
 		x1 := x[fc*ld+c0:]
-		gemmNT(kc, ns, m, xt, kc, lt, ns, x1, ld, x1, ld)
+		dense.GemmNT(kc, ns, m, xt, kc, lt, ns, x1, ld, x1, ld)
 	default:
 		for j := 0; j < ns; j++ {
 			col := blk[j*nr+ns : j*nr+nr]

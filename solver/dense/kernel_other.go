@@ -1,15 +1,15 @@
 //go:build !amd64 || purego
 
-package sparse
+package dense
 
 // Without the assembly kernels, the portable Go kernels run.
 
 const useFMA = false
 
 func kern8x4fma(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, cin *float64, ldcin int) {
-	panic("sparse: no FMA kernel on this platform")
+	panic("dense: no FMA kernel on this platform")
 }
 
 func kern4x4fma(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, cin *float64, ldcin int) {
-	panic("sparse: no FMA kernel on this platform")
+	panic("dense: no FMA kernel on this platform")
 }

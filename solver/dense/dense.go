@@ -1,4 +1,15 @@
-package sparse
+// Package dense holds dense matrix kernels on column-major blocks:
+// element (i, j) of a matrix with leading dimension ld is at [j*ld+i].
+// They are written for the small and medium blocks of supernodes (a few to
+// a few hundred columns; package sparse) and for the Gram sums of solvers
+// that stack many small blocks (package meshik); the inner products are
+// register-blocked, 8×4 and 4×4 tiles with AVX2 fused multiply-adds where
+// the processor has them, which measured faster here than gonum's
+// row-major blas64 kernels on these sizes (see BenchmarkKernels).
+//
+// Every kernel sums in a fixed order that does not depend on how work is
+// split between cores, so results are bitwise reproducible.
+package dense
 
 import (
 	"math"
@@ -6,18 +17,9 @@ import (
 	"gallop/internal/parallel"
 )
 
-// Dense kernels on column-major blocks: element (i, j) of a matrix with
-// leading dimension ld is at [j*ld+i]. They are written for the small and
-// medium blocks of supernodes (a few to a few hundred columns); the inner
-// products are register-blocked 4×4, which measured faster here than
-// gonum's row-major blas64 kernels on these sizes (see BenchmarkKernels).
-//
-// Every kernel sums in a fixed order that does not depend on how work is
-// split between cores, so results are bitwise reproducible.
-
-// gemmNT computes C = Cin − A·Bᵀ for the m×n block C, with A m×k and B n×k.
+// GemmNT computes C = Cin − A·Bᵀ for the m×n block C, with A m×k and B n×k.
 // C and Cin may be the same storage (ldc = ldcin).
-func gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, cin []float64, ldcin int) {
+func GemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, cin []float64, ldcin int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -50,7 +52,7 @@ func gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 	}
 }
 
-// gemmNTfma is gemmNT with the AVX2/FMA kernels on 8×4 and 4×4 tiles and
+// gemmNTfma is GemmNT with the AVX2/FMA kernels on 8×4 and 4×4 tiles and
 // scalar fused multiply-adds on the edges, so that every element is
 // cin − Σ_p a·b accumulated with one rounding per term in increasing p,
 // whatever tile computes it: results do not depend on how a caller splits
@@ -94,10 +96,10 @@ func gemmElemFMA(k int, a []float64, lda int, b []float64, ldb int, c, cin []flo
 	c[0] = cin[0] - s
 }
 
-// syrkLN computes the lower triangle of C = Cin − A·Aᵀ for the n×n block C,
+// SyrkLN computes the lower triangle of C = Cin − A·Aᵀ for the n×n block C,
 // A n×k. Entries strictly above the diagonal within the 4×4 tiles that
 // straddle it may be written too (callers never read them).
-func syrkLN(n, k int, a []float64, lda int, c []float64, ldc int, cin []float64, ldcin int) {
+func SyrkLN(n, k int, a []float64, lda int, c []float64, ldc int, cin []float64, ldcin int) {
 	if n <= 6 {
 		// Small blocks (the many leaves of mesh matrices): element by
 		// element, summed as the tiled kernels sum.
@@ -119,16 +121,16 @@ func syrkLN(n, k int, a []float64, lda int, c []float64, ldc int, cin []float64,
 	for j := 0; j < n; j += 4 {
 		nb := min(4, n-j)
 		// Rows j.. of columns j..j+nb: the diagonal tile and below.
-		gemmNT(n-j, nb, k, a[j:], lda, a[j:], lda, c[j*ldc+j:], ldc, cin[j*ldcin+j:], ldcin)
+		GemmNT(n-j, nb, k, a[j:], lda, a[j:], lda, c[j*ldc+j:], ldc, cin[j*ldcin+j:], ldcin)
 	}
 }
 
-// syrkLNPar is syrkLN with the columns split into blocks run in parallel;
-// each block is computed exactly as syrkLN would, so the result is the
+// SyrkLNPar is SyrkLN with the columns split into blocks run in parallel;
+// each block is computed exactly as SyrkLN would, so the result is the
 // same bit for bit.
-func syrkLNPar(n, k int, a []float64, lda int, c []float64, ldc int, cin []float64, ldcin int) {
+func SyrkLNPar(n, k int, a []float64, lda int, c []float64, ldc int, cin []float64, ldcin int) {
 	if n < 96 || float64(n)*float64(n)*float64(k) < 4e5 || parallel.Workers() == 1 {
-		syrkLN(n, k, a, lda, c, ldc, cin, ldcin)
+		SyrkLN(n, k, a, lda, c, ldc, cin, ldcin)
 		return
 	}
 	// Blocks of 4-aligned columns with about equal areas of the lower
@@ -139,7 +141,7 @@ func syrkLNPar(n, k int, a []float64, lda int, c []float64, ldc int, cin []float
 		j0, j1 := bounds[t], bounds[t+1]
 		for j := j0; j < j1; j += 4 {
 			nb := min(4, n-j)
-			gemmNT(n-j, nb, k, a[j:], lda, a[j:], lda, c[j*ldc+j:], ldc, cin[j*ldcin+j:], ldcin)
+			GemmNT(n-j, nb, k, a[j:], lda, a[j:], lda, c[j*ldc+j:], ldc, cin[j*ldcin+j:], ldcin)
 		}
 	})
 }
@@ -266,10 +268,10 @@ func potf2(n int, a []float64, lda int) int {
 	return -1
 }
 
-// potrf factors the n×n lower triangle of A in place, blocked left-looking
+// Potrf factors the n×n lower triangle of A in place, blocked left-looking
 // with the gemm kernel; par splits the block updates across cores. It
 // returns −1, or the first column whose pivot is not positive.
-func potrf(n int, a []float64, lda int, par bool) int {
+func Potrf(n int, a []float64, lda int, par bool) int {
 	const nb = 32
 	if n <= nb {
 		return potf2(n, a, lda)
@@ -285,7 +287,7 @@ func potrf(n int, a []float64, lda int, par bool) int {
 			return j0 + info
 		}
 		if j1 < n {
-			trsmRLT(n-j1, w, a[j0*lda+j0:], lda, a[j0*lda+j1:], lda, par)
+			TrsmRLT(n-j1, w, a[j0*lda+j0:], lda, a[j0*lda+j1:], lda, par)
 		}
 	}
 	return -1
@@ -295,20 +297,20 @@ func potrf(n int, a []float64, lda int, par bool) int {
 // into parallel blocks when par and the block is large.
 func rowsUpdate(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, par bool) {
 	if !par || float64(m)*float64(n)*float64(k) < 2e5 || m < 64 || parallel.Workers() == 1 {
-		gemmNT(m, n, k, a, lda, b, ldb, c, ldc, c, ldc)
+		GemmNT(m, n, k, a, lda, b, ldb, c, ldc, c, ldc)
 		return
 	}
 	nblk := 4 * parallel.Workers()
 	step := max(8, (m/nblk+7)&^7) // tiles are 8 rows: splits keep them
 	parallel.Chunks(m, step, func(lo, hi int) {
-		gemmNT(hi-lo, n, k, a[lo:], lda, b, ldb, c[lo:], ldc, c[lo:], ldc)
+		GemmNT(hi-lo, n, k, a[lo:], lda, b, ldb, c[lo:], ldc, c[lo:], ldc)
 	})
 }
 
-// trsmRLT solves X·Lᵀ = B in place (B := B·L⁻ᵀ) for the m×n block B, L
+// TrsmRLT solves X·Lᵀ = B in place (B := B·L⁻ᵀ) for the m×n block B, L
 // n×n lower triangular. Rows are independent; with par, blocks of rows run
 // in parallel.
-func trsmRLT(m, n int, l []float64, ldl int, b []float64, ldb int, par bool) {
+func TrsmRLT(m, n int, l []float64, ldl int, b []float64, ldb int, par bool) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -323,7 +325,7 @@ func trsmRLT(m, n int, l []float64, ldl int, b []float64, ldb int, par bool) {
 		nblk := 4 * parallel.Workers()
 		step := max(32, (m/nblk+7)&^7)
 		parallel.Chunks(m, step, func(lo, hi int) {
-			trsmRLT(hi-lo, n, l, ldl, b[lo:], ldb, false)
+			TrsmRLT(hi-lo, n, l, ldl, b[lo:], ldb, false)
 		})
 		return
 	}
@@ -332,7 +334,7 @@ func trsmRLT(m, n int, l []float64, ldl int, b []float64, ldb int, par bool) {
 		j1 := min(n, j0+nb)
 		if j0 > 0 {
 			// B[:, j0:j1] −= B[:, 0:j0]·L[j0:j1, 0:j0]ᵀ
-			gemmNT(m, j1-j0, j0, b, ldb, l[j0:], ldl, b[j0*ldb:], ldb, b[j0*ldb:], ldb)
+			GemmNT(m, j1-j0, j0, b, ldb, l[j0:], ldl, b[j0*ldb:], ldb, b[j0*ldb:], ldb)
 		}
 		// Unblocked on the panel, right-looking over its columns.
 		for j := j0; j < j1; j++ {

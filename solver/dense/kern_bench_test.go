@@ -1,4 +1,4 @@
-package sparse
+package dense
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func BenchmarkKernels(b *testing.B) {
 		flops := float64(n) * float64(n+1) * float64(k)
 		b.Run(fmt.Sprintf("syrk/own/n=%d/k=%d", n, k), func(b *testing.B) {
 			for b.Loop() {
-				syrkLN(n, k, a, n, c, n, c, n)
+				SyrkLN(n, k, a, n, c, n, c, n)
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOPS")
 		})

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package sparse
+package dense
 
 // AVX2 and FMA micro-kernels (kernel_amd64.s), used when the CPU and the
 // operating system support them.

@@ -1,0 +1,58 @@
+package dense
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestKernelsAgainstNaive checks GemmNT and SyrkLN against the sums
+// written out, on sizes that exercise every tile and edge (8×4, 4×4 and
+// scalar tiles, the small-block path of SyrkLN), with leading dimensions
+// larger than the blocks.
+func TestKernelsAgainstNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, sz := range [][3]int{{1, 1, 1}, {3, 5, 2}, {8, 4, 7}, {13, 9, 33}, {26, 26, 100}, {40, 7, 0}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		lda, ldb, ldc := m+3, n+1, m+2
+		a := make([]float64, max(k, 1)*lda)
+		b := make([]float64, max(k, 1)*ldb)
+		cin := make([]float64, n*ldc)
+		for _, s := range [][]float64{a, b, cin} {
+			for i := range s {
+				s[i] = rng.NormFloat64()
+			}
+		}
+		c := make([]float64, len(cin))
+		GemmNT(m, n, k, a, lda, b, ldb, c, ldc, cin, ldc)
+		for j := 0; j < n; j++ {
+			for i := 0; i < m; i++ {
+				want := cin[j*ldc+i]
+				for p := 0; p < k; p++ {
+					want -= a[p*lda+i] * b[p*ldb+j]
+				}
+				if d := math.Abs(c[j*ldc+i] - want); d > 1e-12*(1+math.Abs(want)) {
+					t.Fatalf("GemmNT %v: C[%d,%d] = %v, want %v", sz, i, j, c[j*ldc+i], want)
+				}
+			}
+		}
+		// SyrkLN of the m×k block A: the lower triangle of Cin − A·Aᵀ.
+		cs := make([]float64, m*ldc)
+		cinS := make([]float64, m*ldc)
+		for i := range cinS {
+			cinS[i] = rng.NormFloat64()
+		}
+		SyrkLN(m, k, a, lda, cs, ldc, cinS, ldc)
+		for j := 0; j < m; j++ {
+			for i := j; i < m; i++ {
+				want := cinS[j*ldc+i]
+				for p := 0; p < k; p++ {
+					want -= a[p*lda+i] * a[p*lda+j]
+				}
+				if d := math.Abs(cs[j*ldc+i] - want); d > 1e-12*(1+math.Abs(want)) {
+					t.Fatalf("SyrkLN %v: C[%d,%d] = %v, want %v", sz, i, j, cs[j*ldc+i], want)
+				}
+			}
+		}
+	}
+}
