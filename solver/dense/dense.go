@@ -101,19 +101,32 @@ func gemmElemFMA(k int, a []float64, lda int, b []float64, ldb int, c, cin []flo
 // straddle it may be written too (callers never read them).
 func SyrkLN(n, k int, a []float64, lda int, c []float64, ldc int, cin []float64, ldcin int) {
 	if n <= 6 {
-		// Small blocks (the many leaves of mesh matrices): element by
-		// element, summed as the tiled kernels sum.
+		// Small blocks (the many leaves of mesh matrices, the Gram sums
+		// of a few columns over many rows): every element's sum kept in
+		// its own accumulator, all updated per p, so that the sums do
+		// not wait on one another; each is summed in increasing p as the
+		// tiled kernels sum.
+		var acc [21]float64
+		for p := 0; p < k; p++ {
+			col := a[p*lda : p*lda+n]
+			e := 0
+			for j := 0; j < n; j++ {
+				aj := col[j]
+				for i := j; i < n; i++ {
+					if useFMA {
+						acc[e] = math.FMA(col[i], aj, acc[e])
+					} else {
+						acc[e] += col[i] * aj
+					}
+					e++
+				}
+			}
+		}
+		e := 0
 		for j := 0; j < n; j++ {
 			for i := j; i < n; i++ {
-				var s float64
-				for p := 0; p < k; p++ {
-					if useFMA {
-						s = math.FMA(a[p*lda+i], a[p*lda+j], s)
-					} else {
-						s += a[p*lda+i] * a[p*lda+j]
-					}
-				}
-				c[j*ldc+i] = cin[j*ldcin+i] - s
+				c[j*ldc+i] = cin[j*ldcin+i] - acc[e]
+				e++
 			}
 		}
 		return

@@ -11,7 +11,7 @@ import (
 
 func BenchmarkKernels(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, sz := range [][2]int{{16, 4}, {48, 8}, {48, 16}, {128, 16}, {128, 64}, {400, 32}, {400, 128}} {
+	for _, sz := range [][2]int{{5, 768}, {6, 1536}, {8, 1536}, {26, 1536}, {32, 1536}, {16, 4}, {48, 8}, {48, 16}, {128, 16}, {128, 64}, {400, 32}, {400, 128}} {
 		n, k := sz[0], sz[1]
 		a := make([]float64, n*k)
 		for i := range a {

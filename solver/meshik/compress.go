@@ -8,11 +8,10 @@ import (
 	"sync"
 
 	"github.com/go-gl/mathgl/mgl64"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"gallop/internal/parallel"
+	"gallop/solver/dense"
 	"gallop/solver/deform"
 	"gallop/solver/rotation"
 )
@@ -160,29 +159,15 @@ func pca(m, l int, fill func(lo, hi int, buf []float64), choose func(lambda []fl
 	bufs := sync.Pool{New: func() any { b := make([]float64, pcaChunk*9*l); return &b }}
 
 	// Pass 1: means and the centred Gram matrix, Γ = Σ_chunks BᵀB.
-	parts := make([]float64, chunks*l*l)
-	parallel.For(chunks, func(c int) {
-		lo, hi := c*pcaChunk, min(m, (c+1)*pcaChunk)
+	gram := gram(m, 9, l, func(lo, hi int, sum func([]float64, int)) {
 		rows := 9 * (hi - lo)
 		buf := bufs.Get().(*[]float64)
 		defer bufs.Put(buf)
 		b := (*buf)[:rows*l]
 		fill(lo, hi, b)
 		centre(b, rows, l, mean[9*lo:9*hi])
-		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: rows, Cols: l, Stride: l, Data: b},
-			0, blas64.Symmetric{Uplo: blas.Upper, N: l, Stride: l, Data: parts[c*l*l : (c+1)*l*l]})
+		sum(b, l)
 	})
-	gram := make([]float64, l*l)
-	for c := 0; c < chunks; c++ {
-		for k, v := range parts[c*l*l : (c+1)*l*l] {
-			gram[k] += v
-		}
-	}
-	for i := 0; i < l; i++ {
-		for i2 := 0; i2 < i; i2++ {
-			gram[i*l+i2] = gram[i2*l+i]
-		}
-	}
 	for _, v := range gram {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, errors.New("meshik: the examples' features are not finite")
@@ -228,6 +213,10 @@ func pca(m, l int, fill func(lo, hi int, buf []float64), choose func(lambda []fl
 
 	// Pass 2: the components, per triangle: dirs = B·a.
 	alloc(q)
+	negA := make([]float64, len(b.a))
+	for i, v := range b.a {
+		negA[i] = -v
+	}
 	parallel.For(chunks, func(c int) {
 		lo, hi := c*pcaChunk, min(m, (c+1)*pcaChunk)
 		rows := 9 * (hi - lo)
@@ -244,10 +233,19 @@ func pca(m, l int, fill func(lo, hi int, buf []float64), choose func(lambda []fl
 		}
 		dirs := make([]float64, rows*q)
 		if q > 0 {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-				blas64.General{Rows: rows, Cols: l, Stride: l, Data: bm},
-				blas64.General{Rows: l, Cols: q, Stride: q, Data: b.a},
-				0, blas64.General{Rows: rows, Cols: q, Stride: q, Data: dirs})
+			// Column-major, dirs (q × rows, the components of a row
+			// together) = 0 − (−a)ᵀ·Bᵀ: GemmNT with A = −aᵀ (q × l, a's
+			// rows as its columns) and B the rows (rows × l, made
+			// column-major by the transposition into bt).
+			tb := bufs.Get().(*[]float64)
+			defer bufs.Put(tb)
+			bt := (*tb)[:rows*l]
+			for r := 0; r < rows; r++ {
+				for i := 0; i < l; i++ {
+					bt[i*rows+r] = bm[r*l+i]
+				}
+			}
+			dense.GemmNT(q, rows, l, negA, q, bt, rows, dirs, q, dirs, q)
 		}
 		store(lo, hi, mc, dirs)
 	})

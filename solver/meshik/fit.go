@@ -3,22 +3,21 @@ package meshik
 import (
 	"math"
 
-	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
-
-	"gallop/internal/parallel"
 )
 
 // FitWeights sets the weights to those whose features best match the
 // current pose, the positions held where they are (SetPositions):
 //
-//	w = argmin_w Σ_j ‖T_j(x) − M_j(w)‖² + Σ_k k_k²·w_k²
+//	w = argmin_w Σ_j Σ_r ‖Ǧ_j·x_r − H_jᵀ·τ_jr(w)‖² + Σ_k k_k²·w_k²
 //
-// over the triangles that are not frozen (T_j(x) the deformation gradients
-// of the current positions, k the prior of Eq. 5, see Options.Prior), by Levenberg-Marquardt
-// from the linear space's best fit, which is solved exactly. It returns
-// the relative residual √(Σ_j ‖T_j − M_j(w)‖² / Σ_j ‖T_j‖²): 0 when the
-// pose is a blend of the examples.
+// the solver's own objective (see Solver) with x fixed: the deformation
+// gradients of the pose against M(w), each triangle's fourth vertex
+// wherever suits it best, over the triangles that are not frozen (k the
+// prior of Eq. 5, see Options.Prior), by Levenberg-Marquardt from the
+// linear space's best fit, which is solved exactly. It returns the
+// relative residual √(Σ ‖Ǧx − Hᵀτ(w)‖² / Σ ‖Ǧx‖²): 0 when the pose is a
+// blend of the examples.
 //
 // This is where a solve should start from a pose the artist sees, rather
 // than from the constraints alone (StartFromLinear): when the pose is a
@@ -27,59 +26,39 @@ import (
 // converged solve (x*, w*) the gradient of f in w vanishes, so w* is a
 // stationary point of this fit too and FitWeights keeps it.
 func (s *Solver) FitWeights() float64 {
-	feats := make([]mgl64.Mat3, s.m)
-	parallel.Chunks(s.m, 4096, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			feats[j] = s.gradientAt(j)
+	norm := 0.0
+	for j := 0; j < s.m; j++ {
+		if s.frozen[j] {
+			continue
 		}
-	})
+		tri, g := s.grad.Triangle(j), &s.gp[j]
+		for a := 0; a < 2; a++ {
+			for r := 0; r < 3; r++ {
+				v := g[3*a]*s.x[tri[0]][r] + g[3*a+1]*s.x[tri[1]][r] + g[3*a+2]*s.x[tri[2]][r]
+				norm += v * v
+			}
+		}
+	}
 	if s.lin != nil {
 		// As in StartFromLinear, a small prior keeps the linear problem
 		// well posed when examples are nearly dependent.
 		s.lin.neutral()
-		s.fitSpace(s.lin, feats, s.lin.startPrior(), 1)
+		s.fitSpace(s.lin, s.lin.startPrior(), 1)
 		s.linearToMain()
 	}
-	res := s.fitSpace(s.main, feats, s.main.prior, 100)
+	f := s.fitSpace(s.main, s.main.prior, 100)
 	s.resetConvergence()
-	return res
+	if norm == 0 {
+		return math.Sqrt(f)
+	}
+	return math.Sqrt(f / norm)
 }
 
-// fitSpace minimises Σ_j ‖T_j − M_j(w)‖² + Σ_k kk_k·w_k² over bl's
-// weights, from bl.w, by at most iterations Levenberg-Marquardt steps, and
-// returns the relative residual of the data term.
-func (s *Solver) fitSpace(bl *spaceState, feats []mgl64.Mat3, kk []float64, iterations int) float64 {
+// fitSpace minimises the data term of FitWeights plus Σ_k kk_k·w_k² over
+// bl's weights, from bl.w, by at most iterations Levenberg-Marquardt
+// steps, and returns the data term.
+func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 {
 	l := bl.l
-	// eval returns the data term, Σ‖T‖², Jᵀr and JᵀJ (upper triangle,
-	// row-major) at bl.w, r = T − M(w).
-	eval := func() (f, norm float64, jtr, jtj []float64) {
-		width := 2 + l + l*l
-		acc := reduce(s.m, width, func(lo, hi int, acc []float64) {
-			jr, jj := acc[2:2+l], acc[2+l:]
-			for j := lo; j < hi; j++ {
-				if (j-lo)%evalBlock == 0 {
-					bl.eval(s.frozen, s.fgrad, j, min(hi, j+evalBlock))
-				}
-				if s.frozen[j] {
-					continue
-				}
-				var r mgl64.Mat3
-				for i := range r {
-					r[i] = feats[j][i] - bl.t[j][i]
-				}
-				acc[0] += dot9(&r, &r)
-				acc[1] += dot9(&feats[j], &feats[j])
-				d := bl.dt[j*l : (j+1)*l]
-				for a := range d {
-					jr[a] += dot9(&d[a], &r)
-					for c := a; c < l; c++ {
-						jj[a*l+c] += dot9(&d[a], &d[c])
-					}
-				}
-			}
-		})
-		return acc[0], acc[1], acc[2 : 2+l], acc[2+l:]
-	}
 	prior := func() float64 {
 		p := 0.0
 		for k, v := range bl.w {
@@ -87,23 +66,24 @@ func (s *Solver) fitSpace(bl *spaceState, feats []mgl64.Mat3, kk []float64, iter
 		}
 		return p
 	}
-	f, norm, jtr, jtj := eval()
-	total := f + prior()
+	sm := s.prepare(bl, false)
+	total := sm.f + prior()
 	mu := 0.0
 	old := make([]float64, l)
 	delta := make([]float64, l)
 	for it := 0; it < iterations && l > 0; it++ {
+		// (D̃ᵀD̃ + k²)·δ = D̃ᵀẽ − k²·w, with D̃ᵀẽ = −grad/2.
 		sys := mat.NewSymDense(l, nil)
 		rhs := mat.NewVecDense(l, nil)
 		for a := 0; a < l; a++ {
 			for c := a; c < l; c++ {
-				v := jtj[a*l+c]
+				v := sm.jj[a*l+c]
 				if a == c {
 					v = (v + kk[a]) * (1 + mu)
 				}
 				sys.SetSym(a, c, v)
 			}
-			rhs.SetVec(a, jtr[a]-kk[a]*bl.w[a])
+			rhs.SetVec(a, -sm.grad[a]/2-kk[a]*bl.w[a])
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(sys) || ch.SolveVecTo(mat.NewVecDense(l, delta), rhs) != nil {
@@ -113,11 +93,11 @@ func (s *Solver) fitSpace(bl *spaceState, feats []mgl64.Mat3, kk []float64, iter
 		for a := range delta {
 			bl.w[a] += delta[a]
 		}
-		f2, norm2, jtr2, jtj2 := eval()
-		total2 := f2 + prior()
+		sm2 := s.prepare(bl, false)
+		total2 := sm2.f + prior()
 		if total2 <= total {
 			decrease := total - total2
-			f, norm, jtr, jtj, total = f2, norm2, jtr2, jtj2, total2
+			sm, total = sm2, total2
 			if mu /= 3; mu < 1e-8 {
 				mu = 0
 			}
@@ -131,10 +111,7 @@ func (s *Solver) fitSpace(bl *spaceState, feats []mgl64.Mat3, kk []float64, iter
 			break
 		}
 	}
-	if norm == 0 {
-		return math.Sqrt(f)
-	}
-	return math.Sqrt(f / norm)
+	return sm.f
 }
 
 // linearToMain sets the nonlinear weights from the linear space's: the

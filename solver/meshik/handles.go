@@ -146,9 +146,10 @@ func (s *Solver) turn() float64 {
 // featureRotation returns F(w) of SetRotating for the current weights.
 func (s *Solver) featureRotation(g group) mgl64.Mat3 {
 	var a mgl64.Mat3
+	var feat [1]mgl64.Mat3
 	for k, j := range g.tris {
-		s.main.eval(s.frozen, s.fgrad, j, j+1)
-		m, t := &s.main.t[j], &g.t0[k]
+		s.main.evalRange(s.frozen, s.fgrad, feat[:], nil, j, j+1)
+		m, t := &feat[0], &g.t0[k]
 		// a += M_j·T_jᵀ
 		for c := 0; c < 3; c++ {
 			for r := 0; r < 3; r++ {
@@ -197,17 +198,11 @@ func (s *Solver) centroids(g group) (ct, cx mgl64.Vec3) {
 	return ct.Mul(k), cx.Mul(k)
 }
 
-// gradientAt returns T_j = (G·x)_j, the deformation gradient of triangle j
-// (solver order) at the current unknowns, fourth vertex included.
+// gradientAt returns T_j, the deformation gradient of triangle j (solver
+// order) in the current pose, its fourth vertex that of the pose
+// (deform.FourthVertex).
 func (s *Solver) gradientAt(j int) mgl64.Mat3 {
-	tri := s.grad.Triangle(j)
-	cv, c4 := &s.cv[j], &s.c4[j]
-	x0, x1, x2, x4 := s.x[tri[0]], s.x[tri[1]], s.x[tri[2]], s.x[s.n+j]
-	var t mgl64.Mat3
-	for c := 0; c < 3; c++ {
-		for r := 0; r < 3; r++ {
-			t[3*c+r] = cv[c][0]*x0[r] + cv[c][1]*x1[r] + cv[c][2]*x2[r] + c4[c]*x4[r]
-		}
-	}
-	return t
+	var t [1]mgl64.Mat3
+	s.grad.FeaturesRange(t[:], s.x, j, j+1)
+	return t[0]
 }

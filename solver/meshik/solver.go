@@ -95,38 +95,50 @@ func (o Options) maxIterations() int {
 //
 // with the constrained vertices held at their targets (Eq. 8, with Eq. 5's
 // prior and Section 5's temporal term as extra residuals), by Gauss-Newton
-// iterations (Eq. 9–10) solved with the block structure of Eq. 11–13:
-//
-//	GᵀG = Pᵀ·L·Lᵀ·P, factored once per set of constrained vertices;
-//	Y_r = L⁻¹·P·Gᵀ·J_r,  z_r = L⁻¹·P·Gᵀ·b_r   (forward solves, all at once)
-//	(Σ_r J_rᵀJ_r − Y_rᵀY_r + (k² + p²)·I)·δ = Σ_r (Y_rᵀz_r − J_rᵀb_r) − k²w − p²(w − w₀)
-//	x_r = Pᵀ·L⁻ᵀ·(z_r + Y_r·δ),  w ← w + δ     (backward solves)
-//
-// where J_r is the coordinate-r block of ∂M/∂w and b_r = M_r(w) − G·x̂_r,
-// x̂ holding only the constrained values. The l×l system is dense.
+// iterations (Eq. 9–10) solved with the block structure of Eq. 11–13.
 //
 // The fourth vertices are condensed out exactly. Each appears only in its
-// own triangle's rows of G, so the fourth-vertex block of GᵀG is diagonal,
-// D = diag(d_j), and the Schur complement onto the mesh vertices is
+// own triangle's three rows of G (per coordinate), with coefficients
+// c4_j = (c4_0, c4_1, c4_2) over the gradient's columns c, so minimising
+// over it projects that triangle's residual onto the plane orthogonal to
+// ĝ_j = c4_j/‖c4_j‖. With H_j a 3×2 orthonormal basis of that plane and
+// Cv_j the triangle's coefficients at its three vertices, the objective
+// minimised over the fourth vertices is
 //
-//	K = GᵥᵀGᵥ − Gᵥᵀg₄·D⁻¹·g₄ᵀGᵥ = ĜᵀĜ,   Ĝ = (I − g₄D⁻¹g₄ᵀ)·Gᵥ,
+//	f(x, w) = Σ_j Σ_r ‖Ǧ_j·x_r − H_jᵀ·τ_jr(w)‖² + regularisers,
+//	Ǧ_j = H_jᵀ·Cv_j (2 × 3),  τ_jr = (T_j[r][0], T_j[r][1], T_j[r][2]),
 //
-// per triangle the vertex columns of G with the fourth vertex's direction
-// projected out. K has the pattern of the vertex graph, so the sparse
-// factor (package sparse) covers the n vertices only, not n + m unknowns;
-// the fourth vertices follow from the vertices by the diagonal block. In
-// the half solve a fourth-vertex row is y_j = d_j^{−1/2}·(Gᵀh)_j and a
-// vertex row is L⁻¹·P·Ĝᵀh, so YᵀY = hᵀ(GᵀG)⁻¹h still holds; the backward
-// solve gives the vertices from K, then x_j = d_j^{−1/2}·y_j −
-// d_j⁻¹·Σ_q e_jq·x_q over the triangle's free vertices q (e_jq the
-// coupling of vertex q and the fourth vertex in GᵀG). This is exactly
-// Cholesky with the fourth vertices eliminated first, done with vector
-// operations instead of tens of thousands of one-column supernodes.
+// six rows per triangle instead of nine, and no fourth-vertex unknowns:
+// K = Σ_j Ǧ_jᵀǦ_j = GᵥᵀGᵥ − Gᵥᵀg₄·D⁻¹·g₄ᵀGᵥ (the Schur complement of the
+// fourth vertices in GᵀG) has the pattern of the vertex graph, so the
+// sparse factor (package sparse) covers the n vertices only. (The pose's
+// own fourth vertices, for its deformation gradients, are those of
+// deform.FourthVertex.)
+//
+// One Gauss-Newton step, with D̃ the six projected rows per triangle of
+// ∂M/∂w (each row a weight's derivative), b̃ = H_jᵀτ_j(w) − Ǧ·x̂ (x̂: the
+// constrained values only) and ẽ = Ǧ·x − H_jᵀτ_j(w) the residual:
+//
+//	K = Pᵀ·L·Lᵀ·P, factored once per set of constrained vertices;
+//	[Y | z] = L⁻¹·P·Ǧᵀ·[D̃ | b̃]   (forward solves, 3(l+1) columns at once)
+//	(D̃ᵀD̃ − YᵀY + diag(k² + p²))·δ = Yᵀz − D̃ᵀb̃ − k²w − p²(w − w₀)
+//	x = Pᵀ·L⁻ᵀ·(z + Y·δ),  w ← w + δ     (backward solve, 3 columns)
+//
+// The l×l system is dense. Its sums are Gram matrices: D̃ᵀD̃, D̃ᵀb̃, D̃ᵀẽ,
+// b̃ᵀb̃ and ẽᵀẽ (the objective) are one symmetric rank-k update over the
+// stacked rows [D̃ | b̃ | ẽ], and YᵀY, Yᵀz and zᵀz another over the
+// forward-solved rows, each computed in blocks by the tiled kernels of
+// package dense. So an iteration costs one pass over the triangles (the
+// features, their derivatives and the update), one over the vertices
+// (Ǧᵀ), the triangular solves, and O((m + n)·l²) multiply-adds in dense
+// kernels.
 //
 // Constraints are imposed by value (Dirichlet): the pattern of K is
 // analysed once per mesh; a new set of constrained vertices zeroes their
 // rows and columns and puts 1 on their diagonal, which needs only a numeric
-// refactorization, and new targets for the same set need none.
+// refactorization, and new targets for the same set need none. A
+// constrained vertex's rows then decouple from the rest: the solves leave
+// them at zero and the vertex is put at its target.
 //
 // Frozen triangles (paper, Figure 6C) keep the deformation gradient they
 // had when they were frozen as their target, independent of w: their rows
@@ -146,48 +158,39 @@ type Solver struct {
 	// (localOrder), so that a vertex's triangles lie close together in
 	// memory; slot[j] is where the caller's triangle j is.
 	slot []int
-	nu   int // unknowns per coordinate: n + m
 
-	// Per triangle j and gradient column c: the coefficients of G's row
-	// 3j + c at the triangle's vertices (cv) and at its fourth vertex
-	// (c4); d_j = Σ_c c4², and e_jq = Σ_c cv_q·c4, the coupling of vertex
-	// q and the fourth vertex in GᵀG.
-	cv   [][3][3]float64 // [j][c][q]
-	c4   [][3]float64    // [j][c]
-	dinv []float64       // 1/d_j
-	e    [][3]float64    // [j][q]
-
-	ghat *sparse.CSC // Ĝ: 3m × n, the condensed operator
-	// Ĝ by vertex and triangle: vertex u's incident triangles are
-	// incTri[incPtr[u]:incPtr[u+1]], and incCoef holds Ĝ's three entries
-	// (rows 3j + c, c = 0..2) of each in column u.
+	// Per triangle j: Ǧ_j (gp[j][3a + q], row a, vertex q) and H_j
+	// (hp[j][2c + a], gradient column c, row a).
+	gp [][6]float64
+	hp [][6]float64
+	// Ǧ by vertex: vertex u's incident triangles are
+	// incTri[incPtr[u]:incPtr[u+1]], and incCoef holds Ǧ's two entries
+	// (rows a = 0, 1) of each at u.
 	incPtr  []int
 	incTri  []int32
-	incCoef [][3]float64
-	k       *sparse.CSC // K = ĜᵀĜ with the Dirichlet rows applied
+	incCoef [][2]float64
+	k       *sparse.CSC // K = ǦᵀǦ with the Dirichlet rows applied
 	base    []float64   // K's own values
 	diag    []int       // index of each column's diagonal entry in k.Val
 	sym     *sparse.Symbolic
 	fac     *sparse.Factor
 	ws      *sparse.Workspace
-	pinv    []int // pivot row of each vertex in the half-solved blocks
 	comp    []int // connected component of each vertex, -1 if unreferenced
 	ncomp   int
 	ready   bool // a factorization for the current constraints exists
 
 	analyzeTime, factorTime time.Duration // of Analyze (in New) and the last SetHandles
 
-	fixed      []bool       // per vertex: held by value
-	fixedList  []int        // the vertices held by value
-	held       []mgl64.Vec3 // their positions when the current Iterate began
-	fixedPivot []bool       // per pivot row of K: a fixed vertex's
-	goal       []mgl64.Vec3 // per vertex: its target as set (SetTargets)
-	target     []mgl64.Vec3 // per vertex: its value when fixed (goal, turned for a rotating group)
-	groups     []group      // rotating groups of constrained vertices (SetRotating)
-	frozen     []bool       // per triangle
-	fgrad      []mgl64.Mat3 // per triangle: the frozen target
-	handle     []int        // the constrained vertices, sorted
-	x          []mgl64.Vec3 // current unknowns (positions, then fourth vertices)
+	fixed     []bool       // per vertex: held by value
+	fixedList []int        // the vertices held by value
+	held      []mgl64.Vec3 // their positions when the current Iterate began
+	goal      []mgl64.Vec3 // per vertex: its target as set (SetTargets)
+	target    []mgl64.Vec3 // per vertex: its value when fixed (goal, turned for a rotating group)
+	groups    []group      // rotating groups of constrained vertices (SetRotating)
+	frozen    []bool       // per triangle
+	fgrad     []mgl64.Mat3 // per triangle: the frozen target
+	handle    []int        // the constrained vertices, sorted
+	x         []mgl64.Vec3 // current positions
 
 	main *spaceState // the feature space being solved in
 	lin  *spaceState // the linear space of the same examples, to start from (nil if not needed)
@@ -203,8 +206,15 @@ type Solver struct {
 	// last step (0 if none).
 	predicted float64
 
-	b  []mgl64.Mat3 // b = M(w) − G·x̂ per triangle (x̂: the constrained values only)
-	xs *mat.Dense   // backward-solve right-hand sides: n × 3
+	// Storage of one iteration, shared by the spaces (one prepares and
+	// steps at a time), sized for the one with the most weights l:
+	// rows holds per triangle six rows [D̃ | b̃ | ẽ] of l + 2 numbers
+	// (padded, see gram),
+	// half the vertex rows Ǧᵀ·[D̃ | b̃], 3(l + 1) per vertex, then their
+	// forward solves, and xs the backward solve's n × 3.
+	rows []float64
+	half []float64
+	xs   *mat.Dense
 }
 
 // spaceState is a feature space with its weights and the storage of one
@@ -221,20 +231,15 @@ type spaceState struct {
 	// Σ_k prior_k·w_k² + temporal_k·(w_k − w₀_k)².
 	prior, temporal []float64
 	w, w0           []float64
-	t, dt           []mgl64.Mat3 // M(w), ∂M/∂w
-	b               *mat.Dense   // right-hand sides: nu × 3(l+1)
 }
 
-func newSpaceState(kind SpaceKind, space Space, bs *basis, nex, m, nu int, opts Options) *spaceState {
+func newSpaceState(kind SpaceKind, space Space, bs *basis, nex int, opts Options) *spaceState {
 	bl := &spaceState{kind: kind, space: space, basis: bs, nex: nex}
 	if space != nil {
 		bl.l = space.NumWeights()
 	}
 	bl.w = make([]float64, bl.l)
 	bl.w0 = make([]float64, bl.l)
-	bl.t = make([]mgl64.Mat3, m)
-	bl.dt = make([]mgl64.Mat3, m*bl.l)
-	bl.b = mat.NewDense(nu, 3*(bl.l+1), nil)
 	bl.prior = make([]float64, bl.l)
 	bl.setPrior(opts.Prior)
 	bl.temporal = make([]float64, bl.l)
@@ -368,21 +373,24 @@ func (bl *spaceState) setExampleWeights(c []float64) {
 	}
 }
 
-// eval computes M(w) and ∂M/∂w for triangles [lo, hi) on the calling
+// evalRange computes M(w) (into t[j − lo]) and ∂M/∂w (into
+// dt[(j − lo)·l:], unless dt is nil) for triangles [lo, hi) on the calling
 // goroutine, frozen triangles overridden (their feature is fixed, so their
 // derivative is zero).
-func (bl *spaceState) eval(frozen []bool, fgrad []mgl64.Mat3, lo, hi int) {
+func (bl *spaceState) evalRange(frozen []bool, fgrad, t, dt []mgl64.Mat3, lo, hi int) {
 	if bl.space != nil {
-		bl.space.EvalJacobianRange(bl.w, bl.t, bl.dt, lo, hi)
+		bl.space.EvalRange(bl.w, t, dt, lo, hi)
 	} else {
 		for j := lo; j < hi; j++ {
-			bl.t[j] = mgl64.Ident3()
+			t[j-lo] = mgl64.Ident3()
 		}
 	}
 	for j := lo; j < hi; j++ {
 		if frozen[j] {
-			bl.t[j] = fgrad[j]
-			clear(bl.dt[j*bl.l : (j+1)*bl.l])
+			t[j-lo] = fgrad[j]
+			if dt != nil {
+				clear(dt[(j-lo)*bl.l : (j-lo+1)*bl.l])
+			}
 		}
 	}
 }
@@ -437,15 +445,14 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 		}
 	}
 	opts.Space = kind
-	s := &Solver{opts: opts, grad: grad, n: n, m: m, nu: n + m, slot: make([]int, m)}
+	s := &Solver{opts: opts, grad: grad, n: n, m: m, slot: make([]int, m)}
 	for k, j := range order {
 		s.slot[j] = k
 	}
 	if err := s.buildSpaces(examples); err != nil {
 		return nil, err
 	}
-	s.condense()
-	s.k = sparse.MulTransA(s.ghat)
+	s.k = sparse.MulTransA(s.condense())
 	if s.usedVertices(triangles) < n {
 		// Unreferenced vertices have empty columns: give them a diagonal
 		// (they are always pinned).
@@ -463,21 +470,21 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 		return nil, err
 	}
 	s.analyzeTime = time.Since(start)
-	s.pinv = make([]int, n)
-	for k, v := range s.sym.Perm() {
-		s.pinv[v] = k
-	}
 	s.comp, s.ncomp = meshgraph.Components(n, triangles)
 	s.fixed = make([]bool, n)
-	s.fixedPivot = make([]bool, n)
 	s.target = slices.Clone(reference)
 	s.goal = slices.Clone(reference)
 	s.frozen = make([]bool, m)
 	s.fgrad = make([]mgl64.Mat3, m)
-	s.x = grad.Unknowns(nil, reference)
-	s.prevX = make([]mgl64.Vec3, s.nu)
+	s.x = slices.Clone(reference)
+	s.prevX = make([]mgl64.Vec3, n)
 	s.prevW = make([]float64, s.main.l)
-	s.b = make([]mgl64.Mat3, m)
+	l := s.main.l
+	if s.lin != nil {
+		l = max(l, s.lin.l)
+	}
+	s.rows = make([]float64, 6*m*padded(l+2))
+	s.half = make([]float64, 3*n*(l+1))
 	s.xs = mat.NewDense(n, 3, nil)
 	s.resetConvergence()
 	return s, nil
@@ -487,10 +494,10 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 // example poses, and for the nonlinear space the linear one it starts
 // from (StartFromLinear).
 func (s *Solver) buildSpaces(examples [][]mgl64.Vec3) error {
-	m, nu, l := s.m, s.nu, len(examples)
+	l := len(examples)
 	kind := s.opts.Space
 	if kind == Identity {
-		s.main = newSpaceState(Identity, nil, nil, 0, m, nu, s.opts)
+		s.main = newSpaceState(Identity, nil, nil, 0, s.opts)
 		return nil
 	}
 	if kind != Linear && kind != Nonlinear {
@@ -503,13 +510,13 @@ func (s *Solver) buildSpaces(examples [][]mgl64.Vec3) error {
 			if err != nil {
 				return nil, err
 			}
-			return newSpaceState(Linear, ls, nil, l, m, nu, s.opts), nil
+			return newSpaceState(Linear, ls, nil, l, s.opts), nil
 		}
 		ls, bs, err := newCompressedLinear(s.grad, examples, comp)
 		if err != nil {
 			return nil, err
 		}
-		return newSpaceState(Linear, ls, bs, l, m, nu, s.opts), nil
+		return newSpaceState(Linear, ls, bs, l, s.opts), nil
 	}
 	var err error
 	if kind == Linear {
@@ -521,13 +528,13 @@ func (s *Solver) buildSpaces(examples [][]mgl64.Vec3) error {
 		if err != nil {
 			return err
 		}
-		s.main = newSpaceState(Nonlinear, ns, nil, l, m, nu, s.opts)
+		s.main = newSpaceState(Nonlinear, ns, nil, l, s.opts)
 	} else {
 		ns, bs, err := newCompressedNonlinear(s.grad, examples, comp)
 		if err != nil {
 			return err
 		}
-		s.main = newSpaceState(Nonlinear, ns, bs, l, m, nu, s.opts)
+		s.main = newSpaceState(Nonlinear, ns, bs, l, s.opts)
 	}
 	if l > 1 {
 		s.lin, err = linear()
@@ -545,37 +552,33 @@ func (s *Solver) features(examples [][]mgl64.Vec3) [][]mgl64.Mat3 {
 	return feats
 }
 
-// condense computes the per-triangle coefficients of G, the fourth-vertex
-// diagonal D and couplings e, and the condensed operator Ĝ (see Solver).
-func (s *Solver) condense() {
+// condense computes, per triangle, H (an orthonormal basis of the plane
+// orthogonal to the fourth vertex's coefficients) and Ǧ = Hᵀ·Cv, their
+// incidence by vertex, and returns Ǧ as a 2m × n matrix (see Solver).
+func (s *Solver) condense() *sparse.CSC {
 	m, n := s.m, s.n
-	s.cv = make([][3][3]float64, m)
-	s.c4 = make([][3]float64, m)
-	s.dinv = make([]float64, m)
-	s.e = make([][3]float64, m)
-	t := sparse.NewTriplet(3*m, n, 9*m)
+	s.gp = make([][6]float64, m)
+	s.hp = make([][6]float64, m)
+	t := sparse.NewTriplet(2*m, n, 6*m)
 	for j := 0; j < m; j++ {
-		d := 0.0
+		var cv [3][3]float64 // [c][q]
+		var c4 mgl64.Vec3
 		for c := 0; c < 3; c++ {
 			_, coef := s.grad.Row(j, c)
-			s.cv[j][c] = [3]float64{coef[0], coef[1], coef[2]}
-			s.c4[j][c] = coef[3]
-			d += coef[3] * coef[3]
+			cv[c] = [3]float64{coef[0], coef[1], coef[2]}
+			c4[c] = coef[3]
 		}
-		s.dinv[j] = 1 / d // d > 0: deform.New rejected degenerate triangles
-		for q := 0; q < 3; q++ {
-			for c := 0; c < 3; c++ {
-				s.e[j][q] += s.cv[j][c][q] * s.c4[j][c]
-			}
-		}
+		h1, h2 := planeBasis(c4.Normalize()) // c4 ≠ 0: deform.New rejected degenerate triangles
+		s.hp[j] = [6]float64{h1[0], h2[0], h1[1], h2[1], h1[2], h2[2]}
 		tri := s.grad.Triangle(j)
-		for c := 0; c < 3; c++ {
+		for a, h := range [2]mgl64.Vec3{h1, h2} {
 			for q := 0; q < 3; q++ {
-				t.Add(3*j+c, tri[q], s.ghatEntry(j, c, q))
+				g := h[0]*cv[0][q] + h[1]*cv[1][q] + h[2]*cv[2][q]
+				s.gp[j][3*a+q] = g
+				t.Add(2*j+a, tri[q], g)
 			}
 		}
 	}
-	s.ghat = t.CSC()
 
 	s.incPtr = make([]int, n+1)
 	for j := 0; j < m; j++ {
@@ -587,22 +590,33 @@ func (s *Solver) condense() {
 		s.incPtr[u+1] += s.incPtr[u]
 	}
 	s.incTri = make([]int32, 3*m)
-	s.incCoef = make([][3]float64, 3*m)
+	s.incCoef = make([][2]float64, 3*m)
 	next := slices.Clone(s.incPtr[:n])
 	for j := 0; j < m; j++ {
 		for q, v := range s.grad.Triangle(j) {
 			p := next[v]
 			next[v]++
 			s.incTri[p] = int32(j)
-			s.incCoef[p] = [3]float64{s.ghatEntry(j, 0, q), s.ghatEntry(j, 1, q), s.ghatEntry(j, 2, q)}
+			s.incCoef[p] = [2]float64{s.gp[j][q], s.gp[j][3+q]}
 		}
 	}
+	return t.CSC()
 }
 
-// ghatEntry is Ĝ's entry in row 3j + c at triangle j's vertex q:
-// cv_jcq − e_jq·c4_jc/d_j.
-func (s *Solver) ghatEntry(j, c, q int) float64 {
-	return s.cv[j][c][q] - s.e[j][q]*s.c4[j][c]*s.dinv[j]
+// planeBasis returns two orthonormal vectors orthogonal to the unit
+// vector g (and to each other), deterministically: the first from the
+// coordinate axis least aligned with g.
+func planeBasis(g mgl64.Vec3) (h1, h2 mgl64.Vec3) {
+	axis := 0
+	for c := 1; c < 3; c++ {
+		if math.Abs(g[c]) < math.Abs(g[axis]) {
+			axis = c
+		}
+	}
+	var e mgl64.Vec3
+	e[axis] = 1
+	h1 = e.Sub(g.Mul(g.Dot(e))).Normalize()
+	return h1, g.Cross(h1)
 }
 
 // localOrder returns the triangles sorted (stably) by their lowest vertex
@@ -738,7 +752,6 @@ func (s *Solver) SetHandles(vertices []int) error {
 	s.handle = hs
 	s.fixedList = s.fixedList[:0]
 	for v, f := range s.fixed {
-		s.fixedPivot[s.pinv[v]] = f
 		if f {
 			s.fixedList = append(s.fixedList, v)
 		}
@@ -821,7 +834,7 @@ func (s *Solver) SetFrozen(triangles []int) error {
 		return errors.New("every triangle is frozen: nothing is left for the examples to explain (unfreeze some)")
 	}
 	s.frozen = frozen
-	s.grad.Apply(s.fgrad, s.x)
+	s.grad.Features(s.fgrad, s.x)
 	s.resetConvergence()
 	return nil
 }
@@ -937,7 +950,7 @@ func (s *Solver) SetPositions(p []mgl64.Vec3) error {
 	if len(p) != s.n {
 		return fmt.Errorf("meshik: %d positions, the mesh has %d vertices", len(p), s.n)
 	}
-	s.x = s.grad.Unknowns(s.x, p)
+	copy(s.x, p)
 	for v, f := range s.fixed {
 		if f && !s.isHandle(v) {
 			s.target[v], s.goal[v] = p[v], p[v]

@@ -39,10 +39,12 @@ type Space interface {
 	// EvalJacobian does both in one pass over the examples, for t and dt
 	// sized as for Eval and Jacobian.
 	EvalJacobian(w []float64, t, dt []mgl64.Mat3)
-	// EvalJacobianRange is EvalJacobian for triangles [lo, hi) only, on
-	// the calling goroutine (t and dt are still full length), so that a
-	// caller can consume each block while it is in cache.
-	EvalJacobianRange(w []float64, t, dt []mgl64.Mat3, lo, hi int)
+	// EvalRange is EvalJacobian for triangles [lo, hi) only, on the
+	// calling goroutine, into storage for those triangles alone:
+	// t[j − lo] = T_j(w) and dt[(j − lo)·NumWeights + k] = ∂T_j/∂w_k, each
+	// skipped when nil, so that a caller can consume each block while it
+	// is in cache without holding the whole Jacobian.
+	EvalRange(w []float64, t, dt []mgl64.Mat3, lo, hi int)
 }
 
 var (
@@ -145,9 +147,10 @@ func (s *LinearSpace) Eval(w []float64, dst []mgl64.Mat3) {
 		s.eval(w, dst, 0, s.m)
 		return
 	}
-	forTriangles(s.m, func(lo, hi int) { s.eval(w, dst, lo, hi) })
+	forTriangles(s.m, func(lo, hi int) { s.eval(w, dst[lo:hi], lo, hi) })
 }
 
+// eval writes M_j(w) of triangles [lo, hi) into dst[j − lo].
 func (s *LinearSpace) eval(w []float64, dst []mgl64.Mat3, lo, hi int) {
 	l := s.nw + 1
 	for j := lo; j < hi; j++ {
@@ -159,7 +162,7 @@ func (s *LinearSpace) eval(w []float64, dst []mgl64.Mat3, lo, hi int) {
 				t[k] += wi * d[k]
 			}
 		}
-		dst[j] = t
+		dst[j-lo] = t
 	}
 }
 
@@ -172,13 +175,14 @@ func (s *LinearSpace) Jacobian(w []float64, dst []mgl64.Mat3) {
 		s.jacobian(dst, 0, s.m)
 		return
 	}
-	forTriangles(s.m, func(lo, hi int) { s.jacobian(dst, lo, hi) })
+	forTriangles(s.m, func(lo, hi int) { s.jacobian(dst[lo*s.nw:hi*s.nw], lo, hi) })
 }
 
+// jacobian writes ∂M_j/∂w of triangles [lo, hi) into dst[(j − lo)·nw:].
 func (s *LinearSpace) jacobian(dst []mgl64.Mat3, lo, hi int) {
 	l := s.nw + 1
 	for j := lo; j < hi; j++ {
-		copy(dst[j*s.nw:(j+1)*s.nw], s.data[j*l+1:(j+1)*l])
+		copy(dst[(j-lo)*s.nw:(j-lo+1)*s.nw], s.data[j*l+1:(j+1)*l])
 	}
 }
 
@@ -188,16 +192,20 @@ func (s *LinearSpace) EvalJacobian(w []float64, t, dt []mgl64.Mat3) {
 	checkLen("Eval destination", len(t), s.m)
 	checkLen("Jacobian destination", len(dt), s.m*s.nw)
 	if s.m < parallelMin {
-		s.EvalJacobianRange(w, t, dt, 0, s.m)
+		s.EvalRange(w, t, dt, 0, s.m)
 		return
 	}
-	forTriangles(s.m, func(lo, hi int) { s.EvalJacobianRange(w, t, dt, lo, hi) })
+	forTriangles(s.m, func(lo, hi int) { s.EvalRange(w, t[lo:hi], dt[lo*s.nw:hi*s.nw], lo, hi) })
 }
 
-// EvalJacobianRange implements Space.
-func (s *LinearSpace) EvalJacobianRange(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
-	s.eval(w, t, lo, hi)
-	s.jacobian(dt, lo, hi)
+// EvalRange implements Space.
+func (s *LinearSpace) EvalRange(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
+	if t != nil {
+		s.eval(w, t, lo, hi)
+	}
+	if dt != nil {
+		s.jacobian(dt, lo, hi)
+	}
 }
 
 // NonlinearSpace is the nonlinear feature space of Section 3.3: each
@@ -287,7 +295,7 @@ func (s *NonlinearSpace) Eval(w []float64, dst []mgl64.Mat3) {
 		s.run(w, dst, nil, 0, s.m)
 		return
 	}
-	forTriangles(s.m, func(lo, hi int) { s.run(w, dst, nil, lo, hi) })
+	forTriangles(s.m, func(lo, hi int) { s.run(w, dst[lo:hi], nil, lo, hi) })
 }
 
 // Jacobian writes ∂T_j/∂w_k (the exact derivative in the type's comment)
@@ -299,7 +307,7 @@ func (s *NonlinearSpace) Jacobian(w []float64, dst []mgl64.Mat3) {
 		s.run(w, nil, dst, 0, s.m)
 		return
 	}
-	forTriangles(s.m, func(lo, hi int) { s.run(w, nil, dst, lo, hi) })
+	forTriangles(s.m, func(lo, hi int) { s.run(w, nil, dst[lo*s.l:hi*s.l], lo, hi) })
 }
 
 // EvalJacobian writes T_j(w) into t and ∂T_j/∂w_k into dt in one pass.
@@ -311,11 +319,11 @@ func (s *NonlinearSpace) EvalJacobian(w []float64, t, dt []mgl64.Mat3) {
 		s.run(w, t, dt, 0, s.m)
 		return
 	}
-	forTriangles(s.m, func(lo, hi int) { s.run(w, t, dt, lo, hi) })
+	forTriangles(s.m, func(lo, hi int) { s.run(w, t[lo:hi], dt[lo*s.l:hi*s.l], lo, hi) })
 }
 
-// EvalJacobianRange implements Space.
-func (s *NonlinearSpace) EvalJacobianRange(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
+// EvalRange implements Space.
+func (s *NonlinearSpace) EvalRange(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
 	s.run(w, t, dt, lo, hi)
 }
 
@@ -326,8 +334,8 @@ type blended struct {
 	sym     [6]float64
 }
 
-// run evaluates triangles [lo, hi): T_j into t and the derivatives into
-// dt, each skipped when nil.
+// run evaluates triangles [lo, hi): T_j into t[j − lo] and the
+// derivatives into dt[(j − lo)·l:], each skipped when nil.
 func (s *NonlinearSpace) run(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
 	l := s.l
 	var bl blended
@@ -335,10 +343,10 @@ func (s *NonlinearSpace) run(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
 		fj := s.fac[j*l*factorSize : (j+1)*l*factorSize]
 		blend(&bl, w[:l], fj, dt != nil)
 		if t != nil {
-			mulSym(&t[j], &bl.rot, &bl.sym)
+			mulSym(&t[j-lo], &bl.rot, &bl.sym)
 		}
 		if dt != nil {
-			derivatives(&bl, fj, dt[j*l:(j+1)*l])
+			derivatives(&bl, fj, dt[(j-lo)*l:(j-lo+1)*l])
 		}
 	}
 }

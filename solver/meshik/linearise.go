@@ -1,0 +1,333 @@
+package meshik
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"gonum.org/v1/gonum/mat"
+
+	"gallop/internal/parallel"
+	"gallop/solver/dense"
+)
+
+// One Gauss-Newton iteration's linear algebra (see Solver): the projected
+// rows of every triangle and their Gram sums (prepare), the half solves
+// and theirs (halfSolve), the l×l weight system (step) and the backward
+// solve (backward).
+
+// sums are the Gram sums of one linearisation at the current iterate,
+// over the stacked projected rows [D̃ | b̃ | ẽ] (see Solver), for l
+// weights: the objective ẽᵀẽ (without the regularisers), its gradient in
+// w, −2·D̃ᵀẽ, and the blocks D̃ᵀD̃ (l×l, row-major, full), D̃ᵀb̃ and b̃ᵀb̃
+// of the normal equations.
+type sums struct {
+	f    float64
+	grad []float64
+	jj   []float64
+	jb   []float64
+	bb   float64
+}
+
+// evalBlock is the number of triangles whose features and derivatives
+// prepare evaluates at a time, to use them while they are in cache.
+const evalBlock = 32
+
+// itemChunk is the number of items (triangles, vertices) per work item
+// of the Gram sums: fixed, so that sums do not depend on the number of
+// cores, and small enough that a chunk's rows stay in cache between being
+// written and being summed.
+const itemChunk = 256
+
+// scratch is one worker's storage for a block of features and
+// derivatives.
+type scratch struct {
+	t  [evalBlock]mgl64.Mat3
+	dt []mgl64.Mat3
+}
+
+var scratchPool sync.Pool
+
+func getScratch(l int) *scratch {
+	sc, _ := scratchPool.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	if cap(sc.dt) < evalBlock*l {
+		sc.dt = make([]mgl64.Mat3, evalBlock*l)
+	}
+	sc.dt = sc.dt[:evalBlock*l]
+	return sc
+}
+
+// padded is the width to which rows are laid out (prepare) or copied
+// (gram) for the Gram sums: a multiple of 8, so that dense.SyrkLN works in
+// whole 8×4 tiles of its AVX2 kernels (on the Pose tool's widths, 6 to 30
+// columns, padding made it 2 to 4 times as fast as the tiles' ragged
+// edges).
+func padded(w int) int { return max(8, (w+7)&^7) }
+
+var gramPool sync.Pool
+
+// gram returns Σ rᵀr over rows r of width w: n items of per rows each,
+// summed in chunks of itemChunk items in parallel and then in chunk order
+// (so the result does not depend on the scheduling), as a full symmetric
+// w×w matrix (row-major). For each chunk of items [lo, hi), chunk(lo, hi,
+// sum) makes the chunk's (hi − lo)·per rows, stride apart, and hands them
+// to sum, on the same goroutine, before it returns. Rows whose stride is
+// not padded(w) are copied to rows that are.
+func gram(n, per, w int, chunk func(lo, hi int, sum func(rows []float64, stride int))) []float64 {
+	pw := padded(w)
+	nc := (n + itemChunk - 1) / itemChunk
+	part := make([]float64, nc*pw*pw)
+	parallel.For(nc, func(c int) {
+		lo, hi := c*itemChunk, min(n, (c+1)*itemChunk)
+		k := (hi - lo) * per
+		chunk(lo, hi, func(src []float64, stride int) {
+			if stride != pw {
+				buf, _ := gramPool.Get().(*[]float64)
+				if buf == nil || cap(*buf) < k*pw {
+					b := make([]float64, itemChunk*per*pw)
+					buf = &b
+				}
+				defer gramPool.Put(buf)
+				dst := (*buf)[:k*pw]
+				clear(dst)
+				for r := 0; r < k; r++ {
+					copy(dst[r*pw:r*pw+w], src[r*stride:r*stride+w])
+				}
+				src = dst
+			}
+			acc := part[c*pw*pw : (c+1)*pw*pw]
+			// Column-major, the rows are the columns of a pw × k matrix
+			// A: acc = 0 − A·Aᵀ, its lower triangle at acc[j·pw + i],
+			// i ≥ j.
+			dense.SyrkLN(pw, k, src, pw, acc, pw, acc, pw)
+		})
+	})
+	sum := make([]float64, w*w)
+	for c := 0; c < nc; c++ {
+		acc := part[c*pw*pw : (c+1)*pw*pw]
+		for j := 0; j < w; j++ {
+			for i := j; i < w; i++ {
+				sum[j*w+i] -= acc[j*pw+i]
+			}
+		}
+	}
+	for j := 0; j < w; j++ {
+		for i := j + 1; i < w; i++ {
+			sum[i*w+j] = sum[j*w+i]
+		}
+	}
+	return sum
+}
+
+// prepare evaluates, in one parallel pass over the triangles, M(w) and
+// ∂M/∂w of bl and writes each triangle's six projected rows
+// [D̃ | b̃ | ẽ] into s.rows, summing their Gram matrix chunk by chunk as
+// it goes. With moveFixed the constrained vertices go to their targets
+// first (an iteration); without, the pose is taken as it is (FitWeights).
+func (s *Solver) prepare(bl *spaceState, moveFixed bool) sums {
+	if moveFixed {
+		for _, v := range s.fixedList {
+			s.x[v] = s.target[v]
+		}
+	}
+	l := bl.l
+	w := l + 2
+	pw := padded(w)
+	rows := s.rows[:6*s.m*pw]
+	gr := gram(s.m, 6, w, func(lo, hi int, sum func([]float64, int)) {
+		sc := getScratch(l)
+		defer scratchPool.Put(sc)
+		for j := lo; j < hi; j += evalBlock {
+			je := min(hi, j+evalBlock)
+			bl.evalRange(s.frozen, s.fgrad, sc.t[:je-j], sc.dt[:(je-j)*l], j, je)
+			for jj := j; jj < je; jj++ {
+				s.triangleRows(jj, &sc.t[jj-j], sc.dt[(jj-j)*l:(jj-j+1)*l], rows[6*jj*pw:6*(jj+1)*pw], pw)
+			}
+		}
+		sum(rows[6*lo*pw:6*hi*pw], pw)
+	})
+	sm := sums{f: gr[(l+1)*w+l+1], bb: gr[l*w+l], grad: make([]float64, l), jj: make([]float64, l*l), jb: make([]float64, l)}
+	for a := 0; a < l; a++ {
+		sm.grad[a] = -2 * gr[a*w+l+1]
+		sm.jb[a] = gr[a*w+l]
+		copy(sm.jj[a*l:(a+1)*l], gr[a*w:a*w+l])
+	}
+	return sm
+}
+
+// triangleRows writes triangle j's six projected rows into out (6 rows,
+// stride apart): for coordinate r and plane direction a, row 2r + a holds
+// D̃ (the derivatives Σ_c H[c][a]·∂T[r][c]/∂w_k for the l = len(d)
+// weights), then b̃ = Σ_c H[c][a]·T[r][c] − (Ǧ·x̂)[a] and
+// ẽ = (Ǧ·x)[a] − Σ_c H[c][a]·T[r][c], then zeros up to the stride.
+func (s *Solver) triangleRows(j int, t *mgl64.Mat3, d []mgl64.Mat3, out []float64, stride int) {
+	l, w := len(d), stride
+	tri := s.grad.Triangle(j)
+	g, h := &s.gp[j], &s.hp[j]
+	x0, x1, x2 := s.x[tri[0]], s.x[tri[1]], s.x[tri[2]]
+	f0, f1, f2 := s.fixed[tri[0]], s.fixed[tri[1]], s.fixed[tri[2]]
+	for r := 0; r < 3; r++ {
+		for a := 0; a < 2; a++ {
+			row := out[(2*r+a)*w : (2*r+a+1)*w]
+			tau := h[a]*t[r] + h[2+a]*t[3+r] + h[4+a]*t[6+r]
+			p0, p1, p2 := g[3*a]*x0[r], g[3*a+1]*x1[r], g[3*a+2]*x2[r]
+			fx := 0.0
+			if f0 {
+				fx += p0
+			}
+			if f1 {
+				fx += p1
+			}
+			if f2 {
+				fx += p2
+			}
+			row[l] = tau - fx
+			row[l+1] = (p0 + p1 + p2) - tau
+			clear(row[l+2:])
+		}
+	}
+	h0, h1, h2, h3, h4, h5 := h[0], h[1], h[2], h[3], h[4], h[5]
+	for k := range d {
+		dk := &d[k]
+		for r := 0; r < 3; r++ {
+			u0, u1, u2 := dk[r], dk[3+r], dk[6+r]
+			out[(2*r)*w+k] = h0*u0 + h2*u1 + h4*u2
+			out[(2*r+1)*w+k] = h1*u0 + h3*u1 + h5*u2
+		}
+	}
+}
+
+// startPrior returns the per-weight k² of the linear start: the space's
+// own, at least 1e-6, which keeps the problem well posed when examples are
+// nearly dependent and hardly moves the optimum.
+func (bl *spaceState) startPrior() []float64 {
+	kk := slices.Clone(bl.prior)
+	for i := range kk {
+		kk[i] = max(kk[i], 1e-6)
+	}
+	return kk
+}
+
+// halfSolve fills s.half with the vertex rows Ǧᵀ·[D̃ | b̃] of bl (per
+// vertex 3(l + 1) numbers, coordinate r's block at r(l + 1): the l
+// derivative columns, then b̃), zero for the constrained vertices, whose
+// rows the Dirichlet system decouples, and applies the forward solve
+// L⁻¹·P to all columns at once. It returns the Gram sums of the solved
+// rows, Σ over the rows (vertex, coordinate) of [Y | z]ᵀ[Y | z]:
+// YᵀY, Yᵀz and zᵀz, as a full (l+1)×(l+1) matrix.
+func (s *Solver) halfSolve(bl *spaceState) []float64 {
+	l := bl.l
+	w, cols := padded(l+2), 3*(l+1)
+	rows, half := s.rows, s.half[:s.n*cols]
+	parallel.Chunks(s.n, 1024, func(lo, hi int) {
+		for u := lo; u < hi; u++ {
+			row := half[u*cols : (u+1)*cols]
+			clear(row)
+			if s.fixed[u] {
+				continue
+			}
+			for p := s.incPtr[u]; p < s.incPtr[u+1]; p++ {
+				j, c := int(s.incTri[p]), s.incCoef[p]
+				src := rows[6*j*w : 6*(j+1)*w]
+				for r := 0; r < 3; r++ {
+					dst := row[r*(l+1) : (r+1)*(l+1)]
+					a0 := src[2*r*w : 2*r*w+l+1]
+					a1 := src[(2*r+1)*w : (2*r+1)*w+l+1]
+					for k := range dst {
+						dst[k] += c[0]*a0[k] + c[1]*a1[k]
+					}
+				}
+			}
+		}
+	})
+	hm := mat.NewDense(s.n, cols, half)
+	s.ws.SolveLower(hm, hm)
+	return gram(s.n, 3, l+1, func(lo, hi int, sum func([]float64, int)) {
+		sum(half[lo*cols:hi*cols], l+1)
+	})
+}
+
+// step solves the linearised problem at bl's current (x, w), prepared in
+// sm, with the per-weight regularisers kk (k² of the prior) and pp (p² of
+// the temporal term) and Marquardt damping mu, and applies the step to x
+// and bl.w. It returns δ and the value of the linearised objective at the
+// new (x, w) (what the model predicts f will be).
+func (s *Solver) step(bl *spaceState, sm sums, kk, pp []float64, mu float64) ([]float64, float64, error) {
+	l := bl.l
+	gy := s.halfSolve(bl)
+	v := l + 1
+	// The l×l system for δ: S = D̃ᵀD̃ − YᵀY, r = Yᵀz − D̃ᵀb̃ − k²w − p²(w − w₀).
+	delta := make([]float64, l)
+	if l > 0 {
+		sys := mat.NewSymDense(l, nil)
+		rhs := mat.NewVecDense(l, nil)
+		for a := 0; a < l; a++ {
+			for c := a; c < l; c++ {
+				e := sm.jj[a*l+c] - gy[a*v+c]
+				if a == c {
+					e = (e + kk[a] + pp[a]) * (1 + mu)
+				}
+				sys.SetSym(a, c, e)
+			}
+			rhs.SetVec(a, gy[a*v+l]-sm.jb[a]-kk[a]*bl.w[a]-pp[a]*(bl.w[a]-bl.w0[a]))
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(sys) {
+			return nil, 0, fmt.Errorf("%w (the weight system is not positive definite)", ErrIllPosed)
+		}
+		if err := ch.SolveVecTo(mat.NewVecDense(l, delta), rhs); err != nil {
+			return nil, 0, fmt.Errorf("%w (%v)", ErrIllPosed, err)
+		}
+	}
+	s.backward(bl, delta)
+
+	// The model's value at the new iterate, from sums already at hand:
+	// min_x ‖Ǧx − (b̃ + D̃δ)‖² = ‖b̃ + D̃δ‖² − ‖z + Yδ‖² (the free rows).
+	model := sm.bb - gy[l*v+l]
+	for a := 0; a < l; a++ {
+		model += 2 * delta[a] * (sm.jb[a] - gy[a*v+l])
+		for c := 0; c < l; c++ {
+			model += delta[a] * delta[c] * (sm.jj[a*l+c] - gy[a*v+c])
+		}
+	}
+	model = max(model, 0)
+	for a := range delta {
+		bl.w[a] += delta[a]
+		dw := bl.w[a] - bl.w0[a]
+		model += kk[a]*bl.w[a]*bl.w[a] + pp[a]*dw*dw
+	}
+	return delta, model, nil
+}
+
+// backward applies δ: the positions from K's backward solve of z + Y·δ,
+// the constrained vertices at their targets.
+func (s *Solver) backward(bl *spaceState, delta []float64) {
+	l := bl.l
+	cols := 3 * (l + 1)
+	half := s.half[:s.n*cols]
+	xd := s.xs.RawMatrix()
+	parallel.Chunks(s.n, 8192, func(lo, hi int) {
+		for u := lo; u < hi; u++ {
+			row := half[u*cols:]
+			for r := 0; r < 3; r++ {
+				v := row[r*(l+1)+l]
+				for a := 0; a < l; a++ {
+					v += row[r*(l+1)+a] * delta[a]
+				}
+				xd.Data[u*xd.Stride+r] = v
+			}
+		}
+	})
+	s.ws.SolveUpper(s.xs, s.xs)
+	for u := 0; u < s.n; u++ {
+		if s.fixed[u] {
+			s.x[u] = s.target[u]
+			continue
+		}
+		s.x[u] = mgl64.Vec3{xd.Data[u*xd.Stride], xd.Data[u*xd.Stride+1], xd.Data[u*xd.Stride+2]}
+	}
+}
