@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"gallop/internal/parallel"
-	"gallop/solver/dense"
 	"gallop/solver/deform"
+	"gallop/solver/dense"
 	"gallop/solver/rotation"
 )
 
