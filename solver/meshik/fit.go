@@ -26,6 +26,23 @@ import (
 // converged solve (x*, w*) the gradient of f in w vanishes, so w* is a
 // stationary point of this fit too and FitWeights keeps it.
 func (s *Solver) FitWeights() float64 {
+	if s.lin != nil {
+		// As in StartFromLinear, a small prior keeps the linear problem
+		// well posed when examples are nearly dependent. It is linear
+		// least squares: one step solves it.
+		s.lin.neutral()
+		s.fitSpace(s.lin, s.lin.startPrior(), 0)
+		s.linearToMain()
+	}
+	return s.RefineWeights()
+}
+
+// RefineWeights is FitWeights from the current weights instead of the
+// linear space's fit: for a pose whose weights are known (those that
+// produced it, set with SetExampleWeights), when the refinement takes a
+// pass or two over the mesh where the linear fit and the refinement from
+// it take several.
+func (s *Solver) RefineWeights() float64 {
 	norm := 0.0
 	for j := 0; j < s.m; j++ {
 		if s.frozen[j] {
@@ -39,13 +56,6 @@ func (s *Solver) FitWeights() float64 {
 			}
 		}
 	}
-	if s.lin != nil {
-		// As in StartFromLinear, a small prior keeps the linear problem
-		// well posed when examples are nearly dependent.
-		s.lin.neutral()
-		s.fitSpace(s.lin, s.lin.startPrior(), 1)
-		s.linearToMain()
-	}
 	f := s.fitSpace(s.main, s.main.prior, 100)
 	s.resetConvergence()
 	if norm == 0 {
@@ -56,7 +66,9 @@ func (s *Solver) FitWeights() float64 {
 
 // fitSpace minimises the data term of FitWeights plus Σ_k kk_k·w_k² over
 // bl's weights, from bl.w, by at most iterations Levenberg-Marquardt
-// steps, and returns the data term.
+// steps, and returns the data term. With iterations 0 the problem is
+// taken for linear (the linear space's): its one Gauss-Newton step is
+// taken as its solution, and the data term returned is that before it.
 func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 {
 	l := bl.l
 	prior := func() float64 {
@@ -71,7 +83,8 @@ func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 
 	mu := 0.0
 	old := make([]float64, l)
 	delta := make([]float64, l)
-	for it := 0; it < iterations && l > 0; it++ {
+	exact := iterations == 0
+	for it := 0; (it < iterations || exact && it == 0) && l > 0; it++ {
 		// (D̃ᵀD̃ + k²)·δ = D̃ᵀẽ − k²·w, with D̃ᵀẽ = −grad/2.
 		sys := mat.NewSymDense(l, nil)
 		rhs := mat.NewVecDense(l, nil)
@@ -88,6 +101,27 @@ func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 
 		var ch mat.Cholesky
 		if !ch.Factorize(sys) || ch.SolveVecTo(mat.NewVecDense(l, delta), rhs) != nil {
 			break // examples that do not vary: keep the weights
+		}
+		// The decrease the linear model promises, 2δᵀr − δᵀ(D̃ᵀD̃ + k²)δ
+		// (r the right-hand side): below rounding, the fit has converged
+		// and further steps would only be rejected, each costing a pass.
+		pred, step, wmax := 0.0, 0.0, 0.0
+		for a := 0; a < l; a++ {
+			q := 0.0
+			for c := 0; c < l; c++ {
+				q += sm.jj[a*l+c] * delta[c]
+			}
+			pred += delta[a] * (2*rhs.AtVec(a) - q - kk[a]*delta[a])
+			step, wmax = max(step, math.Abs(delta[a])), max(wmax, math.Abs(bl.w[a]))
+		}
+		if exact {
+			for a := range delta {
+				bl.w[a] += delta[a]
+			}
+			break
+		}
+		if pred <= 1e-12*total || step <= 1e-10*(1+wmax) {
+			break
 		}
 		copy(old, bl.w)
 		for a := range delta {

@@ -62,11 +62,12 @@ func getScratch(l int) *scratch {
 }
 
 // padded is the width to which rows are laid out (prepare) or copied
-// (gram) for the Gram sums: a multiple of 8, so that dense.SyrkLN works in
-// whole 8×4 tiles of its AVX2 kernels (on the Pose tool's widths, 6 to 30
-// columns, padding made it 2 to 4 times as fast as the tiles' ragged
-// edges).
-func padded(w int) int { return max(8, (w+7)&^7) }
+// (gram) for the Gram sums: at least 8 and a multiple of 4, so that
+// dense.SyrkLN works in whole 8×4 and 4×4 tiles of its AVX2 kernels (on
+// the Pose tool's widths, 6 to 30 columns, padding made it 2 to 4 times as
+// fast as the tiles' ragged edges, which are summed one element at a
+// time).
+func padded(w int) int { return max(8, (w+3)&^3) }
 
 var gramPool sync.Pool
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"gallop/assets"
 	"gallop/internal/jobs"
@@ -179,6 +180,12 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 				sn.held = true
 				s.publish(sn)
 				done = true
+				// The drift is measured once the artist pauses: a drag
+				// right after Make handle goes first, not after a
+				// measurement's iteration.
+				if !s.pause(ctx, p) {
+					continue
+				}
 				if d, ok := s.drift(ctx, solver, p); ok {
 					sn := snap(p, meshik.Stats{}, true, nil)
 					sn.held, sn.drift, sn.driftKnown = true, d, true
@@ -227,6 +234,29 @@ func sameModel(a, b *problem) bool {
 	return a != nil && slices.Equal(a.triangles, b.triangles) && sameSlice(a.reference, b.reference) &&
 		samePoses(a.examples, b.examples) && a.space == b.space && a.components == b.components
 }
+
+// pause waits driftDelay for the artist to go on and reports whether the
+// problem is still p then (a wake-up for p itself, left from its posting,
+// does not end the pause).
+func (s *session) pause(ctx context.Context, p *problem) bool {
+	deadline := time.After(driftDelay)
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.wake:
+			if s.want.Load() != p {
+				return false
+			}
+		case <-deadline:
+			return s.want.Load() == p
+		}
+	}
+}
+
+// driftDelay is how long the session waits, after holding a pose, for the
+// artist to go on before it measures the pose's drift.
+const driftDelay = 700 * time.Millisecond
 
 // driftIterations caps the solve that measures a held pose's drift.
 const driftIterations = 100
@@ -315,12 +345,16 @@ func (s *session) apply(solver *meshik.Solver, old, p *problem, restarted uint64
 		return solver, nil
 	}
 	if start {
-		if len(p.startWeights) == len(p.examples) {
+		if len(p.startWeights) == len(p.examples) && !rebuild {
+			// The weights that produced the pose shown, in this solver's
+			// space: refining them takes a pass or two.
 			if err := solver.SetExampleWeights(p.startWeights); err != nil {
 				return nil, err
 			}
+			solver.RefineWeights()
+		} else {
+			solver.FitWeights()
 		}
-		solver.FitWeights()
 	}
 	if start || newHandles || !sameGroups(old.groups, p.groups) {
 		if err := solver.SetRotating(p.groups); err != nil {
