@@ -47,6 +47,10 @@ type Options struct {
 	// Autosave is how often unsaved changes are written to the recovery
 	// file (see autosaver); zero means DefaultAutosave, negative never.
 	Autosave time.Duration
+	// SlowFrame, when positive, is slept in every UI frame: a test hook
+	// ($GALLOP_SLOW_FRAME) standing in for the slow frames of a big mesh,
+	// for the GUI tests of input that must survive them.
+	SlowFrame time.Duration
 }
 
 // App is the running application.
@@ -86,7 +90,10 @@ type App struct {
 	layout     layout          // the side panels' widths
 	objectOpen map[string]bool // per tool: the properties' Object block is unfolded
 
-	keys       []keyEvent // key presses since the last frame
+	keys       []keyEvent        // key presses since the last frame
+	trail      mouseTrail        // reads the cursor's path of each frame
+	path       []viewport.Motion // this frame's, in Dear ImGui's coordinates
+	pathOK     bool              // path could be read (else only io.MousePos is)
 	lastFrame  time.Time
 	lastActive time.Time // last input, playback or job activity
 	fps        uint      // the frame rate asked of the window loop
@@ -208,6 +215,10 @@ func (a *App) setDocument(d *Document, p *assets.Project) {
 
 // frame builds one UI frame (called by loop, which catches its panics).
 func (a *App) frame() {
+	if a.opts.SlowFrame > 0 {
+		time.Sleep(a.opts.SlowFrame)
+	}
+	a.path, a.pathOK = a.trail.take()
 	now := time.Now()
 	dt := now.Sub(a.lastFrame)
 	if a.lastFrame.IsZero() {

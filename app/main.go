@@ -62,6 +62,16 @@ func runWindow(args []string) error {
 		return fmt.Errorf("--autosave %g: want seconds between 0 (never) and 1000000", *autosave)
 	}
 	opts := Options{Files: fs.Args(), SaveTo: *saveTo, Width: w, Height: h, Autosave: -1}
+	// GALLOP_SLOW_FRAME (a duration such as 300ms) makes every UI frame
+	// sleep that long, read once here: a test hook that stands in for the
+	// slow frames of a big mesh (see Options.SlowFrame).
+	if v := os.Getenv("GALLOP_SLOW_FRAME"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > time.Minute {
+			return fmt.Errorf("GALLOP_SLOW_FRAME=%q: want a duration from 0 to 1m, such as 300ms", v)
+		}
+		opts.SlowFrame = d
+	}
 	if *autosave > 0 {
 		opts.Autosave = time.Duration(*autosave * float64(time.Second))
 	}

@@ -79,7 +79,8 @@ func (a *App) viewportWidget() {
 	a.viewportOverlays(dl, pos, avail)
 }
 
-// viewportInput reads Dear ImGui's mouse state relative to the viewport.
+// viewportInput reads Dear ImGui's mouse state relative to the viewport,
+// with the cursor's path since the last frame.
 func (a *App) viewportInput(pos imgui.Vec2, hovered bool) viewport.Input {
 	io := imgui.CurrentIO()
 	m := io.MousePos()
@@ -101,6 +102,18 @@ func (a *App) viewportInput(pos imgui.Vec2, hovered bool) viewport.Input {
 		in.Pressed[b] = hovered && imgui.IsMouseClickedBool(btn)
 		in.Down[b] = imgui.IsMouseDown(btn)
 		in.Released[b] = imgui.IsMouseReleased(btn)
+	}
+	switch {
+	case a.pathOK:
+		// Every position the frame applied (see mouseTrail), from Dear
+		// ImGui's coordinates to the viewport's.
+		in.Path = make([]viewport.Motion, len(a.path))
+		for i, p := range a.path {
+			in.Path[i] = viewport.Motion{X: p.X - float64(pos.X), Y: p.Y - float64(pos.Y), Down: p.Down}
+		}
+	case in.DX != 0 || in.DY != 0:
+		// Without the trail, the one position the frame sees.
+		in.Path = []viewport.Motion{{X: in.X, Y: in.Y, Down: in.Down}}
 	}
 	return in
 }

@@ -27,6 +27,12 @@ type View struct {
 	treePos   []assets.Vec3
 	triangles [][3]int
 	positions []assets.Vec3
+
+	// nearMark[i] is the VerticesNear call that last reported vertex i
+	// (nearCall counts them), so that a vertex of many triangles is
+	// reported once without clearing a flag per vertex each call.
+	nearMark []uint32
+	nearCall uint32
 }
 
 // NewView returns a view with a default camera and style.
@@ -48,6 +54,46 @@ func (v *View) Aspect() float64 {
 // costs nothing; the tree is updated lazily at the next pick.
 func (v *View) SetMesh(positions []assets.Vec3, triangles [][3]int) {
 	v.positions, v.triangles = positions, triangles
+}
+
+// PickPositions returns the positions picking sees, SetMesh's (nil
+// without a mesh): PickVertex's index is into them.
+func (v *View) PickPositions() []assets.Vec3 { return v.positions }
+
+// VerticesNear calls fn, once each and in no set order, with every vertex
+// of the mesh picking sees that is a corner of a triangle and lies within
+// distance r of point c, with that distance. It visits only the triangles
+// of the picking tree whose boxes overlap the cube around the ball, so
+// its cost grows with what the ball holds, not with the mesh: a brush dab
+// on a mesh of 135,000 vertices touches its few hundred, not all of them.
+// A vertex of no triangle is never reported.
+func (v *View) VerticesNear(c assets.Vec3, r float64, fn func(i int, d float64)) {
+	t := v.ensureTree()
+	if t == nil || !(r >= 0) {
+		return
+	}
+	if len(v.nearMark) != len(v.positions) {
+		v.nearMark, v.nearCall = make([]uint32, len(v.positions)), 0
+	}
+	v.nearCall++
+	if v.nearCall == 0 { // wrapped: marks of old calls would match
+		clear(v.nearMark)
+		v.nearCall = 1
+	}
+	call := v.nearCall
+	box := bvh.AABB{Min: c, Max: c}.Expand(r)
+	t.Query(box, func(f int) bool {
+		for _, i := range v.triangles[f] {
+			if v.nearMark[i] == call {
+				continue
+			}
+			v.nearMark[i] = call
+			if d := v.positions[i].Sub(c).Len(); d <= r {
+				fn(i, d)
+			}
+		}
+		return true
+	})
 }
 
 func (v *View) ensureTree() *bvh.Tree {

@@ -140,3 +140,45 @@ func TestGridStep(t *testing.T) {
 		}
 	}
 }
+
+// TestVerticesNearMatchesBruteForce: VerticesNear reports each vertex of
+// the bar within the distance once, with its distance, and no other,
+// for balls small and large, twice over (the marks of one call do not
+// hide a vertex from the next).
+func TestVerticesNearMatchesBruteForce(t *testing.T) {
+	v, bar := barView(t)
+	for _, r := range []float64{0, 0.05, 0.3, 1, 100} {
+		for _, ci := range []int{0, len(bar.Positions) / 2, len(bar.Positions) - 1} {
+			c := bar.Positions[ci].Add(assets.Vec3{0.01, -0.02, 0.03})
+			for round := range 2 {
+				got := map[int]float64{}
+				v.VerticesNear(c, r, func(i int, d float64) {
+					if _, dup := got[i]; dup {
+						t.Fatalf("r %g, round %d: vertex %d reported twice", r, round, i)
+					}
+					got[i] = d
+				})
+				want := 0
+				for i, p := range bar.Positions {
+					d := p.Sub(c).Len()
+					if d > r {
+						if _, ok := got[i]; ok {
+							t.Fatalf("r %g: vertex %d at %g reported", r, i, d)
+						}
+						continue
+					}
+					want++
+					if g, ok := got[i]; !ok || math.Abs(g-d) > 1e-12 {
+						t.Fatalf("r %g: vertex %d at %g reported %v (%v)", r, i, d, g, ok)
+					}
+				}
+				if len(got) != want {
+					t.Fatalf("r %g: %d reported, want %d", r, len(got), want)
+				}
+			}
+		}
+	}
+	if v.PickPositions() == nil || len(v.PickPositions()) != len(bar.Positions) {
+		t.Error("PickPositions is not SetMesh's positions")
+	}
+}

@@ -138,7 +138,8 @@ var (
 )
 
 // Viewport implements panels.Tool: a left drag over the mesh paints a
-// stroke (one undo step) or pokes, as the panel's drag mode says; the
+// stroke (one undo step) along every position the cursor went through
+// (the input's Path), or pokes, as the panel's drag mode says; the
 // brush's outline follows the cursor over the mesh.
 func (p *Panel) Viewport(h tools.Host, in *viewport.Input) {
 	p.m.Sync(h)
@@ -150,9 +151,11 @@ func (p *Panel) Viewport(h tools.Host, in *viewport.Input) {
 	at := imgui.Vec2{X: float32(in.OriginX + in.X), Y: float32(in.OriginY + in.Y)}
 	switch {
 	case p.m.Painting():
-		if in.Down[viewport.Left] {
-			p.m.ContinueStroke(h, in.X, in.Y, in.Ctrl)
-		} else {
+		// Dabs along the whole way the cursor went with the button held
+		// since the last frame, not only where this frame sees it: a
+		// quick stroke over a slow frame keeps all of its path.
+		p.m.ContinueStroke(h, in.Dragged(viewport.Left), in.Ctrl)
+		if !in.Down[viewport.Left] {
 			p.m.EndStroke(h)
 		}
 	case p.m.Poking():
@@ -163,7 +166,11 @@ func (p *Panel) Viewport(h tools.Host, in *viewport.Input) {
 		}
 	case in.Pressed[viewport.Left] && !in.Alt:
 		if p.drag == DragPaint {
-			p.m.BeginStroke(h, in.X, in.Y, in.Ctrl)
+			// The press is at (X, Y); where the cursor went after it,
+			// in the same frame, is painted at once.
+			if p.m.BeginStroke(h, in.X, in.Y, in.Ctrl) {
+				p.m.ContinueStroke(h, in.Dragged(viewport.Left), in.Ctrl)
+			}
 		} else {
 			p.m.StartPoke(h, in.X, in.Y)
 		}

@@ -279,14 +279,24 @@ func (b *Brush) apply(m dynskin.Material, w float64, mean *dynskin.Material, inv
 	return m.Clamp()
 }
 
-// stroke is a brush stroke in progress: the materials before it, and
-// where the last dab was.
+// stroke is a brush stroke in progress: the materials before it, where
+// the cursor was last, how far it has gone along its path since the last
+// dab, and the vertex that dab was centred on.
 type stroke struct {
 	l      *layer
 	obj    *assets.Object
 	before []dynskin.Material
-	x, y   float64
+	x, y   float64 // the cursor's last position, viewport pixels
+	since  float64 // pixels along the cursor's path since the last dab
+	last   int     // the vertex the last dab was centred on
 	dabs   int
+	buf    []dabbed // a dab's new materials, written once it has read all
+}
+
+// dabbed is one vertex's material after a dab.
+type dabbed struct {
+	i int
+	m dynskin.Material
 }
 
 // Painting reports whether a stroke is in progress.
@@ -302,23 +312,103 @@ func (t *Dynamics) BeginStroke(h tools.Host, x, y float64, inverted bool) bool {
 	if _, ok := h.View().PickVertex(x, y); !ok {
 		return false
 	}
-	t.stroke = &stroke{l: l, obj: h.Object(), before: l.params, x: x, y: y}
-	t.dab(h, x, y, inverted)
+	t.stroke = &stroke{l: l, obj: h.Object(), before: l.params, x: x, y: y, last: -1}
+	p := slices.Clone(l.params)
+	if t.dab(h, p, x, y, inverted) {
+		l.params = p
+	}
 	return true
 }
 
-// ContinueStroke dabs at (x, y) once the cursor has moved a quarter of
-// the radius from the last dab.
-func (t *Dynamics) ContinueStroke(h tools.Host, x, y float64, inverted bool) {
+// DabSpacing is the distance in pixels, along the cursor's path, between
+// a stroke's dabs for a brush of radius r pixels: a quarter of the
+// radius (at least a pixel), so that the dabs overlap and the stroke is
+// continuous.
+func DabSpacing(r float64) float64 { return max(1, r/4) }
+
+// MaxDabs is the most dabs one ContinueStroke lays, a bound on a frame's
+// painting work. A frame's path longer than MaxDabs spacings (a brush of
+// a few pixels flung back and forth across the viewport during a frame
+// that hung) gets its dabs spread evenly over it instead, farther apart
+// than DabSpacing; at a quarter of the radius that happens only past 256
+// radii of travel, more than the viewport holds for a brush of 8 pixels
+// or more.
+const MaxDabs = 1024
+
+// DabsAlong returns where a stroke lays its dabs along the cursor's path
+// from (x, y), where it was last, through the points of path in order:
+// every spacing pixels of the way (the polyline's length, not the
+// straight distance), the first one spacing − since along, since being
+// how far the cursor had gone since the last dab. rest is how far the
+// path goes past the last dab returned (since plus the path's length
+// when there is none). More than maxDabs dabs are spread evenly over the
+// way instead, maxDabs of them (see MaxDabs).
+func DabsAlong(x, y, since float64, path [][2]float64, spacing float64, maxDabs int) (dabs [][2]float64, rest float64) {
+	length := 0.0
+	px, py := x, y
+	for _, p := range path {
+		length += math.Hypot(p[0]-px, p[1]-py)
+		px, py = p[0], p[1]
+	}
+	if !(spacing > 0) || maxDabs < 1 || !(length >= 0) || math.IsInf(length, 1) {
+		return nil, since
+	}
+	if total := since + length; total/spacing > float64(maxDabs) {
+		spacing = total / float64(maxDabs)
+	}
+	need := max(0, spacing-since) // the way to the next dab
+	px, py = x, y
+	for _, p := range path {
+		dx, dy := p[0]-px, p[1]-py
+		seg := math.Hypot(dx, dy)
+		at := 0.0
+		for at+need <= seg && len(dabs) < maxDabs {
+			at += need
+			need = spacing
+			f := 0.0 // a repeated point (seg 0) is its own dab's place
+			if seg > 0 {
+				f = at / seg
+			}
+			dabs = append(dabs, [2]float64{px + dx*f, py + dy*f})
+		}
+		need -= seg - at
+		px, py = p[0], p[1]
+	}
+	return dabs, spacing - need
+}
+
+// ContinueStroke lays the stroke's dabs along path, the positions (in
+// viewport pixels, oldest first) the cursor went through since the last
+// call: one every DabSpacing of the way from the last dab (DabsAlong),
+// each picked against the mesh like BeginStroke's, so that a cursor
+// crossing the mesh between two slow frames leaves no gap. The cost per
+// frame is bounded: the materials are copied once per call, not per dab;
+// a dab centred on the vertex of the one before adds nothing but
+// strength at the same place and is skipped, which keeps a small brush
+// on a coarse mesh from stacking dabs on one vertex; at most MaxDabs are
+// laid; and a dab reaches only the vertices in its ball
+// (viewport.View.VerticesNear), not the whole mesh.
+func (t *Dynamics) ContinueStroke(h tools.Host, path [][2]float64, inverted bool) {
 	s := t.stroke
-	if s == nil || s.obj != h.Object() {
+	if s == nil || s.obj != h.Object() || len(path) == 0 {
 		return
 	}
-	if math.Hypot(x-s.x, y-s.y) < max(1, t.Brush.Radius/4) {
+	dabs, rest := DabsAlong(s.x, s.y, s.since, path, DabSpacing(t.Brush.Radius), MaxDabs)
+	end := path[len(path)-1]
+	s.x, s.y, s.since = end[0], end[1], rest
+	if len(dabs) == 0 {
 		return
 	}
-	s.x, s.y = x, y
-	t.dab(h, x, y, inverted)
+	p := slices.Clone(s.l.params)
+	changed := false
+	for _, d := range dabs {
+		if t.dab(h, p, d[0], d[1], inverted) {
+			changed = true
+		}
+	}
+	if changed {
+		s.l.params = p
+	}
 }
 
 // EndStroke ends the stroke: what it changed becomes one undo step.
@@ -335,40 +425,46 @@ func (t *Dynamics) EndStroke(h tools.Host) {
 	h.Do(&paramsCmd{l: s.l, name: name, before: s.before, after: s.l.params})
 }
 
-// dab applies the brush around the vertex under (x, y): to every vertex
-// within the brush's radius, measured in model units at the depth of that
-// vertex (the radius in pixels over the pixels per unit there), with the
-// falloff of its distance.
-func (t *Dynamics) dab(h tools.Host, x, y float64, inverted bool) {
+// dab applies the brush, in p (the stroke's copy of the materials),
+// around the vertex under (x, y): to every vertex within the brush's
+// radius, measured in model units at the depth of that vertex (the
+// radius in pixels over the pixels per unit there), with the falloff of
+// its distance. Distances are measured on the mesh picking sees (the one
+// on screen), among the corners of its triangles (a vertex of no
+// triangle is not on the surface the brush touches). Every vertex reads
+// p as it was before the dab (Smooth's means among them), then all are
+// written. It reports whether it painted: not off the mesh, nor on the
+// vertex of the dab before.
+func (t *Dynamics) dab(h tools.Host, p []dynskin.Material, x, y float64, inverted bool) bool {
 	s := t.stroke
-	v, ok := h.View().PickVertex(x, y)
-	if !ok {
-		return
+	view := h.View()
+	v, ok := view.PickVertex(x, y)
+	if !ok || v == s.last {
+		return false
 	}
-	pos, _ := t.Display(h)
-	if pos == nil {
-		pos = h.Positions()
+	pos := view.PickPositions()
+	if v >= len(pos) || len(pos) != len(p) {
+		return false
 	}
-	r := t.worldRadius(h, pos[v])
+	c := pos[v]
+	r := t.worldRadius(h, c)
 	if !(r > 0) {
-		return
+		return false
 	}
 	b := &t.Brush
-	p := slices.Clone(s.l.params)
 	var ring *meshgraph.Adjacency
 	if b.Op == OpSmooth {
 		var err error
 		if ring, err = s.l.rings(h.Object().Mesh); err != nil {
 			h.Error(fmt.Errorf("%s: %w", h.Object().Name, err))
-			return
+			return false
 		}
 	}
-	c := pos[v]
-	for i, q := range pos {
-		d := q.Sub(c).Len()
+	s.buf = s.buf[:0]
+	view.VerticesNear(c, r, func(i int, d float64) {
 		w := b.Strength * b.Falloff.at(d/r)
 		if w <= 0 {
-			continue
+			return
 		}
 		var mean dynskin.Material
 		var nbr []int32
@@ -378,16 +474,20 @@ func (t *Dynamics) dab(h tools.Host, x, y float64, inverted bool) {
 		if len(nbr) > 0 {
 			for _, j := range nbr {
 				for k := range dynskin.ParamNames {
-					mean.Set(k, mean.Get(k)+s.l.params[j].Get(k)/float64(len(nbr)))
+					mean.Set(k, mean.Get(k)+p[j].Get(k)/float64(len(nbr)))
 				}
 			}
 		} else {
-			mean = s.l.params[i]
+			mean = p[i]
 		}
-		p[i] = b.apply(s.l.params[i], w, &mean, inverted)
+		s.buf = append(s.buf, dabbed{i, b.apply(p[i], w, &mean, inverted)})
+	})
+	for _, e := range s.buf {
+		p[e.i] = e.m
 	}
-	s.l.params = p
+	s.last = v
 	s.dabs++
+	return true
 }
 
 // worldRadius returns the brush's radius in model units at point c: its
