@@ -17,3 +17,18 @@ func TestAtPanicsOnceAtItsSite(t *testing.T) {
 		t.Fatal("the site panicked a second time")
 	}
 }
+
+func TestStarPanicsEveryTime(t *testing.T) {
+	Arm("solve*")
+	defer Arm("")
+	for i := 0; i < 3; i++ {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatalf("reach %d of the site did not panic", i+1)
+				}
+			}()
+			At("solve")
+		}()
+	}
+}

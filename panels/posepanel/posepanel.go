@@ -217,13 +217,13 @@ func (p *Panel) examplesPanel(h tools.Host) giu.Widget {
 		),
 		giu.Row(
 			giu.Button("Add this frame").OnClick(func() { p.m.AddFrames(h, []int{h.Frame()}) }),
-			giu.Button("Add all frames").OnClick(func() {
+			panels.Marked("pose: add all frames", giu.Button("Add all frames").OnClick(func() {
 				fs := make([]int, h.NumFrames())
 				for i := range fs {
 					fs[i] = i
 				}
 				p.m.AddFrames(h, fs)
-			}),
+			})),
 		),
 		giu.Condition(p.m.IsDemoBar() && len(exs) == 0, giu.Button("Add the bar's two examples").OnClick(func() { p.m.AddDemoExamples(h) }), nil),
 	}
@@ -278,8 +278,12 @@ func (p *Panel) compressionPanel(h tools.Host) giu.Widget {
 	if !autoPrior {
 		k = float32(max(c.SetPrior, 0))
 	}
+	mark := "pose: preparing examples"
+	if c.Known {
+		mark = "pose: examples ready"
+	}
 	l := giu.Layout{
-		panels.Marked("pose: compression", panels.Text(summary)),
+		panels.Marked(mark, panels.Text(summary)),
 		giu.Tooltip("Principal components of the examples' deformations (Sumner et al. 2005, §3.2, with probabilistic PCA, Tipping and Bishop 1999). " +
 			"Repeated and in-between poses add nothing, so a whole capture costs only as much as the ways its poses differ."),
 		giu.Row(

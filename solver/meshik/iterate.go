@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"gallop/internal/fault"
 	"gallop/internal/finite"
 )
 
@@ -27,7 +26,6 @@ func (s *Solver) Iterate() (Stats, error) {
 	if !s.ready {
 		return Stats{}, errors.New("meshik: no constraints set (SetHandles)")
 	}
-	fault.At("solve")
 	s.holdFixed()
 	turned := s.turn()
 	if turned >= rotationTol {

@@ -901,7 +901,7 @@ func (s *Solver) SetPrior(k float64) error {
 type CompressionInfo struct {
 	Examples   int       // l
 	Components int       // q kept (for the uncompressed space, the weights)
-	Rank       int       // the rank of the centred examples (the most q can be)
+	Rank       int       // the components above the noise floor (NoiseFloor): how many ways the examples really vary
 	Kept       float64   // the fraction of the examples' variance kept
 	Prior      float64   // k in use (Options.Prior, or the automatic σ)
 	Variances  []float64 // λ_k, the variance of each component, decreasing
@@ -925,7 +925,7 @@ func (s *Solver) Compression() CompressionInfo {
 		info.Kept = bs.kept()
 		info.Variances = slices.Clone(bs.lambda)
 		for _, v := range bs.lambda {
-			if v > rankTol*bs.lambda[0] {
+			if v > NoiseFloor*bs.lambda[0] {
 				info.Rank++
 			}
 		}

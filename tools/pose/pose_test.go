@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/fault"
 	"gallop/internal/shareddata"
 	"gallop/solver/meshik"
 	"gallop/tools/toolstest"
@@ -600,4 +601,48 @@ func TestItem13DemoReadyToPose(t *testing.T) {
 	if !h.Stack.CanUndo() || h.Stack.UndoName() != "Move Tip" {
 		t.Errorf("undo offers %q, want the drag", h.Stack.UndoName())
 	}
+}
+
+// settleFailure runs UI frames until the latest problem ended, solved or
+// failed, and returns the failure (nil if it solved).
+func settleFailure(p *Pose, h *toolstest.Host) *Failure {
+	for {
+		h.Runner.Poll()
+		p.Update(h)
+		if p.last.version == p.version && (p.last.converged || p.last.err != nil) {
+			return p.Failure()
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestFailedSolveKeepsTheLastPose (issue 32, item 2): a bug in the solve
+// (a panic injected into the iteration of a drag) neither tears the mesh
+// nor stops the solver: the pose shown stays the last good one, the panel
+// gets a failure in words with a fix (Solve again), the message log a
+// warning and no dialog; the fix then solves the drag.
+func TestFailedSolveKeepsTheLastPose(t *testing.T) {
+	h, p, _ := barWithHandles(t)
+	defer p.Close()
+	held := settle(t, p, h)
+	fault.Arm("pose-solve")
+	ed := p.ed.clone()
+	ed.Handles[1].Offset = assets.Vec3{-2, 3, 0}
+	p.do(h, "Move Handle 2", ed, solve)
+	f := settleFailure(p, h)
+	if f == nil || f.Fix != FixResolve || !strings.Contains(f.What, "bug") || f.FixLabel() != "Solve again" {
+		t.Fatalf("failure %+v, want a bug reported with Solve again", f)
+	}
+	pos, _ := p.Display(h)
+	if d := largestMove(pos, held); d != 0 {
+		t.Fatalf("the failed solve changed the pose shown: a vertex moved %g", d)
+	}
+	if len(h.Errs) != 0 || len(h.Warns) != 1 {
+		t.Fatalf("dialogs %v, warnings %v: want the failure as one warning, no dialog", h.Errs, h.Warns)
+	}
+	p.ApplyFix(h)
+	if f := settleFailure(p, h); f != nil {
+		t.Fatalf("Solve again failed: %v", f)
+	}
+	onTarget(t, p.ed.Handles[1], settle(t, p, h))
 }

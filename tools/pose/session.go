@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/fault"
 	"gallop/internal/jobs"
 	"gallop/internal/words"
 	"gallop/solver/meshik"
@@ -195,7 +196,10 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 			}
 		}
 		rep.Report(0.5, "solving")
-		st, err := guard(solver.Iterate)
+		st, err := guard(func() (meshik.Stats, error) {
+			fault.At("pose-solve") // GALLOP_FAULT=pose-solve: a bug in the solve, for the tests
+			return solver.Iterate()
+		})
 		if err == nil && !st.Converged && st.Iteration >= maxIterations {
 			err = &Failure{What: fmt.Sprintf("The solve did not settle in %d iterations (objective %.4g); the pose shown is its last step.", st.Iteration, st.Objective),
 				Do: "Drag again, or choose Solve again.", Fix: FixResolve}
