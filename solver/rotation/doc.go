@@ -40,5 +40,6 @@
 // Introduction to Robotic Manipulation", CRC Press 1994 (Rodrigues'
 // formula); G. S. Chirikjian, "Stochastic Models, Information Theory, and
 // Lie Groups", vol. 2, Birkhäuser 2012, Section 10.2 (the Jacobians of
-// SO(3)).
+// SO(3)); N. J. Higham, "Functions of Matrices: Theory and Computation",
+// SIAM 2008, Chapter 8 (Newton's iteration for the polar decomposition).
 package rotation
