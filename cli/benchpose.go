@@ -23,46 +23,65 @@ type poseCase struct {
 	target   []assets.Vec3
 }
 
-// poseCases loads the lion with its 9 poses as examples (targets from pose
-// 5), the horse with poses 1-4 (targets from pose 5), and the horse
-// subdivided once by midpoints with the same poses.
-func poseCases(data string) ([]poseCase, error) {
-	load := func(set string, frames int) (*assets.Mesh, [][]assets.Vec3, error) {
-		dir := filepath.Join(data, set)
-		ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
+// loadPoseSet reads set/reference.obj and its frames 1..n (named by the
+// pattern, such as "%d.obj") from the data folder, each checked against
+// the reference.
+func loadPoseSet(data, set, pattern string, n int) (*assets.Mesh, [][]assets.Vec3, error) {
+	dir := filepath.Join(data, set)
+	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
+	if err != nil {
+		return nil, nil, err
+	}
+	var poses [][]assets.Vec3
+	for f := 1; f <= n; f++ {
+		m, err := assets.LoadOBJ(filepath.Join(dir, "frames", fmt.Sprintf(pattern, f)))
 		if err != nil {
 			return nil, nil, err
 		}
-		var poses [][]assets.Vec3
-		for f := 1; f <= frames; f++ {
-			m, err := assets.LoadOBJ(filepath.Join(dir, "frames", fmt.Sprintf("%d.obj", f)))
-			if err != nil {
-				return nil, nil, err
-			}
-			if err := ref.SameTopology(m); err != nil {
-				return nil, nil, fmt.Errorf("%s frame %d: %w", set, f, err)
-			}
-			poses = append(poses, m.Positions)
+		if err := ref.SameTopology(m); err != nil {
+			return nil, nil, fmt.Errorf("%s frame %d: %w", set, f, err)
 		}
-		return ref, poses, nil
+		poses = append(poses, m.Positions)
 	}
-	lion, lionPoses, err := load("lion-poses", 9)
+	return ref, poses, nil
+}
+
+// subdivided returns a mesh subdivided by midpoints times times, with
+// the poses carried along.
+func subdivided(ref *assets.Mesh, poses [][]assets.Vec3, times int) (*assets.Mesh, [][]assets.Vec3) {
+	out := slices.Clone(poses)
+	for range times {
+		for i, p := range out {
+			out[i] = assets.SubdivideMidpointPositions(ref, p)
+		}
+		ref = assets.SubdivideMidpoint(ref)
+	}
+	return ref, out
+}
+
+// poseCases loads the lion with its 9 poses as examples (targets from pose
+// 5), the horse with poses 1-4 (targets from pose 5), the horse
+// subdivided once by midpoints with the same poses, and horse-gallop with
+// frames 1-47, a whole capture (targets from frame 48).
+func poseCases(data string) ([]poseCase, error) {
+	lion, lionPoses, err := loadPoseSet(data, "lion-poses", "%d.obj", 9)
 	if err != nil {
 		return nil, err
 	}
-	horse, horsePoses, err := load("horse-poses", 5)
+	horse, horsePoses, err := loadPoseSet(data, "horse-poses", "%d.obj", 5)
 	if err != nil {
 		return nil, err
 	}
-	sub := assets.SubdivideMidpoint(horse)
-	subPoses := make([][]assets.Vec3, len(horsePoses))
-	for i, p := range horsePoses {
-		subPoses[i] = assets.SubdivideMidpointPositions(horse, p)
+	sub, subPoses := subdivided(horse, horsePoses, 1)
+	gallop, gallopFrames, err := loadPoseSet(data, "horse-gallop", "%04d.obj", 48)
+	if err != nil {
+		return nil, err
 	}
 	return []poseCase{
 		{"lion", lion, lionPoses, lionPoses[4]},
 		{"horse", horse, horsePoses[:4], horsePoses[4]},
 		{"horse_subdivided", sub, subPoses[:4], subPoses[4]},
+		{"horse_gallop_47", gallop, gallopFrames[:47], gallopFrames[47]},
 	}, nil
 }
 

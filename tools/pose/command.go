@@ -48,6 +48,7 @@ type SolveReport struct {
 	Components       int     `json:"components"`
 	VarianceKept     float64 `json:"variance_kept"`
 	Prior            float64 `json:"prior"`
+	PrepareSeconds   float64 `json:"prepare_seconds"` // the examples compressed and GᵀG analysed (meshik.New)
 	AnalyzeSeconds   float64 `json:"analyze_seconds"`
 	FactorSeconds    float64 `json:"factor_seconds"`
 	IterationSeconds float64 `json:"iteration_seconds"`
@@ -84,10 +85,12 @@ func (c *SolveCommand) Run() (*SolveReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	prepStart := time.Now()
 	s, err := meshik.New(ref.Positions, ref.Triangles, examples, c.Options)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Reference, err)
 	}
+	prepare := time.Since(prepStart)
 	handles, targets = meshik.SortHandles(handles, targets)
 	if err := s.SetHandles(handles); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Constraints, err)
@@ -126,7 +129,7 @@ func (c *SolveCommand) Run() (*SolveReport, error) {
 		Space: s.Space().String(), Vertices: ref.NumVertices(), Triangles: ref.NumTriangles(),
 		Examples: len(examples), Constraints: len(handles), Frozen: len(frozen),
 		Iterations: res.Iterations, Converged: res.Converged, Objective: res.Objective,
-		Weights: s.ExampleWeights(), AnalyzeSeconds: analyze.Seconds(), FactorSeconds: (analyze + factor).Seconds(),
+		Weights: s.ExampleWeights(), PrepareSeconds: prepare.Seconds(), AnalyzeSeconds: analyze.Seconds(), FactorSeconds: (analyze + factor).Seconds(),
 		SolveSeconds: total.Seconds(),
 	}
 	ci := s.Compression()
@@ -165,6 +168,24 @@ func LoadExamples(ref *assets.Mesh, refPath string, paths []string) ([][]mgl64.V
 		}
 	}
 	return examples, nil
+}
+
+// WriteConstraints writes a constraints file (the format of `gallop pose
+// --constraints`) putting the given vertices at their positions in pose.
+func WriteConstraints(path string, vertices []int, pose []assets.Vec3) error {
+	var cf constraintsFile
+	for _, v := range vertices {
+		p := pose[v]
+		cf.Constraints = append(cf.Constraints, struct {
+			Vertex   *int      `json:"vertex"`
+			Position []float64 `json:"position"`
+		}{&v, []float64{p[0], p[1], p[2]}})
+	}
+	b, err := json.Marshal(cf)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 // ReadConstraints reads a constraints file (the format of `gallop pose

@@ -3,6 +3,7 @@ package pose
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -122,6 +123,11 @@ func (s *session) publish(snap *snapshot) {
 }
 
 func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
+	// The solver is this goroutine's alone: once the session ends (the
+	// tool left, the document replaced) nothing holds it, and its memory
+	// (gigabytes on a production mesh with a capture as examples) goes
+	// back to the system now rather than when the runtime next scavenges.
+	defer debug.FreeOSMemory()
 	var (
 		solver  *meshik.Solver
 		have    *problem // the problem the solver is set up for
