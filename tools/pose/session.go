@@ -3,8 +3,8 @@ package pose
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"math"
+	"runtime/debug"
 	"slices"
 	"sync/atomic"
 	"time"
