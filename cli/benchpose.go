@@ -89,9 +89,18 @@ func poseCases(data string) ([]poseCase, error) {
 type poseRun struct {
 	analyzeFactor time.Duration // symbolic analysis + numeric factorization of the first handle set
 	newHandles    time.Duration // a second, different handle set (numeric refactorization)
-	iteration     time.Duration // mean Gauss-Newton iteration of a solve to the targets
+	iteration     time.Duration // mean Gauss-Newton iteration of a solve to the targets (the paper's: meshik.Options.Exact)
 	iterations    int
+	update        time.Duration // mean iteration of a drag, as the Pose tool solves one (the weight system reused)
 }
+
+// dragSteps and dragIterations are the simulated drag of poseCase.run:
+// the handles moved in dragSteps steps, dragIterations iterations each
+// (about what the window gets between two mouse moves).
+const (
+	dragSteps      = 10
+	dragIterations = 2
+)
 
 // run builds the solver as the Pose tool does on loading the examples,
 // makes 10 well-spread handles (farthest-point sampling from vertex 0),
@@ -100,7 +109,7 @@ type poseRun struct {
 // ResetWeights (meshik's BenchmarkIteration measures the same).
 func (c *poseCase) run() (poseRun, error) {
 	var r poseRun
-	s, err := meshik.New(c.ref.Positions, c.ref.Triangles, c.examples, meshik.Options{})
+	s, err := meshik.New(c.ref.Positions, c.ref.Triangles, c.examples, meshik.Options{Exact: true})
 	if err != nil {
 		return r, err
 	}
@@ -135,6 +144,30 @@ func (c *poseCase) run() (poseRun, error) {
 	}
 	r.iterations = res.Iterations
 	r.iteration = time.Since(start) / time.Duration(max(1, res.Iterations))
+
+	// A drag from the target pose back toward the reference, as the
+	// Pose tool solves one: each new position of the handles gets
+	// dragIterations iterations, reusing the weight system.
+	s.SetExact(false)
+	from := s.Positions()
+	n := 0
+	start = time.Now()
+	for step := 1; step <= dragSteps; step++ {
+		a := float64(step) / dragSteps
+		for i, v := range sorted {
+			targets[i] = from[v].Mul(1 - a).Add(c.ref.Positions[v].Mul(a))
+		}
+		if err := s.SetTargets(targets); err != nil {
+			return r, err
+		}
+		for range dragIterations {
+			if _, err := s.Iterate(); err != nil {
+				return r, err
+			}
+			n++
+		}
+	}
+	r.update = time.Since(start) / time.Duration(n)
 	start = time.Now()
 	if err := s.SetHandles(handles[:7]); err != nil {
 		return r, err
@@ -169,6 +202,9 @@ func benchPose(stdout io.Writer, data string, runs int) error {
 			return ts[runs/2].Seconds() * 1e3
 		}
 		emit(stdout, "pose_"+c.name+"_iteration", med(func(r poseRun) time.Duration { return r.iteration }), "ms")
+	upd := med(func(r poseRun) time.Duration { return r.update })
+	emit(stdout, "pose_"+c.name+"_drag_update", upd, "ms")
+	emit(stdout, "pose_"+c.name+"_drag_updates_per_s", 1e3/upd, "solver updates per second while dragging")
 		emit(stdout, "pose_"+c.name+"_analyze_factor", med(func(r poseRun) time.Duration { return r.analyzeFactor }), "ms")
 		emit(stdout, "pose_"+c.name+"_new_handle_set", med(func(r poseRun) time.Duration { return r.newHandles }), "ms")
 	}

@@ -57,6 +57,7 @@ func (s *Solver) RefineWeights() float64 {
 		}
 	}
 	f := s.fitSpace(s.main, s.main.prior, 100)
+	s.invalidateSystem()
 	s.resetConvergence()
 	if norm == 0 {
 		return math.Sqrt(f)

@@ -33,17 +33,33 @@ func (s *Solver) Iterate() (Stats, error) {
 		s.prevF, s.predicted = math.NaN(), 0
 	}
 	for {
-		sm := s.prepare(s.main, true)
-		f := sm.f
 		bl := s.main
+		reuse := s.reusing()
+		var sm sums
+		var rs reuseSums
+		var f float64
+		var grad []float64
+		if reuse {
+			rs = s.reusePrepare(bl)
+			f, grad = rs.f, rs.grad
+		} else {
+			sm = s.prepare(bl, true)
+			f, grad = sm.f, sm.grad
+		}
 		for k, w := range bl.w {
 			dw := w - bl.w0[k]
 			f += bl.prior[k]*w*w + bl.temporal[k]*dw*dw
-			sm.grad[k] += 2*bl.prior[k]*w + 2*bl.temporal[k]*dw
+			grad[k] += 2*bl.prior[k]*w + 2*bl.temporal[k]*dw
 		}
 		// Below rounding level (a converged iterate) the ratio is noise.
 		if !math.IsNaN(s.prevF) && s.predicted > 1e-12*(1+f) {
 			rho := (s.prevF - f) / s.predicted
+			s.lastRho = rho
+			if reuse && rho >= 0 && rho < reuseRatio {
+				// The reused weight system's last step fell short:
+				// this iteration forms it anew (reusing is now off).
+				continue
+			}
 			switch {
 			case rho < 0 && s.mu >= maxDamping:
 				// Even a step damped to nothing makes things worse: the
@@ -52,6 +68,13 @@ func (s *Solver) Iterate() (Stats, error) {
 				copy(s.main.w, s.prevW)
 				s.predicted = 0
 				return Stats{Iteration: s.iter, Objective: s.prevF, Damping: s.mu, Rotation: turned, Converged: turned < rotationTol}, nil
+			case rho < 0 && reuse:
+				// A step with the reused weight system made things
+				// worse: undo it and take it again with a fresh one.
+				copy(s.x, s.prevX)
+				copy(s.main.w, s.prevW)
+				s.predicted = 0
+				continue
 			case rho < 0:
 				// The last step made things worse: undo it and damp.
 				copy(s.x, s.prevX)
@@ -71,10 +94,33 @@ func (s *Solver) Iterate() (Stats, error) {
 		copy(s.prevW, s.main.w)
 		lastF := s.prevF
 		s.prevF = f
-		delta, model, err := s.step(s.main, sm, s.main.prior, s.main.temporal, s.mu)
+		var delta []float64
+		var model float64
+		var err error
+		if reuse {
+			delta, model, err = s.reuseStep(bl, rs, bl.prior, bl.temporal)
+			if errors.Is(err, errStale) {
+				s.invalidateSystem()
+				s.prevF = lastF
+				continue
+			}
+			s.sysAge++
+		} else {
+			delta, model, err = s.step(bl, sm, bl.prior, bl.temporal, s.mu)
+		}
 		if err != nil {
 			s.restore()
 			return Stats{}, err
+		}
+		if reuse && f-model <= 1e-12*(1+f) {
+			// The linearised problem itself says the step with the kept
+			// system does not decrease f (a direction the kept system
+			// underrates): undo it and take a full step.
+			copy(s.x, s.prevX)
+			copy(s.main.w, s.prevW)
+			s.invalidateSystem()
+			s.prevF = lastF
+			continue
 		}
 		s.predicted = f - model
 		s.iter++
@@ -83,7 +129,7 @@ func (s *Solver) Iterate() (Stats, error) {
 		wmax := 0.0
 		for k := range delta {
 			st.Step = max(st.Step, math.Abs(delta[k]))
-			st.Gradient = max(st.Gradient, math.Abs(sm.grad[k]))
+			st.Gradient = max(st.Gradient, math.Abs(grad[k]))
 			wmax = max(wmax, math.Abs(s.prevW[k]))
 		}
 		st.Converged = !math.IsNaN(lastF) &&
@@ -94,6 +140,13 @@ func (s *Solver) Iterate() (Stats, error) {
 		if !finiteIterate(s.x, s.main.w) {
 			s.restore()
 			return st, fmt.Errorf("%w: the step gave positions or weights that are not finite numbers", ErrDiverged)
+		}
+		if reuse && st.Converged {
+			// A reused weight system converges linearly: the last
+			// iteration is a full one, whose step ends where the
+			// paper's would.
+			st.Converged = false
+			s.invalidateSystem()
 		}
 		return st, nil
 	}
@@ -126,8 +179,9 @@ func (s *Solver) holdFixed() {
 
 // restore puts the last accepted iterate back after a step that failed,
 // its constrained vertices where they were when Iterate began, and
-// forgets the damping history.
+// forgets the damping history and the weight system.
 func (s *Solver) restore() {
+	s.invalidateSystem()
 	copy(s.x, s.prevX)
 	copy(s.main.w, s.prevW)
 	for i, v := range s.fixedList {
@@ -180,6 +234,7 @@ func (s *Solver) StartFromLinear() error {
 		return fmt.Errorf("%w: the start from the linear space is not finite", ErrDiverged)
 	}
 	s.linearToMain()
+	s.invalidateSystem()
 	s.resetConvergence()
 	return nil
 }

@@ -2,6 +2,7 @@ package meshik
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -276,13 +277,21 @@ func (s *Solver) step(bl *spaceState, sm sums, kk, pp []float64, mu float64) ([]
 			}
 			rhs.SetVec(a, gy[a*v+l]-sm.jb[a]-kk[a]*bl.w[a]-pp[a]*(bl.w[a]-bl.w0[a]))
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(sys) {
+		if !solveSystem(sys, rhs, delta) {
 			return nil, 0, fmt.Errorf("%w (the weight system is not positive definite)", ErrIllPosed)
 		}
-		if err := ch.SolveVecTo(mat.NewVecDense(l, delta), rhs); err != nil {
-			return nil, 0, fmt.Errorf("%w (%v)", ErrIllPosed, err)
+	}
+	if bl == s.main {
+		// Kept for the iterations that reuse it (reuse.go).
+		if len(s.sys) != l*l {
+			s.sys = make([]float64, l*l)
 		}
+		for a := 0; a < l; a++ {
+			for c := 0; c < l; c++ {
+				s.sys[a*l+c] = sm.jj[a*l+c] - gy[a*v+c]
+			}
+		}
+		s.sysAge, s.lastRho = 0, 1
 	}
 	s.backward(bl, delta)
 
@@ -331,4 +340,36 @@ func (s *Solver) backward(bl *spaceState, delta []float64) {
 		}
 		s.x[u] = mgl64.Vec3{xd.Data[u*xd.Stride], xd.Data[u*xd.Stride+1], xd.Data[u*xd.Stride+2]}
 	}
+}
+
+// solveSystem solves the l×l weight system sys·δ = rhs by Cholesky. The
+// system is positive semi-definite in exact arithmetic (D̃ᵀD̃ − YᵀY is a
+// Schur complement), but where the handles and the prior leave a
+// direction of the weights undetermined to rounding, its pivot can come
+// out zero or slightly negative. Then the diagonal is raised by
+// rounding-level amounts, 10⁻¹², 10⁻¹⁰ and at most 10⁻⁸ of its largest
+// entry, which leaves every direction the data determine as it is and
+// keeps the others where they are. It reports false if even that fails.
+func solveSystem(sys *mat.SymDense, rhs *mat.VecDense, delta []float64) bool {
+	l := sys.SymmetricDim()
+	dst := mat.NewVecDense(l, delta)
+	var ch mat.Cholesky
+	if ch.Factorize(sys) && ch.SolveVecTo(dst, rhs) == nil {
+		return true
+	}
+	top := 0.0
+	for a := 0; a < l; a++ {
+		top = max(top, math.Abs(sys.At(a, a)))
+	}
+	for _, eps := range []float64{1e-12, 1e-10, 1e-8} {
+		raised := mat.NewSymDense(l, nil)
+		raised.CopySym(sys)
+		for a := 0; a < l; a++ {
+			raised.SetSym(a, a, sys.At(a, a)+eps*top)
+		}
+		if ch.Factorize(raised) && ch.SolveVecTo(dst, rhs) == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -71,6 +71,11 @@ type Options struct {
 	Epsilon float64
 	// MaxIterations caps Solve; 0 means 50.
 	MaxIterations int
+	// Exact forms the weight system anew every iteration, as the paper
+	// does, instead of reusing it while steps go well (see reuse.go):
+	// for measuring one Gauss-Newton iteration, and for tests of a
+	// single step.
+	Exact bool
 }
 
 func (o Options) epsilon() float64 {
@@ -205,6 +210,13 @@ type Solver struct {
 	// predicted is the decrease of f the linearised model promised for the
 	// last step (0 if none).
 	predicted float64
+	// sys is the weight system S of the last full iteration (l×l,
+	// row-major, without regularisers or damping; nil: none valid),
+	// sysAge the iterations since, lastRho the last step's gain ratio
+	// (see reuse.go).
+	sys     []float64
+	sysAge  int
+	lastRho float64
 
 	// Storage of one iteration, shared by the spaces (one prepares and
 	// steps at a time), sized for the one with the most weights l:
@@ -686,6 +698,7 @@ func (s *Solver) Space() SpaceKind { return s.main.kind }
 // the examples for the linear space, equal shares for the nonlinear one).
 func (s *Solver) ResetWeights() {
 	s.main.neutral()
+	s.invalidateSystem()
 	s.resetConvergence()
 }
 
@@ -781,6 +794,7 @@ func (s *Solver) SetHandles(vertices []int) error {
 		err = s.fac.Refactor(a)
 	}
 	s.ready = err == nil
+	s.invalidateSystem()
 	if err != nil {
 		return fmt.Errorf("meshik: factoring K: %w", err)
 	}
@@ -835,6 +849,7 @@ func (s *Solver) SetFrozen(triangles []int) error {
 	}
 	s.frozen = frozen
 	s.grad.Features(s.fgrad, s.x)
+	s.invalidateSystem()
 	s.resetConvergence()
 	return nil
 }
@@ -851,6 +866,7 @@ func (s *Solver) SetWeights(w []float64) error {
 		}
 	}
 	copy(s.main.w, w)
+	s.invalidateSystem()
 	s.resetConvergence()
 	return nil
 }
@@ -880,8 +896,16 @@ func (s *Solver) SetExampleWeights(c []float64) error {
 	if s.main.kind != Identity {
 		s.main.setExampleWeights(c)
 	}
+	s.invalidateSystem()
 	s.resetConvergence()
 	return nil
+}
+
+// SetExact sets Options.Exact: whether every iteration forms the weight
+// system anew (the paper's Gauss-Newton) or reuses it while steps go well.
+func (s *Solver) SetExact(exact bool) {
+	s.opts.Exact = exact
+	s.invalidateSystem()
 }
 
 // SetPrior sets k of the prior as Options.Prior does (0 automatic,

@@ -446,3 +446,70 @@ func TestTriangleOrderDoesNotMatter(t *testing.T) {
 		t.Errorf("freezing other triangles changes the solve by only RMS %g", d)
 	}
 }
+
+// TestReuseMatchesExact: a drag (the lion's handles moved in ten steps
+// from one pose toward another, a few iterations each, as the Pose tool
+// solves one) ends where the paper's Gauss-Newton ends, although most of
+// its iterations reuse an earlier weight system; and they do reuse it.
+func TestReuseMatchesExact(t *testing.T) {
+	set, diag := allPoses(t, "lion-poses")
+	hs := spreadHandles(set.ref)
+	var final [2][]mgl64.Vec3
+	var finalW [2][]float64
+	reused := 0
+	for e, exact := range []bool{true, false} {
+		// Converged tightly, so that the ends compare the optima, not
+		// where each happened to pass the tests of Section 4.1.
+		s, err := New(set.ref.Positions, set.ref.Triangles, set.poses[:8], Options{Exact: exact, Epsilon: 1e-14})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetHandles(hs); err != nil {
+			t.Fatal(err)
+		}
+		from, to := set.poses[2], set.poses[8] // pose 9, left out, is the goal
+		if err := s.SetPositions(from); err != nil {
+			t.Fatal(err)
+		}
+		s.FitWeights()
+		for step := 1; step <= 10; step++ {
+			a := float64(step) / 10
+			targets := make([]mgl64.Vec3, len(s.Handles()))
+			for i, v := range s.Handles() {
+				targets[i] = from[v].Mul(1 - a).Add(to[v].Mul(a))
+			}
+			if err := s.SetTargets(targets); err != nil {
+				t.Fatal(err)
+			}
+			iters := 3
+			if step == 10 {
+				iters = 200 // the drag's end: solved to convergence
+			}
+			for range iters {
+				if !exact && s.reusing() {
+					reused++
+				}
+				st, err := s.Iterate()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Converged {
+					break
+				}
+			}
+		}
+		final[e], finalW[e] = s.Positions(), s.Weights()
+	}
+	if d := rmsDistance(final[0], final[1]) / diag; d > 1e-9 {
+		t.Errorf("the drag with reuse ends %.3g (RMS over the diagonal) from the exact one's end", d)
+	}
+	for k := range finalW[0] {
+		if math.Abs(finalW[0][k]-finalW[1][k]) > 1e-5 {
+			t.Errorf("weight %d: %v with reuse, %v exact", k, finalW[1][k], finalW[0][k])
+		}
+	}
+	if reused < 10 {
+		t.Errorf("only %d iterations reused a weight system", reused)
+	}
+	t.Logf("%d iterations reused the weight system; the ends differ by %.3g of the diagonal", reused, rmsDistance(final[0], final[1])/diag)
+}
