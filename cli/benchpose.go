@@ -202,9 +202,9 @@ func benchPose(stdout io.Writer, data string, runs int) error {
 			return ts[runs/2].Seconds() * 1e3
 		}
 		emit(stdout, "pose_"+c.name+"_iteration", med(func(r poseRun) time.Duration { return r.iteration }), "ms")
-	upd := med(func(r poseRun) time.Duration { return r.update })
-	emit(stdout, "pose_"+c.name+"_drag_update", upd, "ms")
-	emit(stdout, "pose_"+c.name+"_drag_updates_per_s", 1e3/upd, "solver updates per second while dragging")
+		upd := med(func(r poseRun) time.Duration { return r.update })
+		emit(stdout, "pose_"+c.name+"_drag_update", upd, "ms")
+		emit(stdout, "pose_"+c.name+"_drag_updates_per_s", 1e3/upd, "solver updates per second while dragging")
 		emit(stdout, "pose_"+c.name+"_analyze_factor", med(func(r poseRun) time.Duration { return r.analyzeFactor }), "ms")
 		emit(stdout, "pose_"+c.name+"_new_handle_set", med(func(r poseRun) time.Duration { return r.newHandles }), "ms")
 	}

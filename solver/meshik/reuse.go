@@ -304,4 +304,3 @@ func reduce(n, width int, fn func(lo, hi int, acc []float64)) []float64 {
 	}
 	return sum
 }
-
