@@ -288,8 +288,8 @@ const MaxComponents = 64
 // at most MaxComponents. Dropping real variation to save time costs
 // accuracy: holding out each of frames 3, 9, … 45 of pcow and posing it
 // from the other 47 at 10 handles, all 46 components give 0.87 of the
-// error of the 4 frames around it (mean over the eight), the 41 that keep
-// 99.9% of the variance 1.0.
+// error of the 4 frames around it (summed over the eight), the 41 that
+// keep 99.9% of the variance 1.0.
 func ChooseComponents(lambda []float64, rank int) int {
 	q := 0
 	for q < rank && q < MaxComponents && lambda[q] > NoiseFloor*lambda[0] {
