@@ -144,9 +144,9 @@ func (s *Solver) Iterate() (Stats, error) {
 		if reuse && st.Converged {
 			// A reused weight system converges linearly: the last
 			// iteration is a full one, whose step ends where the
-			// paper's would.
+			// paper's would (unless new targets come first).
 			st.Converged = false
-			s.invalidateSystem()
+			s.confirm = true
 		}
 		return st, nil
 	}

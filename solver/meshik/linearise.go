@@ -291,7 +291,7 @@ func (s *Solver) step(bl *spaceState, sm sums, kk, pp []float64, mu float64) ([]
 				s.sys[a*l+c] = sm.jj[a*l+c] - gy[a*v+c]
 			}
 		}
-		s.sysAge, s.lastRho = 0, 1
+		s.sysAge, s.lastRho, s.confirm = 0, 1, false
 	}
 	s.backward(bl, delta)
 

@@ -53,8 +53,17 @@ func (s *Solver) invalidateSystem() { s.sys = nil }
 
 // reusing reports whether the next iteration may reuse the weight system.
 func (s *Solver) reusing() bool {
-	return !s.opts.Exact && s.sys != nil && s.mu == 0 && s.sysAge < maxReuse && s.lastRho >= reuseRatio
+	return !s.opts.Exact && s.main.l >= minReuseWeights && s.sys != nil && !s.confirm && s.mu == 0 &&
+		s.sysAge < maxReuse && s.lastRho >= reuseRatio
 }
+
+// minReuseWeights is the fewest weights for which iterations reuse the
+// weight system. With few weights a full iteration's solves have few
+// columns, and the two three-column solves and three passes over the
+// triangles of a reusing one cost as much or more (the horse with 4
+// examples: 21 ms per drag update reusing, 16 ms not; the lion with 9:
+// 16 ms and 22 ms; horse-gallop with 47, 24 weights: 44 ms and 70 ms).
+const minReuseWeights = 8
 
 // reuseSums are what a reusing iteration's first passes give: the
 // objective ẽᵀẽ, its gradient −2·D̃ᵀẽ and the step's right-hand side

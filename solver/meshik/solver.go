@@ -217,6 +217,9 @@ type Solver struct {
 	sys     []float64
 	sysAge  int
 	lastRho float64
+	// confirm: a reusing iteration passed the convergence tests, and the
+	// next (for the same targets) is a full one, to end as the paper's.
+	confirm bool
 
 	// Storage of one iteration, shared by the spaces (one prepares and
 	// steps at a time), sized for the one with the most weights l:
@@ -988,6 +991,7 @@ func (s *Solver) SetPositions(p []mgl64.Vec3) error {
 func (s *Solver) Positions() []mgl64.Vec3 { return slices.Clone(s.x[:s.n]) }
 
 func (s *Solver) resetConvergence() {
+	s.confirm = false
 	s.prevF = math.NaN()
 	s.iter = 0
 	s.mu = 0
