@@ -139,18 +139,32 @@ func (s *Solver) prepare(bl *spaceState, moveFixed bool) sums {
 	l := bl.l
 	w := l + 2
 	pw := padded(w)
-	rows := s.rows[:6*s.m*pw]
+	// The rows [D̃ | b̃ | ẽ] of a chunk go to a padded scratch in cache,
+	// which the Gram sum reads, and their first l + 1 columns to s.rows,
+	// compact, which halfSolve reads: the less it reads, the faster.
+	rows := s.rows[:6*s.m*(l+1)]
 	gr := gram(s.m, 6, w, func(lo, hi int, sum func([]float64, int)) {
 		sc := getScratch(l)
 		defer scratchPool.Put(sc)
+		buf, _ := gramPool.Get().(*[]float64)
+		if buf == nil || cap(*buf) < itemChunk*6*pw {
+			b := make([]float64, itemChunk*6*pw)
+			buf = &b
+		}
+		defer gramPool.Put(buf)
+		chunk := (*buf)[:6*(hi-lo)*pw]
 		for j := lo; j < hi; j += evalBlock {
 			je := min(hi, j+evalBlock)
 			bl.evalRange(s.frozen, s.fgrad, sc.t[:je-j], sc.dt[:(je-j)*l], j, je)
 			for jj := j; jj < je; jj++ {
-				s.triangleRows(jj, &sc.t[jj-j], sc.dt[(jj-j)*l:(jj-j+1)*l], rows[6*jj*pw:6*(jj+1)*pw], pw)
+				out := chunk[6*(jj-lo)*pw : 6*(jj-lo+1)*pw]
+				s.triangleRows(jj, &sc.t[jj-j], sc.dt[(jj-j)*l:(jj-j+1)*l], out, pw)
+				for r := 0; r < 6; r++ {
+					copy(rows[(6*jj+r)*(l+1):(6*jj+r+1)*(l+1)], out[r*pw:r*pw+l+1])
+				}
 			}
 		}
-		sum(rows[6*lo*pw:6*hi*pw], pw)
+		sum(chunk, pw)
 	})
 	sm := sums{f: gr[(l+1)*w+l+1], bb: gr[l*w+l], grad: make([]float64, l), jj: make([]float64, l*l), jb: make([]float64, l)}
 	for a := 0; a < l; a++ {
@@ -223,7 +237,7 @@ func (bl *spaceState) startPrior() []float64 {
 // YᵀY, Yᵀz and zᵀz, as a full (l+1)×(l+1) matrix.
 func (s *Solver) halfSolve(bl *spaceState) []float64 {
 	l := bl.l
-	w, cols := padded(l+2), 3*(l+1)
+	w, cols := l+1, 3*(l+1)
 	rows, half := s.rows, s.half[:s.n*cols]
 	parallel.Chunks(s.n, 1024, func(lo, hi int) {
 		for u := lo; u < hi; u++ {

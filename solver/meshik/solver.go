@@ -223,8 +223,9 @@ type Solver struct {
 
 	// Storage of one iteration, shared by the spaces (one prepares and
 	// steps at a time), sized for the one with the most weights l:
-	// rows holds per triangle six rows [D̃ | b̃ | ẽ] of l + 2 numbers
-	// (padded, see gram),
+	// rows holds per triangle six rows [D̃ | b̃] of l + 1 numbers (and a
+	// reusing iteration's per-triangle fields, see reuse.go: at least
+	// 42 numbers per triangle),
 	// half the vertex rows Ǧᵀ·[D̃ | b̃], 3(l + 1) per vertex, then their
 	// forward solves, and xs the backward solve's n × 3.
 	rows []float64
@@ -498,7 +499,7 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 	if s.lin != nil {
 		l = max(l, s.lin.l)
 	}
-	s.rows = make([]float64, 6*m*padded(l+2))
+	s.rows = make([]float64, 6*m*max(l+1, 7))
 	s.half = make([]float64, 3*n*(l+1))
 	s.xs = mat.NewDense(n, 3, nil)
 	s.resetConvergence()
