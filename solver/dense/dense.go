@@ -369,3 +369,21 @@ func TrsmRLT(m, n int, l []float64, ldl int, b []float64, ldb int, par bool) {
 		}
 	}
 }
+
+// SubScaled computes y[i] −= a·x[i] for i < len(y) (x at least as long),
+// the product rounded before the subtraction, never fused, so that the
+// result is the same bit for bit on every platform and with or without
+// the AVX2 kernel that computes it where the processor has one.
+func SubScaled(y []float64, a float64, x []float64) {
+	if len(y) == 0 {
+		return
+	}
+	x = x[:len(y)]
+	if useFMA { // AVX2 is there too
+		subScaledAVX(&y[0], a, &x[0], len(y))
+		return
+	}
+	for i, v := range x {
+		y[i] -= float64(a * v)
+	}
+}

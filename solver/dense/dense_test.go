@@ -56,3 +56,30 @@ func TestKernelsAgainstNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestSubScaled checks SubScaled against the portable loop, bit for bit,
+// on every length up to 40 (the 8-, 4- and 1-wide parts of the kernel).
+func TestSubScaled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := 0; n <= 40; n++ {
+		x := make([]float64, n+3)
+		y := make([]float64, n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		for i := range y {
+			y[i] = rng.NormFloat64()
+		}
+		a := rng.NormFloat64()
+		want := append([]float64(nil), y...)
+		for i := range want {
+			want[i] -= float64(a * x[i])
+		}
+		SubScaled(y, a, x)
+		for i := range y {
+			if y[i] != want[i] {
+				t.Fatalf("n = %d: y[%d] = %v, want %v", n, i, y[i], want[i])
+			}
+		}
+	}
+}

@@ -11,6 +11,9 @@ func kern8x4fma(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc
 //go:noescape
 func kern4x4fma(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, cin *float64, ldcin int)
 
+//go:noescape
+func subScaledAVX(y *float64, a float64, x *float64, n int)
+
 func cpuid(eax, ecx uint32) (a, b, c, d uint32)
 
 func xgetbv() (eax uint32)

@@ -163,3 +163,60 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-4
 	XGETBV
 	MOVL AX, eax+0(FP)
 	RET
+
+// func subScaledAVX(y *float64, a float64, x *float64, n int)
+//
+// y[i] = y[i] − a·x[i] for i < n, the product rounded before the
+// subtraction (no fused multiply-add), as the portable loop computes it.
+TEXT ·subScaledAVX(SB), NOSPLIT, $0-32
+	MOVQ         y+0(FP), DI
+	VBROADCASTSD a+8(FP), Y0
+	MOVQ         x+16(FP), SI
+	MOVQ         n+24(FP), CX
+
+sub8:
+	CMPQ    CX, $8
+	JL      sub4
+	VMOVUPD (SI), Y1
+	VMOVUPD 32(SI), Y2
+	VMULPD  Y0, Y1, Y1
+	VMULPD  Y0, Y2, Y2
+	VMOVUPD (DI), Y3
+	VMOVUPD 32(DI), Y4
+	VSUBPD  Y1, Y3, Y3
+	VSUBPD  Y2, Y4, Y4
+	VMOVUPD Y3, (DI)
+	VMOVUPD Y4, 32(DI)
+	ADDQ    $64, SI
+	ADDQ    $64, DI
+	SUBQ    $8, CX
+	JMP     sub8
+
+sub4:
+	CMPQ    CX, $4
+	JL      sub1
+	VMOVUPD (SI), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (DI), Y3
+	VSUBPD  Y1, Y3, Y3
+	VMOVUPD Y3, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	SUBQ    $4, CX
+
+sub1:
+	TESTQ  CX, CX
+	JZ     subdone
+	VMOVSD (SI), X1
+	VMULSD X0, X1, X1
+	VMOVSD (DI), X3
+	VSUBSD X1, X3, X3
+	VMOVSD X3, (DI)
+	ADDQ   $8, SI
+	ADDQ   $8, DI
+	DECQ   CX
+	JMP    sub1
+
+subdone:
+	VZEROUPPER
+	RET

@@ -13,3 +13,7 @@ func kern8x4fma(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc
 func kern4x4fma(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, cin *float64, ldcin int) {
 	panic("dense: no FMA kernel on this platform")
 }
+
+func subScaledAVX(y *float64, a float64, x *float64, n int) {
+	panic("dense: no AVX kernel on this platform")
+}

@@ -267,11 +267,7 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 		}
 		for t := 1; t < nr; t++ {
 			xr := target(x, acc, topIdx, int(rows[t]), ld, c0, kc)
-			xr = xr[:len(xj)]
-			l := blk[t]
-			for c, v := range xj {
-				xr[c] -= float64(l * v)
-			}
+			subScaled(xr, blk[t], xj)
 		}
 		return
 	}
@@ -284,12 +280,7 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 			xj[c] *= r
 		}
 		for i := j + 1; i < ns; i++ {
-			l := col[i]
-			xi := x[(fc+i)*ld+c0 : (fc+i)*ld+c0+kc]
-			xi = xi[:len(xj)]
-			for c, v := range xj {
-				xi[c] -= float64(l * v)
-			}
+			subScaled(x[(fc+i)*ld+c0:(fc+i)*ld+c0+kc], col[i], xj)
 		}
 	}
 	if m == 0 {
@@ -319,12 +310,7 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 		col := blk[j*nr+ns : j*nr+nr]
 		xj := x[(fc+j)*ld+c0 : (fc+j)*ld+c0+kc]
 		for q, r := range rows[ns:] {
-			l := col[q]
-			xr := target(x, acc, topIdx, int(r), ld, c0, kc)
-			xr = xr[:len(xj)]
-			for c, v := range xj {
-				xr[c] -= float64(l * v)
-			}
+			subScaled(target(x, acc, topIdx, int(r), ld, c0, kc), col[q], xj)
 		}
 	}
 }
@@ -344,12 +330,7 @@ func (f *Factor) backward(sn int, x []float64, ld, c0, kc, k int, scr []float64)
 	if ns == 1 {
 		xj := x[fc*ld+c0 : fc*ld+c0+kc]
 		for t, r := range below {
-			l := blk[1+t]
-			xr := x[int(r)*ld+c0 : int(r)*ld+c0+kc]
-			xr = xr[:len(xj)]
-			for c, v := range xr {
-				xj[c] -= float64(l * v)
-			}
+			subScaled(xj, blk[1+t], x[int(r)*ld+c0:int(r)*ld+c0+kc])
 		}
 		d := 1 / blk[0]
 		for c := range xj {
@@ -411,16 +392,26 @@ func (f *Factor) backward(sn int, x []float64, ld, c0, kc, k int, scr []float64)
 		col := blk[j*nr : j*nr+ns]
 		xj := x[(fc+j)*ld+c0 : (fc+j)*ld+c0+kc]
 		for i := j + 1; i < ns; i++ {
-			l := col[i]
-			xi := x[(fc+i)*ld+c0 : (fc+i)*ld+c0+kc]
-			xi = xi[:len(xj)]
-			for c, v := range xi {
-				xj[c] -= float64(l * v)
-			}
+			subScaled(xj, col[i], x[(fc+i)*ld+c0:(fc+i)*ld+c0+kc])
 		}
 		r := 1 / col[j]
 		for c := range xj {
 			xj[c] *= r
 		}
+	}
+}
+
+// subScaled computes y −= a·x (len(y) elements), each product rounded
+// before its subtraction: inline for the few columns of a vector solve,
+// by dense.SubScaled's vector kernel for the many of a block of
+// right-hand sides. Either way the same bits.
+func subScaled(y []float64, a float64, x []float64) {
+	if len(y) >= 8 {
+		dense.SubScaled(y, a, x)
+		return
+	}
+	x = x[:len(y)]
+	for c, v := range x {
+		y[c] -= float64(a * v)
 	}
 }
