@@ -8,6 +8,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +19,7 @@ import (
 
 	"gallop/assets"
 	_ "gallop/internal/cimguilink" // link fix for cimgui-go, see package doc
+	"gallop/internal/cputime"
 	"gallop/internal/jobs"
 	"gallop/internal/parallel"
 	"gallop/internal/undo"
@@ -44,6 +46,9 @@ type Options struct {
 	Width, Height int
 	// Bench, if set, runs the viewport benchmark and quits (gallop bench).
 	Bench *BenchResult
+	// Chain, if set, runs the chain benchmark on Files, writes its
+	// figures there and quits (gallop bench --scale; see chainBench).
+	Chain io.Writer
 	// Autosave is how often unsaved changes are written to the recovery
 	// file (see autosaver); zero means DefaultAutosave, negative never.
 	Autosave time.Duration
@@ -98,6 +103,11 @@ type App struct {
 	lastActive time.Time // last input, playback or job activity
 	fps        uint      // the frame rate asked of the window loop
 	bench      *benchState
+	chain      *chainBench
+	// deformTime is the CPU time this frame took to get the positions
+	// and colours the viewport shows (the chain benchmark's frame
+	// figures).
+	deformTime time.Duration
 
 	crash    crashState // panics caught on the UI thread (see loop)
 	autosave *autosaver // the recovery file of this session, nil when off
@@ -142,9 +152,12 @@ func Run(opts Options) error {
 		a.jobs.CancelAll()
 		return true
 	})
-	if opts.Bench != nil {
+	switch {
+	case opts.Bench != nil:
 		a.bench = newBench(opts.Bench)
-	} else {
+	case opts.Chain != nil:
+		a.chain = newChainBench(opts.Chain)
+	default:
 		a.startAutosave()
 	}
 	if len(opts.Files) > 0 {
@@ -160,6 +173,9 @@ func Run(opts Options) error {
 	// Jobs end their work before Gallop exits: the farm's local tasks,
 	// which run in this process, are cancelled (Slurm's run on).
 	a.jobs.WaitTimeout(quitWait)
+	if a.glErr == nil && a.chain != nil {
+		return a.chain.result()
+	}
 	return a.glErr
 }
 
@@ -218,6 +234,10 @@ func (a *App) frame() {
 	if a.opts.SlowFrame > 0 {
 		time.Sleep(a.opts.SlowFrame)
 	}
+	if a.chain != nil {
+		start := cputime.Thread()
+		defer func() { a.chain.frameEnd(a, cputime.Thread()-start) }()
+	}
 	a.path, a.pathOK = a.trail.take()
 	now := time.Now()
 	dt := now.Sub(a.lastFrame)
@@ -241,6 +261,9 @@ func (a *App) frame() {
 		a.autosave.tick(a)
 	}
 	a.tools[a.tool].Update(a)
+	if a.chain != nil {
+		a.chain.frame(a)
+	}
 	a.shortcuts()
 
 	w, h := a.win.GetSize()
@@ -280,12 +303,13 @@ func (a *App) pace(now time.Time) {
 	input := d.X != 0 || d.Y != 0 || io.MouseWheel() != 0 || len(a.keys) > 0 ||
 		imgui.IsMouseDown(imgui.MouseButtonLeft) || imgui.IsMouseDown(imgui.MouseButtonRight) || imgui.IsMouseDown(imgui.MouseButtonMiddle)
 	busy := a.busy()
-	if input || a.play.playing || busy || a.modal.anyOpen() || a.bench != nil {
+	benchmark := a.bench != nil || a.chain != nil
+	if input || a.play.playing || busy || a.modal.anyOpen() || benchmark {
 		a.lastActive = now
 	}
 	fps := uint(fpsIdle)
 	switch {
-	case a.bench != nil || a.play.playing:
+	case benchmark || a.play.playing:
 		fps = fpsActive
 	case busy: // a solver streaming iterates while a handle is dragged, say
 		fps = fpsJob
@@ -317,6 +341,9 @@ func (a *App) fail(err error) {
 	a.msgs.add(true, err.Error())
 	a.modal.errorText = err.Error()
 	fmt.Fprintln(os.Stderr, "gallop:", err)
+	if a.chain != nil {
+		a.chain.fail(a, err)
+	}
 }
 
 // info reports something that went well.

@@ -60,21 +60,25 @@ func (a *App) cmdExport(skin bool) {
 	if skin {
 		mode = assets.ExportSkin
 	}
-	a.dialogs.save("Export glTF", filterGLTF, o.Name+".glb", func(path string) {
-		if ext := strings.ToLower(filepath.Ext(path)); ext != ".glb" && ext != ".gltf" {
-			path += ".glb"
+	a.dialogs.save("Export glTF", filterGLTF, o.Name+".glb", func(path string) { a.exportGLTF(o, path, mode) })
+}
+
+// exportGLTF writes o to path (.glb added unless it ends in .glb or
+// .gltf) in the given mode on a job, and reports the result.
+func (a *App) exportGLTF(o *assets.Object, path string, mode assets.ExportMode) *jobs.Job {
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".glb" && ext != ".gltf" {
+		path += ".glb"
+	}
+	obj := *o
+	return a.jobs.Start("Exporting "+filepath.Base(path), func(ctx context.Context, rep jobs.Reporter) error {
+		rep.Report(0, "writing")
+		return assets.SaveGLTF(path, &obj, assets.ExportOptions{Mode: mode})
+	}, func(err error) {
+		if err != nil {
+			a.fail(err)
+			return
 		}
-		obj := *o
-		a.jobs.Start("Exporting "+filepath.Base(path), func(ctx context.Context, rep jobs.Reporter) error {
-			rep.Report(0, "writing")
-			return assets.SaveGLTF(path, &obj, assets.ExportOptions{Mode: mode})
-		}, func(err error) {
-			if err != nil {
-				a.fail(err)
-				return
-			}
-			a.info("Exported %s", path)
-		})
+		a.info("Exported %s", path)
 	})
 }
 

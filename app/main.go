@@ -43,6 +43,7 @@ func runWindow(args []string) error {
 	size := fs.String("size", "1280x800", "window size in pixels")
 	autosave := fs.Float64("autosave", DefaultAutosave.Seconds(), "seconds between autosaves of unsaved changes to the recovery file (0: never)")
 	benchOut := fs.Bool("bench-viewport", false, "internal (gallop bench): run the viewport benchmark on FILE and print its figures as JSON")
+	chain := fs.String("bench-chain", "", "internal (gallop bench --scale): run the chain benchmark on the mesh animation `DIR` and print its figures as JSON")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -53,7 +54,11 @@ func runWindow(args []string) error {
 	if _, err := fmt.Sscanf(*size, "%dx%d", &w, &h); err != nil || w < 320 || h < 240 {
 		return fmt.Errorf("--size %q: want WIDTHxHEIGHT, at least 320x240", *size)
 	}
-	for _, f := range fs.Args() {
+	files := fs.Args()
+	if *chain != "" {
+		files = append(files, *chain)
+	}
+	for _, f := range files {
 		if _, err := os.Stat(f); err != nil {
 			return err
 		}
@@ -61,7 +66,7 @@ func runWindow(args []string) error {
 	if *autosave < 0 || math.IsNaN(*autosave) || *autosave > 1e6 {
 		return fmt.Errorf("--autosave %g: want seconds between 0 (never) and 1000000", *autosave)
 	}
-	opts := Options{Files: fs.Args(), SaveTo: *saveTo, Width: w, Height: h, Autosave: -1}
+	opts := Options{Files: files, SaveTo: *saveTo, Width: w, Height: h, Autosave: -1}
 	// GALLOP_SLOW_FRAME (a duration such as 300ms) makes every UI frame
 	// sleep that long, read once here: a test hook that stands in for the
 	// slow frames of a big mesh (see Options.SlowFrame).
@@ -77,6 +82,9 @@ func runWindow(args []string) error {
 	}
 	if *benchOut {
 		opts.Bench = &BenchResult{}
+	}
+	if *chain != "" {
+		opts.Chain = os.Stdout
 	}
 	if err := Run(opts); err != nil {
 		return err
@@ -97,11 +105,10 @@ func printViewportBench(w io.Writer, r *BenchResult) error {
 	if r.Frames == 0 {
 		return fmt.Errorf("viewport benchmark measured no frames")
 	}
-	enc := json.NewEncoder(w)
 	for _, f := range []struct {
-		Name  string  `json:"name"`
-		Value float64 `json:"value"`
-		Unit  string  `json:"unit"`
+		name  string
+		value float64
+		unit  string
 	}{
 		{"viewport_fps_idle", r.IdleFPS, "fps"},
 		{"viewport_fps_busy", r.BusyFPS, "fps"},
@@ -110,9 +117,19 @@ func printViewportBench(w io.Writer, r *BenchResult) error {
 		{"viewport_busy_cpu", r.BusyCPU, "cores"},
 		{"viewport_busy_job_loads", r.BusyLoads, "loads/s"},
 	} {
-		if err := enc.Encode(f); err != nil {
+		if err := writeFigure(w, f.name, f.value, f.unit); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeFigure prints one figure as a JSON line of gallop bench,
+// {"name", "value", "unit"}.
+func writeFigure(w io.Writer, name string, value float64, unit string) error {
+	return json.NewEncoder(w).Encode(struct {
+		Name  string  `json:"name"`
+		Value float64 `json:"value"`
+		Unit  string  `json:"unit"`
+	}{name, value, unit})
 }

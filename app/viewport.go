@@ -8,6 +8,7 @@ import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"gallop/assets"
+	"gallop/internal/cputime"
 	"gallop/internal/words"
 	"gallop/panels"
 	"gallop/viewport"
@@ -45,6 +46,7 @@ func (a *App) viewportWidget() {
 	}
 	a.view.Width, a.view.Height = float64(w), float64(h)
 	panels.RecordRect("viewport", pos, imgui.Vec2{X: pos.X + avail.X, Y: pos.Y + avail.Y})
+	start := cputime.Thread()
 	o := a.doc.Object()
 	if a.preview != nil || o != nil && o.Hidden {
 		a.view.SetMesh(nil, nil) // nothing to pick in a preview, or hidden
@@ -53,10 +55,15 @@ func (a *App) viewportWidget() {
 	} else {
 		a.view.SetMesh(nil, nil)
 	}
+	var items []viewport.Item
+	if a.renderer != nil {
+		items = a.drawItems()
+	}
+	a.deformTime = cputime.Thread() - start
 
 	dl := imgui.WindowDrawList()
 	if a.renderer != nil {
-		if err := a.renderer.Render(w, h, &a.view.Camera, a.view.Style, a.drawItems(), a.gridStep()); err != nil {
+		if err := a.renderer.Render(w, h, &a.view.Camera, a.view.Style, items, a.gridStep()); err != nil {
 			a.glErr = err
 			a.fail(err)
 		}
@@ -70,11 +77,17 @@ func (a *App) viewportWidget() {
 	imgui.SetCursorScreenPos(pos)
 	imgui.InvisibleButtonV("##viewport", avail, imgui.ButtonFlagsMouseButtonLeft|imgui.ButtonFlagsMouseButtonRight|imgui.ButtonFlagsMouseButtonMiddle)
 	in := a.viewportInput(pos, imgui.IsItemHovered())
+	if a.chain != nil {
+		a.chain.mouse.input(&in)
+	}
 	if !a.view.Navigate(&in) && (o != nil || a.preview != nil) {
 		a.tools[a.tool].Viewport(a, &in)
 	}
 	if a.bench != nil {
 		a.bench.viewport(a)
+	}
+	if a.chain != nil {
+		a.chain.viewport(a)
 	}
 	a.viewportOverlays(dl, pos, avail)
 }

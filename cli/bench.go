@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -142,7 +143,45 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
                                 job reloads horse-gallop on both cores
   viewport_busy_cpu, viewport_busy_job_loads
                                 CPU cores the process used in the busy phase,
-                                and the job's reloads per second meanwhile`
+                                and the job's reloads per second meanwhile
+
+With --scale, the chain in the window (issue 32) on horse-gallop
+subdivided twice (134,782 vertices, 269,488 triangles, 48 frames), step
+by step: load, rig (20 bones), apply, play, pose_prepare, pose_handle,
+pose_drag, dynamics (a Jelly stroke, bake), synth (analyse, 4
+variations), export (skinned glTF); $GALLOP_BENCH_HEAP=DIR writes a heap
+profile of each step there (STEP-peak.pb.gz, STEP-end.pb.gz):
+  chain_vertices, chain_triangles, chain_frames
+  chain_<step>_seconds, chain_<step>_peak_gb, chain_<step>_resident_gb
+                                the step's wall time, the window process's
+                                peak resident memory during it (VmHWM), and
+                                what stays resident after it (once the heap's
+                                free memory is returned to the system)
+  chain_peak_gb                 the peak over the whole chain (budget: 4 GB)
+  chain_dynamics_painted_vertices, chain_export_mb
+                                the vertices the stroke painted; the file size
+  frame_x16_cpu_median_ms, frame_x16_cpu_p95_ms
+                                Gallop's own work per frame (budget: 10 ms)
+                                while the rigged clip plays and the camera
+                                turns, in CPU time of the UI thread: the
+                                frame less the OpenGL draw calls (a GPU's
+                                work, done here by Mesa's llvmpipe), median
+                                and 95th percentile over frame_x16_frames
+  frame_x16_<part>_median_ms, frame_x16_<part>_p95_ms
+                                by part: deform (the positions and colours
+                                shown), normals, upload (to OpenGL), panels
+                                (the rest: jobs, tools, panels, overlays) and
+                                draw (the draw calls, not in cpu)
+  frame_x16_loadavg             the machine's load average meanwhile
+  pose_x16_prepare_s, pose_x16_first_update_s, pose_x16_drag_first_update_s,
+  pose_x16_updates_per_s, pose_x16_leave_s
+                                the Pose tool with the 48 frames as examples:
+                                from Add all frames to the solver prepared,
+                                from Make handle (a few vertices at the top of
+                                the head) to the solver's first update, from a
+                                drag's start to its first update, the updates
+                                per second while dragging, and from leaving
+                                the tool to its solver's end`
 
 func runBench(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -155,6 +194,7 @@ func runBench(args []string, stdout io.Writer) error {
 	dyn := fs.Bool("dynamics", true, "also measure dynamic skinning (steps on the tube and the horse, fits on dynskin-tube)")
 	syn := fs.Bool("synth", true, "also measure One-to-Many synthesis (pcow, horse-gallop)")
 	ens := fs.Bool("ensemble", true, "also measure mesh ensemble motion graphs (ensemble-banner)")
+	scale := fs.Bool("scale", false, "also run the chain in the window on horse-gallop subdivided twice (134,782 vertices; several minutes; needs a display)")
 	fs.Usage = usageOf(fs, benchUsage)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -189,14 +229,38 @@ func runBench(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if !*gui {
-		return nil
-	}
-	if os.Getenv("DISPLAY") == "" {
+	display := os.Getenv("DISPLAY") != ""
+	if *gui && !display {
 		fmt.Fprintln(os.Stderr, "gallop bench: no $DISPLAY, viewport figures skipped (run under Xvfb: make bench)")
+	}
+	if *gui && display {
+		if err := windowBench(stdout, "--bench-viewport", "--size", "1280x800", frames); err != nil {
+			return fmt.Errorf("viewport benchmark: %w", err)
+		}
+	}
+	if !*scale {
 		return nil
 	}
-	return benchViewport(stdout, frames)
+	if !display {
+		return errors.New("--scale runs the window: it needs a display ($DISPLAY, e.g. Xvfb)")
+	}
+	return benchScale(stdout, *data)
+}
+
+// benchScale runs the chain of issue 32 at production size: horse-gallop
+// subdivided twice (writeDenseHorse) opened in the window, which rigs,
+// poses, simulates, synthesises and exports it and prints its figures
+// (see app's chainBench), relayed here.
+func benchScale(stdout io.Writer, data string) error {
+	dir, err := writeDenseHorse(data)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := windowBench(stdout, "--bench-chain", filepath.Join(dir, "frames"), "--size", "1280x800"); err != nil {
+		return fmt.Errorf("chain benchmark: %w", err)
+	}
+	return nil
 }
 
 // benchHorse prints the figures of horse-gallop's frames (the folder
@@ -272,14 +336,15 @@ func benchPick(o *assets.Object) (mean, worst time.Duration) {
 	return total / n, worst
 }
 
-// benchViewport runs the window's own benchmark in a child process (the
-// window must own the main thread) and relays its figures.
-func benchViewport(stdout io.Writer, frames string) error {
+// windowBench runs the window's own benchmark in a child process (the
+// window must own the main thread), this executable with args, and
+// relays its figures (the JSON lines of its output).
+func windowBench(stdout io.Writer, args ...string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(exe, "--bench-viewport", "--size", "1280x800", frames)
+	cmd := exec.Command(exe, args...)
 	cmd.Stderr = os.Stderr
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
@@ -294,10 +359,7 @@ func benchViewport(stdout io.Writer, frames string) error {
 			fmt.Fprintln(stdout, sc.Text())
 		}
 	}
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("viewport benchmark: %w", err)
-	}
-	return nil
+	return cmd.Wait()
 }
 
 // defaultDataDir is ../shared/data from the working directory, or

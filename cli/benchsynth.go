@@ -95,36 +95,17 @@ func benchSynth(stdout io.Writer, data string, runs int) error {
 }
 
 // benchDenseCommand times issue 24's resolution figure end to end: the
-// horse-gallop frames and reference subdivided twice by midpoints
-// (134,782 vertices, 48 frames) written as OBJ files to a temporary
-// folder, then `gallop synth DIR --count 1000 --seconds 10 --seed 1
-// --json` run as its own process (this executable): its wall time, its
-// peak resident memory and the SSDR and synthesis times it reports.
+// horse-gallop frames and reference subdivided twice (writeDenseHorse),
+// then `gallop synth DIR --count 1000 --seconds 10 --seed 1 --json` run
+// as its own process (this executable): its wall time, its peak resident
+// memory and the SSDR and synthesis times it reports.
 func benchDenseCommand(stdout io.Writer, data string) error {
-	ref, clip, err := loadRigSet(data, "horse-gallop")
-	if err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "gallop-bench-dense-")
+	dir, err := writeDenseHorse(data)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	mesh := assets.SubdivideMidpoint(ref)
-	dense := assets.SubdivideMidpoint(mesh)
-	if err := assets.SaveOBJ(filepath.Join(dir, "reference.obj"), dense, dense.Positions); err != nil {
-		return err
-	}
 	frames := filepath.Join(dir, "frames")
-	if err := os.Mkdir(frames, 0o755); err != nil {
-		return err
-	}
-	for f, pos := range clip.Frames {
-		p := assets.SubdivideMidpointPositions(mesh, assets.SubdivideMidpointPositions(ref, pos))
-		if err := assets.SaveOBJ(filepath.Join(frames, fmt.Sprintf("%04d.obj", f+1)), dense, p); err != nil {
-			return err
-		}
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -149,6 +130,41 @@ func benchDenseCommand(stdout io.Writer, data string) error {
 	emit(stdout, "synth_horse_gallop_x16_ssdr_seconds", r.SSDRSeconds, "s")
 	emit(stdout, "synth_horse_gallop_x16_synthesis_seconds", r.SynthesisSeconds, "s")
 	return nil
+}
+
+// writeDenseHorse writes horse-gallop subdivided twice by midpoints
+// (134,782 vertices, 269,488 triangles, 48 frames: the production size
+// of issue 32) as OBJ files to a new temporary folder, reference.obj and
+// frames/0001.obj..., and returns the folder, which the caller removes.
+func writeDenseHorse(data string) (dir string, err error) {
+	ref, clip, err := loadRigSet(data, "horse-gallop")
+	if err != nil {
+		return "", err
+	}
+	if dir, err = os.MkdirTemp("", "gallop-bench-dense-"); err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	mesh := assets.SubdivideMidpoint(ref)
+	dense := assets.SubdivideMidpoint(mesh)
+	if err := assets.SaveOBJ(filepath.Join(dir, "reference.obj"), dense, dense.Positions); err != nil {
+		return "", err
+	}
+	frames := filepath.Join(dir, "frames")
+	if err := os.Mkdir(frames, 0o755); err != nil {
+		return "", err
+	}
+	for f, pos := range clip.Frames {
+		p := assets.SubdivideMidpointPositions(mesh, assets.SubdivideMidpointPositions(ref, pos))
+		if err := assets.SaveOBJ(filepath.Join(frames, fmt.Sprintf("%04d.obj", f+1)), dense, p); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 // clipMillis returns the median time of one clip on one core over 50

@@ -16,7 +16,12 @@ out vec3 vColor;
 void main() {
     vec4 viewPos = uView * uModel * vec4(aPosition, 1.0);
     vViewPos = viewPos.xyz;
-    vViewNormal = mat3(uView * uModel) * aNormal;
+    // aNormal is the sum of the vertex's triangles' area vectors (see
+    // package render's frameData): normalised here, (0, 1, 0) when it is
+    // zero or not finite.
+    float len = length(aNormal);
+    vec3 n = len > 0.0 && len < 1e38 ? aNormal / len : vec3(0.0, 1.0, 0.0);
+    vViewNormal = mat3(uView * uModel) * n;
     vColor = aColor;
     gl_Position = uProj * viewPos;
 }

@@ -46,6 +46,7 @@ var (
 	_ panels.Extras  = (*Panel)(nil)
 	_ panels.Legend  = (*Panel)(nil)
 	_ panels.KeyHelp = (*Panel)(nil)
+	_ panels.Leaver  = (*Panel)(nil)
 )
 
 // Model returns the tool's model.
@@ -61,6 +62,10 @@ func (p *Panel) Help() string {
 
 // Close stops the model's jobs (the document is being replaced).
 func (p *Panel) Close() { p.m.Close() }
+
+// Leave implements panels.Leaver: the simulation and its memory go; the
+// materials and settings stay.
+func (p *Panel) Leave(tools.Host) { p.m.Leave() }
 
 // Update implements panels.Tool; with panels.Trace the simulation's and
 // the fit's state go to stderr once a second and when they change, for

@@ -329,3 +329,35 @@ func TestItem7CrumpleIsReported(t *testing.T) {
 		t.Errorf("4 times as fast: no warning (stray %.3f)", fast.Stray)
 	}
 }
+
+// TestLeaveReleasesSimulation: leaving the tool ends the simulation's job
+// (its frames and model can go) and keeps the materials; back in the
+// tool, the clip is simulated again to the same frames.
+func TestLeaveReleasesSimulation(t *testing.T) {
+	o, _, _, _ := tube(t, "train")
+	h := toolstest.New(o)
+	d := &Dynamics{}
+	simulate(t, d, h)
+	h.Sel = []int{0, 1, 2, 3}
+	d.Brush.Channel, d.Brush.Preset = ChannelMaterial, 2 // jelly
+	d.Fill(h, false)
+	first := simulate(t, d, h).frames
+	params := d.Params(h)
+	d.Leave()
+	until(t, h, func() bool { return len(h.Runner.Running()) > 0 })
+	if d.prev != nil || d.snapshot(h) != nil {
+		t.Fatal("the simulation is still held after Leave")
+	}
+	if !assets.Same(d.Params(h), params) {
+		t.Fatal("Leave changed the materials")
+	}
+	again := simulate(t, d, h).frames
+	for f := range first {
+		for i := range first[f] {
+			if first[f][i] != again[f][i] {
+				t.Fatalf("after Leave: frame %d vertex %d is %v, was %v", f, i, again[f][i], first[f][i])
+			}
+		}
+	}
+	d.Close()
+}

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/internal/cputime"
 	"gallop/viewport"
 )
 
@@ -33,6 +35,29 @@ type Renderer struct {
 	lineScratch      []float32
 
 	last frameKey // what the texture shows
+
+	// Times is where the last Render spent the CPU time of its thread
+	// (zero when it drew nothing new).
+	Times Times
+}
+
+// Times splits the CPU time a Render took on the calling thread
+// (cputime.Thread: the time the thread ran, not the time other threads
+// held the core), for the window's frame figures (gallop bench --scale):
+// what Gallop computes for the GPU and what the OpenGL driver does with
+// it.
+type Times struct {
+	// Normals is computing the vertex normals of the positions that
+	// changed (with their conversion to float32).
+	Normals time.Duration
+	// Upload is preparing and handing OpenGL the data that changed:
+	// positions and normals, colours, indices.
+	Upload time.Duration
+	// Draw is the rest: clearing and the draw calls, in which a
+	// software rasteriser such as Mesa's llvmpipe shades the vertices and
+	// bins the triangles on this thread (a GPU's work on an artist's
+	// machine).
+	Draw time.Duration
 }
 
 // frameKey is everything a rendered image depends on. Render skips drawing
@@ -81,8 +106,8 @@ type gpuMesh struct {
 	pos3     []assets.Vec3
 	colors   [][3]float32
 	hasColor bool
-	normals  []assets.Vec3
-	scratch  []float32
+	frame    frameData // tris and pos3 as OpenGL has them
+	vertices int       // the size of the position and normal buffers
 }
 
 // New compiles the shaders and creates the buffers. Call it once the
@@ -175,11 +200,14 @@ func (r *Renderer) Render(w, h int, cam *viewport.Camera, style viewport.Style, 
 	if w <= 0 || h <= 0 {
 		return nil
 	}
+	r.Times = Times{}
 	key := frameKey{w: w, h: h, cam: *cam, style: style, gridStep: gridStep, items: items}
 	if r.fbo != 0 && key.equal(&r.last) {
 		return nil
 	}
 	r.last = key
+	start := cputime.Thread()
+	defer func() { r.Times.Draw = cputime.Thread() - start - r.Times.Normals - r.Times.Upload }()
 	saved := saveGLState()
 	defer saved.restore()
 	if err := r.resize(w, h); err != nil {
@@ -257,13 +285,11 @@ func (r *Renderer) upload(it *viewport.Item) *gpuMesh {
 	}
 	gl.BindVertexArray(m.vao)
 	if !assets.Same(it.Triangles, m.tris) {
-		idx := make([]uint32, 0, 3*len(it.Triangles))
-		for _, t := range it.Triangles {
-			idx = append(idx, uint32(t[0]), uint32(t[1]), uint32(t[2]))
-		}
+		start := cputime.Thread()
+		m.frame.setTriangles(it.Triangles)
 		gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, m.ebo)
-		gl.BufferData(gl.ELEMENT_ARRAY_BUFFER, 4*len(idx), gl.Ptr(idx), gl.STATIC_DRAW)
-		m.tris, m.nIndex = it.Triangles, int32(len(idx))
+		gl.BufferData(gl.ELEMENT_ARRAY_BUFFER, 12*len(m.frame.idx), gl.Ptr(&m.frame.idx[0][0]), gl.STATIC_DRAW)
+		m.tris, m.nIndex = it.Triangles, int32(3*len(m.frame.idx))
 		m.pos3 = nil // normals depend on the triangles
 		m.cull = 0
 		if closedOriented(it.Triangles) {
@@ -272,21 +298,26 @@ func (r *Renderer) upload(it *viewport.Item) *gpuMesh {
 				m.cull = gl.FRONT
 			}
 		}
+		r.Times.Upload += cputime.Thread() - start
 	}
 	if !assets.Same(it.Positions, m.pos3) {
-		sameSize := len(it.Positions) == len(m.normals)
-		m.normals = assets.VertexNormals(m.normals, it.Positions, it.Triangles)
-		m.scratch = appendVec3s(m.scratch[:0], it.Positions)
-		bufferData(m.pos, m.scratch, sameSize)
-		m.scratch = appendVec3s(m.scratch[:0], m.normals)
-		bufferData(m.nrm, m.scratch, sameSize)
-		m.pos3 = it.Positions
+		start := cputime.Thread()
+		m.frame.set(it.Positions)
+		normals := cputime.Thread()
+		r.Times.Normals += normals - start
+		sameSize := len(it.Positions) == m.vertices
+		bufferData(m.pos, m.frame.pos, sameSize)
+		bufferData(m.nrm, m.frame.nrm, sameSize)
+		m.pos3, m.vertices = it.Positions, len(it.Positions)
+		r.Times.Upload += cputime.Thread() - normals
 	}
 	if len(it.Colors) == len(it.Positions) {
 		if !assets.Same(it.Colors, m.colors) {
+			start := cputime.Thread()
 			gl.BindBuffer(gl.ARRAY_BUFFER, m.col)
 			gl.BufferData(gl.ARRAY_BUFFER, 12*len(it.Colors), gl.Ptr(it.Colors), gl.DYNAMIC_DRAW)
 			m.colors = it.Colors
+			r.Times.Upload += cputime.Thread() - start
 		}
 		if !m.hasColor {
 			gl.EnableVertexAttribArray(2)
@@ -544,24 +575,18 @@ func (m *gpuMesh) release() {
 	gl.DeleteVertexArrays(1, &m.vao)
 }
 
-func bufferData(buf uint32, data []float32, sameSize bool) {
+// bufferData gives OpenGL's array buffer buf the vectors data, in place
+// when it has their size already.
+func bufferData(buf uint32, data [][3]float32, sameSize bool) {
 	gl.BindBuffer(gl.ARRAY_BUFFER, buf)
 	if sameSize {
-		gl.BufferSubData(gl.ARRAY_BUFFER, 0, 4*len(data), gl.Ptr(data))
+		gl.BufferSubData(gl.ARRAY_BUFFER, 0, 12*len(data), gl.Ptr(&data[0][0]))
 	} else {
-		gl.BufferData(gl.ARRAY_BUFFER, 4*len(data), gl.Ptr(data), gl.DYNAMIC_DRAW)
+		gl.BufferData(gl.ARRAY_BUFFER, 12*len(data), gl.Ptr(&data[0][0]), gl.DYNAMIC_DRAW)
 	}
 }
 
-func appendVec3s(dst []float32, v []assets.Vec3) []float32 {
-	for _, p := range v {
-		dst = append(dst, float32(p[0]), float32(p[1]), float32(p[2]))
-	}
-	return dst
-}
-
-// same reports whether a and b are the same slice: same backing array and
-// length.
+// toMat32 converts a matrix to OpenGL's float32.
 func toMat32(m mgl64.Mat4) mgl32.Mat4 {
 	var r mgl32.Mat4
 	for i := range m {
