@@ -244,19 +244,23 @@ func runBench(args []string, stdout io.Writer) error {
 	if !display {
 		return errors.New("--scale runs the window: it needs a display ($DISPLAY, e.g. Xvfb)")
 	}
-	return benchScale(stdout, *data)
+	return benchScale(stdout, *data, *runs)
 }
 
-// benchScale runs the chain of issue 32 at production size: horse-gallop
-// subdivided twice (writeDenseHorse) opened in the window, which rigs,
+// benchScale prints the figures of issue 32 at production size, on
+// horse-gallop subdivided twice (writeDenseHorse): the Pose solver's
+// (benchPoseScale), then the chain opened in the window, which rigs,
 // poses, simulates, synthesises and exports it and prints its figures
 // (see app's chainBench), relayed here.
-func benchScale(stdout io.Writer, data string) error {
+func benchScale(stdout io.Writer, data string, runs int) error {
 	dir, err := writeDenseHorse(data)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if err := benchPoseScale(stdout, data, dir, runs); err != nil {
+		return fmt.Errorf("pose benchmark at scale: %w", err)
+	}
 	if err := windowBench(stdout, "--bench-chain", filepath.Join(dir, "frames"), "--size", "1280x800"); err != nil {
 		return fmt.Errorf("chain benchmark: %w", err)
 	}

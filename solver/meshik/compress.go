@@ -1,6 +1,7 @@
 package meshik
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -149,7 +150,7 @@ const rankTol = 1e-12
 // (9 per triangle) and the q W-scaled components (9 rows per triangle, q
 // columns, row-major) in the same coordinates, after alloc(q) was told q.
 // Both fill and store run in parallel on disjoint triangles.
-func pca(m, l int, fill func(lo, hi int, buf []float64), choose func(lambda []float64, rank int) int,
+func pca(ctx context.Context, m, l int, fill func(lo, hi int, buf []float64), choose func(lambda []float64, rank int) int,
 	alloc func(q int), store func(lo, hi int, mean, dirs []float64)) (*basis, error) {
 	if l < 1 {
 		return nil, errors.New("meshik: no example poses")
@@ -160,6 +161,9 @@ func pca(m, l int, fill func(lo, hi int, buf []float64), choose func(lambda []fl
 
 	// Pass 1: means and the centred Gram matrix, Γ = Σ_chunks BᵀB.
 	gram := gram(m, 9, l, func(lo, hi int, sum func([]float64, int)) {
+		if ctx.Err() != nil {
+			return // given up: the sum is not used
+		}
 		rows := 9 * (hi - lo)
 		buf := bufs.Get().(*[]float64)
 		defer bufs.Put(buf)
@@ -168,6 +172,9 @@ func pca(m, l int, fill func(lo, hi int, buf []float64), choose func(lambda []fl
 		centre(b, rows, l, mean[9*lo:9*hi])
 		sum(b, l)
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for _, v := range gram {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, errors.New("meshik: the examples' features are not finite")
@@ -218,6 +225,9 @@ func pca(m, l int, fill func(lo, hi int, buf []float64), choose func(lambda []fl
 		negA[i] = -v
 	}
 	parallel.For(chunks, func(c int) {
+		if ctx.Err() != nil {
+			return
+		}
 		lo, hi := c*pcaChunk, min(m, (c+1)*pcaChunk)
 		rows := 9 * (hi - lo)
 		buf := bufs.Get().(*[]float64)
@@ -249,6 +259,9 @@ func pca(m, l int, fill func(lo, hi int, buf []float64), choose func(lambda []fl
 		}
 		store(lo, hi, mc, dirs)
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -332,14 +345,14 @@ func exampleRange(grad *deform.Gradients, examples [][]mgl64.Vec3, lo, hi int, b
 // their deformation gradients (see pca); z = 0 is the mean, and each z_k
 // has unit variance over the examples. It returns the space and its
 // basis, whose noise variance σ² gives the default prior.
-func newCompressedLinear(grad *deform.Gradients, examples [][]mgl64.Vec3, c Compression) (*LinearSpace, *basis, error) {
+func newCompressedLinear(ctx context.Context, grad *deform.Gradients, examples [][]mgl64.Vec3, c Compression) (*LinearSpace, *basis, error) {
 	m := grad.NumTriangles()
 	var s *LinearSpace
 	fill := func(lo, hi int, buf []float64) {
 		exampleRange(grad, examples, lo, hi, buf, func(t *mgl64.Mat3, dst *[9]float64) { *dst = *t })
 	}
 	alloc := func(q int) { s = &LinearSpace{m: m, nw: q, data: make([]mgl64.Mat3, m*(q+1))} }
-	b, err := pca(m, len(examples), fill, c.choose, alloc, func(lo, hi int, mean, dirs []float64) {
+	b, err := pca(ctx, m, len(examples), fill, c.choose, alloc, func(lo, hi int, mean, dirs []float64) {
 		q := s.nw
 		for j := lo; j < hi; j++ {
 			rec := s.data[j*(q+1) : (j+1)*(q+1)]
@@ -391,14 +404,14 @@ func logFeature(t *mgl64.Mat3, dst *[9]float64) {
 // mean span what the examples span), and NonlinearSpace's evaluation and
 // derivatives unchanged. β scales the whole blend as the sum of the
 // example weights does in Eq. 6; w = (1, 0, …, 0) is the mean.
-func newCompressedNonlinear(grad *deform.Gradients, examples [][]mgl64.Vec3, c Compression) (*NonlinearSpace, *basis, error) {
+func newCompressedNonlinear(ctx context.Context, grad *deform.Gradients, examples [][]mgl64.Vec3, c Compression) (*NonlinearSpace, *basis, error) {
 	m := grad.NumTriangles()
 	var s *NonlinearSpace
 	fill := func(lo, hi int, buf []float64) {
 		exampleRange(grad, examples, lo, hi, buf, logFeature)
 	}
 	alloc := func(q int) { s = &NonlinearSpace{m: m, l: q + 1, fac: make([]float64, m*(q+1)*factorSize)} }
-	b, err := pca(m, len(examples), fill, c.choose, alloc, func(lo, hi int, mean, dirs []float64) {
+	b, err := pca(ctx, m, len(examples), fill, c.choose, alloc, func(lo, hi int, mean, dirs []float64) {
 		q := s.l - 1
 		for j := lo; j < hi; j++ {
 			f := s.fac[j*(q+1)*factorSize : (j+1)*(q+1)*factorSize]

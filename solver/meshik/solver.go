@@ -2,6 +2,7 @@ package meshik
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -433,6 +434,14 @@ var ErrNotConverged = errors.New("meshik: did not converge")
 // features are the identity: the reference pose alone. It analyses GᵀG;
 // call SetHandles before Solve.
 func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, opts Options) (*Solver, error) {
+	return NewContext(context.Background(), reference, triangles, examples, opts)
+}
+
+// NewContext is New that gives up, returning ctx's error, when ctx is
+// done while the examples are being compressed (seconds on a production
+// mesh with a capture as examples): the Pose tool left in the middle of
+// preparing lets go of its memory at once.
+func NewContext(ctx context.Context, reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, opts Options) (*Solver, error) {
 	order, triangles := localOrder(triangles)
 	grad, err := deform.New(reference, triangles)
 	if err != nil {
@@ -465,7 +474,7 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 	for k, j := range order {
 		s.slot[j] = k
 	}
-	if err := s.buildSpaces(examples); err != nil {
+	if err := s.buildSpaces(ctx, examples); err != nil {
 		return nil, err
 	}
 	s.k = sparse.MulTransA(s.condense())
@@ -509,7 +518,7 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 // buildSpaces makes the feature space the options ask for from the
 // example poses, and for the nonlinear space the linear one it starts
 // from (StartFromLinear).
-func (s *Solver) buildSpaces(examples [][]mgl64.Vec3) error {
+func (s *Solver) buildSpaces(ctx context.Context, examples [][]mgl64.Vec3) error {
 	l := len(examples)
 	kind := s.opts.Space
 	if kind == Identity {
@@ -528,7 +537,7 @@ func (s *Solver) buildSpaces(examples [][]mgl64.Vec3) error {
 			}
 			return newSpaceState(Linear, ls, nil, l, s.opts), nil
 		}
-		ls, bs, err := newCompressedLinear(s.grad, examples, comp)
+		ls, bs, err := newCompressedLinear(ctx, s.grad, examples, comp)
 		if err != nil {
 			return nil, err
 		}
@@ -546,7 +555,7 @@ func (s *Solver) buildSpaces(examples [][]mgl64.Vec3) error {
 		}
 		s.main = newSpaceState(Nonlinear, ns, nil, l, s.opts)
 	} else {
-		ns, bs, err := newCompressedNonlinear(s.grad, examples, comp)
+		ns, bs, err := newCompressedNonlinear(ctx, s.grad, examples, comp)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package meshik
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -616,7 +617,7 @@ func TestDirectionalAndAdjoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cnl, _, err := newCompressedNonlinear(p.g, p.poses, Compression{})
+	cnl, _, err := newCompressedNonlinear(context.Background(), p.g, p.poses, Compression{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,7 +163,7 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 				rep.Report(0, "preparing "+words.Count(len(p.examples), "example", "examples"))
 			}
 			var err error
-			solver, err = guard(func() (*meshik.Solver, error) { return s.apply(solver, have, p, restart) })
+			solver, err = guard(func() (*meshik.Solver, error) { return s.apply(ctx, solver, have, p, restart) })
 			restart = p.restart
 			have, done = p, false
 			if err != nil {
@@ -313,7 +313,7 @@ func (s *session) drift(ctx context.Context, solver *meshik.Solver, p *problem) 
 // pose shown with the weights fitted to it (meshik's FitWeights), where
 // the handles' rotations are captured (SetRotating); a restart then
 // takes the linear space's solution for the constraints instead.
-func (s *session) apply(solver *meshik.Solver, old, p *problem, restarted uint64) (*meshik.Solver, error) {
+func (s *session) apply(ctx context.Context, solver *meshik.Solver, old, p *problem, restarted uint64) (*meshik.Solver, error) {
 	rebuild := solver == nil || !sameModel(old, p)
 	restart := p.restart != restarted
 	start := rebuild || restart || p.hold
@@ -321,7 +321,7 @@ func (s *session) apply(solver *meshik.Solver, old, p *problem, restarted uint64
 		solver = nil // the old one's memory can go before the new one is built
 		var err error
 		opts := meshik.Options{Space: p.space, Components: p.components, Prior: p.prior}
-		if solver, err = meshik.New(p.reference, p.triangles, p.examples, opts); err != nil {
+		if solver, err = meshik.NewContext(ctx, p.reference, p.triangles, p.examples, opts); err != nil {
 			return nil, err
 		}
 	} else if old.prior != p.prior {
