@@ -163,6 +163,7 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 				rep.Report(0, "preparing "+words.Count(len(p.examples), "example", "examples"))
 			}
 			var err error
+			rebuilt := solver == nil || !sameModel(have, p)
 			solver, err = guard(func() (*meshik.Solver, error) { return s.apply(ctx, solver, have, p, restart) })
 			restart = p.restart
 			have, done = p, false
@@ -183,7 +184,18 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 				continue
 			}
 			if p.hold {
+				// The pose shown, at once (a new handle shows without
+				// waiting for a fit over a production mesh), then with
+				// the weights fitted to it.
 				sn := snap(p, meshik.Stats{}, true, nil)
+				sn.held, sn.weights = true, p.startWeights
+				s.publish(sn)
+				if _, err := guard(func() (struct{}, error) { return struct{}{}, s.fit(solver, p, rebuilt) }); err != nil {
+					s.publish(&snapshot{version: p.version, err: explain(err)})
+					done, solver = true, nil
+					continue
+				}
+				sn = snap(p, meshik.Stats{}, true, nil)
 				sn.held = true
 				s.publish(sn)
 				done = true
@@ -310,9 +322,10 @@ func (s *session) drift(ctx context.Context, solver *meshik.Solver, p *problem) 
 // apply brings the solver from problem old to p: rebuild for a new mesh,
 // examples or space; refactor for a new handle set; set the targets and
 // the frozen triangles. A rebuild, a restart or a hold starts from the
-// pose shown with the weights fitted to it (meshik's FitWeights), where
-// the handles' rotations are captured (SetRotating); a restart then
-// takes the linear space's solution for the constraints instead.
+// pose shown; a rebuild or a restart with the weights fitted to it and
+// the handles' rotations captured there (fit), a restart then taking the
+// linear space's solution for the constraints instead; a hold leaves the
+// fit to run, which publishes the pose first.
 func (s *session) apply(ctx context.Context, solver *meshik.Solver, old, p *problem, restarted uint64) (*meshik.Solver, error) {
 	rebuild := solver == nil || !sameModel(old, p)
 	restart := p.restart != restarted
@@ -354,19 +367,16 @@ func (s *session) apply(ctx context.Context, solver *meshik.Solver, old, p *prob
 	if p.blend != nil {
 		return solver, nil
 	}
-	if start {
-		if len(p.startWeights) == len(p.examples) && !rebuild {
-			// The weights that produced the pose shown, in this solver's
-			// space: refining them takes a pass or two.
-			if err := solver.SetExampleWeights(p.startWeights); err != nil {
-				return nil, err
-			}
-			solver.RefineWeights()
-		} else {
-			solver.FitWeights()
-		}
+	if p.hold {
+		// The pose shown is the answer: it is published before the
+		// weights are fitted to it (settle, after the publication).
+		return solver, nil
 	}
-	if start || newHandles || !sameGroups(old.groups, p.groups) {
+	if start {
+		if err := s.fit(solver, p, rebuild); err != nil {
+			return nil, err
+		}
+	} else if newHandles || !sameGroups(old.groups, p.groups) {
 		if err := solver.SetRotating(p.groups); err != nil {
 			return nil, err
 		}
@@ -377,6 +387,23 @@ func (s *session) apply(ctx context.Context, solver *meshik.Solver, old, p *prob
 		}
 	}
 	return solver, nil
+}
+
+// fit fits the solver's weights to the pose it holds (the pose shown):
+// refined from the weights that produced it when known and the solver
+// was not rebuilt (a pass or two over the mesh), else from the linear
+// space's fit (meshik's FitWeights); then the turning handles' rotations
+// are captured there (SetRotating).
+func (s *session) fit(solver *meshik.Solver, p *problem, rebuilt bool) error {
+	if len(p.startWeights) == len(p.examples) && !rebuilt {
+		if err := solver.SetExampleWeights(p.startWeights); err != nil {
+			return err
+		}
+		solver.RefineWeights()
+	} else {
+		solver.FitWeights()
+	}
+	return solver.SetRotating(p.groups)
 }
 
 func sameGroups(a, b [][]int) bool {
