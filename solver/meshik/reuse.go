@@ -65,6 +65,30 @@ func (s *Solver) reusing() bool {
 // 16 ms and 22 ms; horse-gallop with 47, 24 weights: 44 ms and 70 ms).
 const minReuseWeights = 8
 
+// PrepareSystem forms the weight system at the current weights and
+// handles, as a full iteration would, without taking a step: for a solver
+// that waits for a drag (the Pose tool after Make handle), whose first
+// iteration can then reuse it. It does nothing when iterations would not
+// reuse a system (Options.Exact, few weights) or there are no handles.
+func (s *Solver) PrepareSystem() {
+	bl := s.main
+	if !s.ready || s.opts.Exact || bl.l < minReuseWeights {
+		return
+	}
+	sm := s.prepare(bl, true)
+	gy := s.halfSolve(bl)
+	l, v := bl.l, bl.l+1
+	if len(s.sys) != l*l {
+		s.sys = make([]float64, l*l)
+	}
+	for a := 0; a < l; a++ {
+		for c := 0; c < l; c++ {
+			s.sys[a*l+c] = sm.jj[a*l+c] - gy[a*v+c]
+		}
+	}
+	s.sysAge, s.lastRho, s.confirm = 0, 1, false
+}
+
 // reuseSums are what a reusing iteration's first passes give: the
 // objective ẽᵀẽ, its gradient −2·D̃ᵀẽ and the step's right-hand side
 // D̃ᵀ(Ǧ·x_b − b̃) (without regularisers).

@@ -198,6 +198,12 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 				sn = snap(p, meshik.Stats{}, true, nil)
 				sn.held = true
 				s.publish(sn)
+				// Ready for the drag: its first iteration reuses this.
+				if _, err := guard(func() (struct{}, error) { solver.PrepareSystem(); return struct{}{}, nil }); err != nil {
+					s.publish(&snapshot{version: p.version, err: explain(err)})
+					done, solver = true, nil
+					continue
+				}
 				done = true
 				// The drift is measured once the artist pauses: a drag
 				// right after Make handle goes first, not after a
@@ -290,10 +296,15 @@ const driftIterations = 100
 func (s *session) drift(ctx context.Context, solver *meshik.Solver, p *problem) (float64, bool) {
 	x0, w0 := solver.Positions(), solver.Weights()
 	defer func() {
-		// The same pose, weights and groups as before the measurement.
+		// The same pose, weights and groups as before the measurement,
+		// and, while the artist still waits, the weight system for the
+		// drag to come.
 		_ = solver.SetPositions(x0)
 		_ = solver.SetWeights(w0)
 		_ = solver.SetRotating(p.groups)
+		if ctx.Err() == nil && s.want.Load() == p {
+			solver.PrepareSystem()
+		}
 	}()
 	for range driftIterations {
 		if ctx.Err() != nil || s.want.Load() != p {
