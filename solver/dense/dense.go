@@ -79,12 +79,44 @@ func gemmNTfma(m, n, k int, a []float64, lda int, b []float64, ldb int, c []floa
 			}
 		}
 	}
+	if j < n && m >= 8 && k <= tailK {
+		// The last n − j < 4 columns by the 8×4 kernel on copies padded
+		// with zero columns (element by element they cost several times
+		// as much: the sparse solves' row-major updates, whose n is a
+		// supernode's row count, end in such a tail every time).
+		nt := n - j
+		var bp [4 * tailK]float64
+		for p := 0; p < k; p++ {
+			copy(bp[4*p:4*p+nt], b[p*ldb+j:p*ldb+n])
+		}
+		var cp [8 * 4]float64
+		i := 0
+		for ; i+8 <= m; i += 8 {
+			for jj := 0; jj < nt; jj++ {
+				copy(cp[8*jj:8*jj+8], cin[(j+jj)*ldcin+i:(j+jj)*ldcin+i+8])
+			}
+			kern8x4fma(k, &a[i], lda, &bp[0], 4, &cp[0], 8, &cp[0], 8)
+			for jj := 0; jj < nt; jj++ {
+				copy(c[(j+jj)*ldc+i:(j+jj)*ldc+i+8], cp[8*jj:8*jj+8])
+			}
+		}
+		for ; i < m; i++ {
+			for jj := j; jj < n; jj++ {
+				gemmElemFMA(k, a[i:], lda, b[jj:], ldb, c[jj*ldc+i:], cin[jj*ldcin+i:])
+			}
+		}
+		return
+	}
 	for ; j < n; j++ {
 		for i := 0; i < m; i++ {
 			gemmElemFMA(k, a[i:], lda, b[j:], ldb, c[j*ldc+i:], cin[j*ldcin+i:])
 		}
 	}
 }
+
+// tailK is the largest k for which gemmNTfma pads its last columns on
+// the stack.
+const tailK = 64
 
 // gemmElemFMA computes c[0] = cin[0] − Σ_p a[p·lda]·b[p·ldb] as the FMA
 // kernels do.

@@ -12,7 +12,7 @@ import (
 // larger than the blocks.
 func TestKernelsAgainstNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, sz := range [][3]int{{1, 1, 1}, {3, 5, 2}, {8, 4, 7}, {13, 9, 33}, {26, 26, 100}, {40, 7, 0}} {
+	for _, sz := range [][3]int{{1, 1, 1}, {3, 5, 2}, {8, 4, 7}, {13, 9, 33}, {26, 26, 100}, {40, 7, 0}, {72, 13, 5}, {20, 3, 64}, {16, 6, 65}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		lda, ldb, ldc := m+3, n+1, m+2
 		a := make([]float64, max(k, 1)*lda)
@@ -51,6 +51,39 @@ func TestKernelsAgainstNaive(t *testing.T) {
 				}
 				if d := math.Abs(cs[j*ldc+i] - want); d > 1e-12*(1+math.Abs(want)) {
 					t.Fatalf("SyrkLN %v: C[%d,%d] = %v, want %v", sz, i, j, cs[j*ldc+i], want)
+				}
+			}
+		}
+	}
+}
+
+// TestGemmTailSameBits checks that the last columns of GemmNT, padded
+// to the 8×4 kernel, give the bits of the element-by-element sum in
+// increasing p (what every tile computes), so that results do not depend
+// on where a caller's blocks end.
+func TestGemmTailSameBits(t *testing.T) {
+	if !useFMA {
+		t.Skip("no FMA kernels on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, sz := range [][3]int{{8, 1, 3}, {72, 13, 5}, {36, 7, 64}, {19, 6, 31}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		a := make([]float64, k*m)
+		b := make([]float64, k*n)
+		cin := make([]float64, m*n)
+		for _, s := range [][]float64{a, b, cin} {
+			for i := range s {
+				s[i] = rng.NormFloat64()
+			}
+		}
+		c := make([]float64, m*n)
+		GemmNT(m, n, k, a, m, b, n, c, m, cin, m)
+		for j := 0; j < n; j++ {
+			for i := 0; i < m; i++ {
+				var want [1]float64
+				gemmElemFMA(k, a[i:], m, b[j:], n, want[:], cin[j*m+i:])
+				if c[j*m+i] != want[0] {
+					t.Fatalf("GemmNT %v: C[%d,%d] = %v, the element sum %v", sz, i, j, c[j*m+i], want[0])
 				}
 			}
 		}

@@ -287,20 +287,15 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 		return
 	}
 	if m*ns >= gemmSolveMin && k >= 4 {
-		// T = X2 (gathered, column-major m×kc); T −= L21·X1; scatter.
+		// T = X2 gathered row by row (T is kc×m column-major: X2ᵀ);
+		// Tᵀ −= X1ᵀ·L21ᵀ; scatter. Whole rows copied, no transposition.
 		t := scr[:m*kc]
 		for q, r := range rows[ns:] {
-			xr := target(x, acc, topIdx, int(r), ld, c0, kc)
-			for c, v := range xr {
-				t[c*m+q] = v
-			}
+			copy(t[q*kc:(q+1)*kc], target(x, acc, topIdx, int(r), ld, c0, kc))
 		}
-		dense.GemmNT(m, kc, ns, blk[ns:], nr, x[fc*ld+c0:], ld, t, m, t, m)
+		dense.GemmNT(kc, m, ns, x[fc*ld+c0:], ld, blk[ns:], nr, t, kc, t, kc)
 		for q, r := range rows[ns:] {
-			xr := target(x, acc, topIdx, int(r), ld, c0, kc)
-			for c := range xr {
-				xr[c] = t[c*m+q]
-			}
+			copy(target(x, acc, topIdx, int(r), ld, c0, kc), t[q*kc:(q+1)*kc])
 		}
 		return
 	}
