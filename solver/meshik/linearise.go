@@ -240,7 +240,8 @@ func (s *Solver) halfSolve(bl *spaceState) []float64 {
 	w, cols := l+1, 3*(l+1)
 	rows, half := s.rows, s.half[:s.n*cols]
 	parallel.Chunks(s.n, 1024, func(lo, hi int) {
-		for u := lo; u < hi; u++ {
+		for _, u32 := range s.gatherOrder[lo:hi] {
+			u := int(u32)
 			row := half[u*cols : (u+1)*cols]
 			clear(row)
 			if s.fixed[u] {

@@ -224,7 +224,8 @@ func (s *Solver) cotangent(j int, rho []float64, v *mgl64.Mat3) {
 func (s *Solver) solveField(p []float64) []float64 {
 	rhs := s.half[:3*s.n]
 	parallel.Chunks(s.n, 1024, func(lo, hi int) {
-		for u := lo; u < hi; u++ {
+		for _, u32 := range s.gatherOrder[lo:hi] {
+			u := int(u32)
 			row := rhs[3*u : 3*u+3]
 			row[0], row[1], row[2] = 0, 0, 0
 			if s.fixed[u] {
