@@ -13,6 +13,7 @@ package dense
 
 import (
 	"math"
+	"sync"
 
 	"gallop/internal/parallel"
 )
@@ -52,71 +53,96 @@ func GemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 	}
 }
 
-// gemmNTfma is GemmNT with the AVX2/FMA kernels on 8×4 and 4×4 tiles and
-// scalar fused multiply-adds on the edges, so that every element is
-// cin − Σ_p a·b accumulated with one rounding per term in increasing p,
-// whatever tile computes it: results do not depend on how a caller splits
-// a matrix into blocks.
+// gemmNTfma is GemmNT with the AVX2/FMA kernels on 8×4 and 4×4 tiles;
+// the ragged edges (m or n not a multiple of 4) go through the 4×4 kernel
+// too, on copies of A's last rows and B's last columns padded with zeros
+// (element by element they cost several times as much, and the sparse
+// solves' row-major updates, whose n is a supernode's row count and m a
+// share of the right-hand sides, have such edges every time). Every
+// element is cin − Σ_p a·b accumulated with one rounding per term in
+// increasing p, whatever tile computes it: results do not depend on how
+// a caller splits a matrix into blocks.
 func gemmNTfma(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, cin []float64, ldcin int) {
 	// One bounds check for all that the assembly reads and writes.
 	_ = a[(k-1)*lda+m-1]
 	_ = b[(k-1)*ldb+n-1]
 	_ = c[(n-1)*ldc+m-1]
 	_ = cin[(n-1)*ldcin+m-1]
-	j := 0
-	for ; j+4 <= n; j += 4 {
+	m4, n4 := m&^3, n&^3
+	var ap, bp []float64
+	if m4 < m {
+		buf := padPool.get(4 * k)
+		defer padPool.Put(buf)
+		ap = padEdge(*buf, a, lda, m4, m, k)
+	}
+	if n4 < n {
+		buf := padPool.get(4 * k)
+		defer padPool.Put(buf)
+		bp = padEdge(*buf, b, ldb, n4, n, k)
+	}
+	for j := 0; j < n4; j += 4 {
 		i := 0
 		for ; i+8 <= m; i += 8 {
 			kern8x4fma(k, &a[i], lda, &b[j], ldb, &c[j*ldc+i], ldc, &cin[j*ldcin+i], ldcin)
 		}
-		if i+4 <= m {
+		if i < m4 {
 			kern4x4fma(k, &a[i], lda, &b[j], ldb, &c[j*ldc+i], ldc, &cin[j*ldcin+i], ldcin)
 			i += 4
 		}
-		for ; i < m; i++ {
-			for jj := j; jj < j+4; jj++ {
-				gemmElemFMA(k, a[i:], lda, b[jj:], ldb, c[jj*ldc+i:], cin[jj*ldcin+i:])
-			}
+		if i < m {
+			edgeTile(k, ap, 4, b[j:], ldb, c[j*ldc+i:], ldc, cin[j*ldcin+i:], ldcin, m-i, 4)
 		}
 	}
-	if j < n && m >= 8 && k <= tailK {
-		// The last n − j < 4 columns by the 8×4 kernel on copies padded
-		// with zero columns (element by element they cost several times
-		// as much: the sparse solves' row-major updates, whose n is a
-		// supernode's row count, end in such a tail every time).
-		nt := n - j
-		var bp [4 * tailK]float64
-		for p := 0; p < k; p++ {
-			copy(bp[4*p:4*p+nt], b[p*ldb+j:p*ldb+n])
+	if n4 < n {
+		for i := 0; i < m4; i += 4 {
+			edgeTile(k, a[i:], lda, bp, 4, c[n4*ldc+i:], ldc, cin[n4*ldcin+i:], ldcin, 4, n-n4)
 		}
-		var cp [8 * 4]float64
-		i := 0
-		for ; i+8 <= m; i += 8 {
-			for jj := 0; jj < nt; jj++ {
-				copy(cp[8*jj:8*jj+8], cin[(j+jj)*ldcin+i:(j+jj)*ldcin+i+8])
-			}
-			kern8x4fma(k, &a[i], lda, &bp[0], 4, &cp[0], 8, &cp[0], 8)
-			for jj := 0; jj < nt; jj++ {
-				copy(c[(j+jj)*ldc+i:(j+jj)*ldc+i+8], cp[8*jj:8*jj+8])
-			}
-		}
-		for ; i < m; i++ {
-			for jj := j; jj < n; jj++ {
-				gemmElemFMA(k, a[i:], lda, b[jj:], ldb, c[jj*ldc+i:], cin[jj*ldcin+i:])
-			}
-		}
-		return
-	}
-	for ; j < n; j++ {
-		for i := 0; i < m; i++ {
-			gemmElemFMA(k, a[i:], lda, b[j:], ldb, c[j*ldc+i:], cin[j*ldcin+i:])
+		if m4 < m {
+			edgeTile(k, ap, 4, bp, 4, c[n4*ldc+m4:], ldc, cin[n4*ldcin+m4:], ldcin, m-m4, n-n4)
 		}
 	}
 }
 
-// tailK is the largest k for which gemmNTfma pads its last columns on
-// the stack.
-const tailK = 64
+// padEdge copies rows lo..hi (fewer than 4) of the k columns of x
+// (leading dimension ldx) into dst as a 4×k block, zeros below them.
+func padEdge(dst, x []float64, ldx, lo, hi, k int) []float64 {
+	dst = dst[:4*k]
+	for p := 0; p < k; p++ {
+		copy(dst[4*p:4*p+hi-lo], x[p*ldx+lo:p*ldx+hi])
+		clear(dst[4*p+hi-lo : 4*p+4])
+	}
+	return dst
+}
+
+// edgeTile computes the mr×nr block (mr, nr ≤ 4) C = Cin − A·Bᵀ by the
+// 4×4 kernel, through a 4×4 copy of C; a and b hold at least 4 rows (the
+// padded copies where mr or nr is short).
+func edgeTile(k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, cin []float64, ldcin int, mr, nr int) {
+	var t [16]float64
+	for jj := 0; jj < nr; jj++ {
+		copy(t[4*jj:4*jj+mr], cin[jj*ldcin:jj*ldcin+mr])
+	}
+	kern4x4fma(k, &a[0], lda, &b[0], ldb, &t[0], 4, &t[0], 4)
+	for jj := 0; jj < nr; jj++ {
+		copy(c[jj*ldc:jj*ldc+mr], t[4*jj:4*jj+mr])
+	}
+}
+
+// floatPool is a pool of scratch slices.
+type floatPool struct{ sync.Pool }
+
+// get returns a slice of at least n numbers (contents unspecified).
+func (p *floatPool) get(n int) *[]float64 {
+	b, _ := p.Get().(*[]float64)
+	if b == nil || cap(*b) < n {
+		s := make([]float64, n)
+		b = &s
+	}
+	return b
+}
+
+// padPool holds gemmNTfma's padded copies of its edges.
+var padPool floatPool
 
 // gemmElemFMA computes c[0] = cin[0] − Σ_p a[p·lda]·b[p·ldb] as the FMA
 // kernels do.

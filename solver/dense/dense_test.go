@@ -66,7 +66,7 @@ func TestGemmTailSameBits(t *testing.T) {
 		t.Skip("no FMA kernels on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, sz := range [][3]int{{8, 1, 3}, {72, 13, 5}, {36, 7, 64}, {19, 6, 31}} {
+	for _, sz := range [][3]int{{8, 1, 3}, {72, 13, 5}, {36, 7, 64}, {19, 6, 31}, {4, 7, 9}, {6, 3, 2}, {12, 5, 11}, {4, 3, 300}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		a := make([]float64, k*m)
 		b := make([]float64, k*n)

@@ -156,7 +156,10 @@ func (w *Workspace) run(dst []float64, ldd int, b []float64, ldb, k int, lower, 
 			clear(xi[kb:])
 		}
 	})
-	ng := min(k, parallel.Workers())
+	// The top supernodes split the columns of x across cores, in shares
+	// of at least 4 (the kernels' tile width): a share of fewer columns
+	// costs a core as much as 4 would.
+	ng := max(1, min(k/4, parallel.Workers()))
 	if lower {
 		clear(acc)
 		s.pfor(nt, func(t int) {
