@@ -3,6 +3,7 @@ package csp
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // lineProgram is a synthetic Program without meshes: G groups are
@@ -202,4 +203,125 @@ func banner(seed uint64, g, tmax, frames int, d, amp, r float64) *lineProgram {
 	}
 	p.inert = func(q Pair) bool { return q.K == 0 }
 	return p
+}
+
+// tree returns G groups hung in a random tree of several levels (as flags
+// on a rope with tassels on the flags): group k sways with its own τ_k
+// and is carried by each of its ancestors a, by a weight of its own, with
+// a's τ_a, so a constraint between two groups depends on both and on all
+// their ancestors: ℵ_kl = {k, l} ∪ anc(k) ∪ anc(l), three or more
+// variables for most pairs. A group never interpenetrates its ancestors.
+func tree(seed uint64, g, tmax, frames int, d, amp, r float64) *lineProgram {
+	p := waves(seed, g, tmax, frames, d, amp, r)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	parent := make([]int, g)
+	parent[0] = -1
+	for k := 1; k < g; k++ {
+		parent[k] = rng.IntN(k)
+	}
+	anc := make([][]int, g)
+	for k := 1; k < g; k++ {
+		anc[k] = append([]int{parent[k]}, anc[parent[k]]...)
+	}
+	carry := make([][]float64, g)
+	omega := make([]float64, g)
+	psi := make([]float64, g)
+	for k := range g {
+		carry[k] = make([]float64, g)
+		for _, a := range anc[k] {
+			carry[k][a] = amp * (0.1 + 0.4*rng.Float64())
+		}
+		omega[k] = 0.1 + 0.2*rng.Float64()
+		psi[k] = 2 * math.Pi * rng.Float64()
+	}
+	own := p.pos
+	p.pos = func(k, f int, tau []int) float64 {
+		x := own(k, f, tau)
+		for _, a := range anc[k] {
+			x += carry[k][a] * math.Sin(omega[a]*float64(f+tau[a])+psi[a])
+		}
+		return x
+	}
+	p.clique = func(q Pair) []int {
+		c := append([]int{q.K, q.L}, anc[q.K]...)
+		c = append(c, anc[q.L]...)
+		slices.Sort(c)
+		return slices.Compact(c)
+	}
+	p.inert = func(q Pair) bool { return slices.Contains(anc[q.L], q.K) || slices.Contains(anc[q.K], q.L) }
+	return p
+}
+
+// feasibleSearch reports whether any τ with finite Φ satisfies every
+// constraint, as feasible does, by a depth-first search over τ_0, τ_1, …
+// that checks each pair at every frame as soon as its clique is set (each
+// answer kept by the clique's values): exact and independent of the
+// solver. It visits at most nodes
+// partial assignments; known is false when that was not enough to tell.
+func (p *lineProgram) feasibleSearch(nodes int) (feasible, known bool) {
+	type check struct {
+		q      Pair
+		clique []int
+		bad    []int8 // by the clique's values (mixed radix 2·TauMax + 1): 0 not tested yet, 1 good, 2 bad
+	}
+	D := 2*p.tmax + 1
+	// Per variable k, the checks whose cliques' last variable is k.
+	last := make([][]check, p.g)
+	tau := make([]int, p.g)
+	for k := 0; k < p.g; k++ {
+		for l := k + 1; l < p.g; l++ {
+			q := Pair{k, l}
+			if p.inert != nil && p.inert(q) {
+				continue
+			}
+			c := p.Clique(q)
+			last[slices.Max(c)] = append(last[slices.Max(c)], check{q: q, clique: c, bad: make([]int8, pow(D, len(c)))})
+		}
+	}
+	var dfs func(k int) bool
+	dfs = func(k int) bool {
+		if k == p.g {
+			return true
+		}
+		for t := -p.tmax; t <= p.tmax && nodes > 0; t++ {
+			nodes--
+			if math.IsInf(p.phi(k, t), 1) {
+				continue
+			}
+			tau[k] = t
+			ok := true
+			for _, ch := range last[k] {
+				i := 0
+				for v, x := range ch.clique {
+					i += (tau[x] + p.tmax) * pow(D, v)
+				}
+				if ch.bad[i] == 0 {
+					ch.bad[i] = 1
+					for f := 0; f < p.frames && ch.bad[i] == 1; f++ {
+						if p.overlaps(tau, f, ch.q) {
+							ch.bad[i] = 2
+						}
+					}
+				}
+				if ch.bad[i] == 2 {
+					ok = false
+					break
+				}
+			}
+			if ok && dfs(k+1) {
+				return true
+			}
+		}
+		return false
+	}
+	feasible = dfs(0)
+	return feasible, feasible || nodes > 0
+}
+
+func pow(b, e int) int {
+	r := 1
+	for range e {
+		r *= b
+	}
+	return r
 }

@@ -77,7 +77,7 @@ type repair struct {
 	count  []int // alive values per variable
 	set    []bool
 	trail  []prune
-	memo   []pairMemo // per constraint, its answers by pair of values
+	memo   [][]pairMemo // per constraint, per pair of its clique asked about, its answers by pair of values
 	last   []map[int]int
 	queue  []int // constraints to revise
 	queued []bool
@@ -88,9 +88,12 @@ type repair struct {
 // prune is one value removed from a domain, for undoing.
 type prune struct{ v, x int }
 
-// pairMemo keeps a binary constraint's answers for pairs of values of its
-// two unset variables u < v, under the values ctx of the rest of its
-// clique: 0 unknown, 1 good, 2 bad, at [x·D + y].
+// pairMemo keeps a constraint's answers for pairs of values of two of its
+// unset variables u < v, under the values ctx of the rest of its clique:
+// 0 unknown, 1 good, 2 bad, at [x·D + y]. A constraint whose clique has
+// more than two variables is asked about different pairs as the search
+// sets them, in any order; each pair has its memo, and answers are only
+// ever read for the pair and the context they were found under.
 type pairMemo struct {
 	u, v int
 	ctx  []int
@@ -129,7 +132,7 @@ func newRepair(s *solver, cutoff, budget float64, work0 int64) *repair {
 			r.consOf[r.pos[k]] = append(r.consOf[r.pos[k]], c)
 		}
 	}
-	r.memo = make([]pairMemo, len(r.cons))
+	r.memo = make([][]pairMemo, len(r.cons))
 	r.last = make([]map[int]int, len(r.cons))
 	r.queued = make([]bool, len(r.cons))
 	r.order = make([][]int, n)
@@ -487,10 +490,9 @@ func (r *repair) reviseBinary(c, u, v int) (bool, error) {
 // allowed reports whether constraint c holds with variable u at x and v at
 // y (the rest of its clique at its values), from the pair memo or tested.
 func (r *repair) allowed(c, u, x, v, y int) (bool, error) {
-	m := &r.memo[c]
+	m := r.pairMemo(c, min(u, v), max(u, v))
 	D := len(r.alive[u])
 	if m.ans == nil || !r.sameContext(c, m) {
-		m.u, m.v = min(u, v), max(u, v)
 		m.ctx = m.ctx[:0]
 		for _, j := range r.cvars[c] {
 			if j != u && j != v {
@@ -525,8 +527,21 @@ func (r *repair) allowed(c, u, x, v, y int) (bool, error) {
 	return !bad, nil
 }
 
+// pairMemo returns constraint c's memo for its variables u < v, made
+// empty the first time the pair is asked about.
+func (r *repair) pairMemo(c, u, v int) *pairMemo {
+	ms := r.memo[c]
+	for i := range ms {
+		if ms[i].u == u && ms[i].v == v {
+			return &ms[i]
+		}
+	}
+	r.memo[c] = append(ms, pairMemo{u: u, v: v})
+	return &r.memo[c][len(r.memo[c])-1]
+}
+
 // sameContext reports whether m's answers were found under the current
-// values of c's clique but its two unset variables.
+// values of c's clique but m's two variables.
 func (r *repair) sameContext(c int, m *pairMemo) bool {
 	n := 0
 	for _, j := range r.cvars[c] {

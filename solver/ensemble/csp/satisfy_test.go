@@ -87,6 +87,55 @@ func TestSatisfyAgainstEnumeration(t *testing.T) {
 	}
 }
 
+// TestSatisfyTreesAgainstEnumeration: the complete searches on programs
+// whose groups hang in trees of several levels (tree: flags on a rope
+// with tassels on the flags), where most constraints' cliques hold three
+// or more variables and the propagation asks about several pairs of
+// each, in an order that changes as it backtracks. Feasibility is known
+// by an exhaustive search (feasibleSearch, within a number of nodes that
+// tells all but a few): a feasible program is never answered Infeasible,
+// an infeasible one never OK (checkOutcome). Answers of one pair read as
+// another's (a memo keyed by its constraint alone) made the feasible
+// program of seed 10 "Infeasible" under Propagate.
+func TestSatisfyTreesAgainstEnumeration(t *testing.T) {
+	var nFeasible, nInfeasible, nUnknown, nOK int
+	for seed := uint64(0); seed < 40; seed++ {
+		p := tree(seed, 9, 2, 24, 1.2, 0.5, 0.3)
+		feasible, known := p.feasibleSearch(200000)
+		switch {
+		case !known:
+			nUnknown++
+		case feasible:
+			nFeasible++
+		default:
+			nInfeasible++
+		}
+		for _, search := range []Search{Propagate, Hybrid} {
+			o, err := Satisfy(context.Background(), p, math.Inf(1), Options{Eta: 3000, Search: search}, seeded(seed), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOutcome(t, p, o, math.Inf(1))
+			if feasible && o.Status == Infeasible {
+				t.Errorf("%v, seed %d: feasible program, but Infeasible", search, seed)
+			}
+			if known && !feasible && o.Status != Infeasible {
+				t.Errorf("%v, seed %d: infeasible program, but %v", search, seed, o.Status)
+			}
+			switch {
+			case feasible && o.Status == OK:
+				nOK++
+			case feasible && o.Status != Infeasible:
+				t.Logf("%v, seed %d: feasible program, %v after %d local searches", search, seed, o.Status, o.Local)
+			}
+		}
+	}
+	t.Logf("%d feasible programs (%d answers OK), %d infeasible, %d not told", nFeasible, nOK, nInfeasible, nUnknown)
+	if nFeasible < 15 || nInfeasible < 5 || nUnknown > 5 || nOK < 2*nFeasible {
+		t.Errorf("%d feasible programs (%d answers OK), %d infeasible, %d not told: the test needs both kinds, every feasible one solved", nFeasible, nOK, nInfeasible, nUnknown)
+	}
+}
+
 // TestSatisfyLarger solves banner-sized programs (31 groups, τ_max = 30,
 // 71 frames) and checks the answers exhaustively.
 func TestSatisfyLarger(t *testing.T) {
