@@ -198,8 +198,15 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 				sn = snap(p, meshik.Stats{}, true, nil)
 				sn.held = true
 				s.publish(sn)
-				// Ready for the drag: its first iteration reuses this.
-				if _, err := guard(func() (struct{}, error) { solver.PrepareSystem(); return struct{}{}, nil }); err != nil {
+				// Ready for the drag: its first iteration reuses this
+				// (unless the drag has begun: then its first iteration
+				// forms the system itself, and goes first).
+				if _, err := guard(func() (struct{}, error) {
+					if s.want.Load() == p {
+						solver.PrepareSystem()
+					}
+					return struct{}{}, nil
+				}); err != nil {
 					s.publish(&snapshot{version: p.version, err: explain(err)})
 					done, solver = true, nil
 					continue
