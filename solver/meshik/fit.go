@@ -86,6 +86,9 @@ func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 
 	delta := make([]float64, l)
 	exact := iterations == 0
 	for it := 0; (it < iterations || exact && it == 0) && l > 0; it++ {
+		if it > 0 && s.interrupt != nil && s.interrupt() {
+			break
+		}
 		// (D̃ᵀD̃ + k²)·δ = D̃ᵀẽ − k²·w, with D̃ᵀẽ = −grad/2.
 		sys := mat.NewSymDense(l, nil)
 		rhs := mat.NewVecDense(l, nil)

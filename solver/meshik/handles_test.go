@@ -161,3 +161,37 @@ func TestSortHandles(t *testing.T) {
 		t.Fatalf("SortHandles = %v, want %v", vs, want)
 	}
 }
+
+// TestFitInterrupted: a fit asked to stop stops after its first step,
+// short of the whole fit, which reaches the example.
+func TestFitInterrupted(t *testing.T) {
+	bar := assets.DemoBar()
+	bent := assets.DemoBarBent(assets.DemoBendAngle)
+	bent45 := assets.DemoBarBent(assets.DemoBendAngle / 2)
+	s, err := New(bar.Positions, bar.Triangles, [][]mgl64.Vec3{bent45, bent}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetPositions(bent); err != nil {
+		t.Fatal(err)
+	}
+	start := []float64{1, 0}
+	if err := s.SetExampleWeights(start); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	s.SetInterrupt(func() bool { asked++; return true })
+	stopped := s.RefineWeights()
+	s.SetInterrupt(nil)
+	if err := s.SetExampleWeights(start); err != nil {
+		t.Fatal(err)
+	}
+	whole := s.RefineWeights()
+	if asked != 1 {
+		t.Errorf("the interrupt was asked %d times, want once (after the first step)", asked)
+	}
+	t.Logf("residual: whole fit %.3g, stopped after one step %.3g", whole, stopped)
+	if !(whole < stopped) || whole > 1e-6 {
+		t.Errorf("residual: whole fit %.3g, stopped %.3g: want the whole fit at the example, the stopped one short of it", whole, stopped)
+	}
+}

@@ -192,6 +192,9 @@ type Solver struct {
 	ready       bool // a factorization for the current constraints exists
 
 	analyzeTime, factorTime time.Duration // of Analyze (in New) and the last SetHandles
+	// interrupt, when set, is asked between the steps of a weight fit
+	// whether to stop there (SetInterrupt).
+	interrupt func() bool
 
 	fixed     []bool       // per vertex: held by value
 	fixedList []int        // the vertices held by value
@@ -930,6 +933,13 @@ func (s *Solver) SetExampleWeights(c []float64) error {
 	s.resetConvergence()
 	return nil
 }
+
+// SetInterrupt sets a function that FitWeights and RefineWeights ask
+// between their Levenberg-Marquardt steps whether to stop (nil: never):
+// for a caller that fits while the artist may start a drag, which should
+// not wait for the fit. A fit stopped early keeps the weights of its last
+// accepted step, each of which lowered the fit's objective.
+func (s *Solver) SetInterrupt(f func() bool) { s.interrupt = f }
 
 // SetExact sets Options.Exact: whether every iteration forms the weight
 // system anew (the paper's Gauss-Newton) or reuses it while steps go well.

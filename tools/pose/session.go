@@ -190,7 +190,12 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 				sn := snap(p, meshik.Stats{}, true, nil)
 				sn.held, sn.weights = true, p.startWeights
 				s.publish(sn)
-				if _, err := guard(func() (struct{}, error) { return struct{}{}, s.fit(solver, p, rebuilt) }); err != nil {
+				// A drag begun meanwhile stops the fit between its steps
+				// and goes first.
+				solver.SetInterrupt(func() bool { return s.want.Load() != p })
+				_, err := guard(func() (struct{}, error) { return struct{}{}, s.fit(solver, p, rebuilt) })
+				solver.SetInterrupt(nil)
+				if err != nil {
 					s.publish(&snapshot{version: p.version, err: explain(err)})
 					done, solver = true, nil
 					continue
