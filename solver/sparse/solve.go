@@ -290,8 +290,8 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 		return
 	}
 	if m*ns >= gemmSolveMin && k >= 4 {
-		// T = X2 gathered row by row (T is kc×m column-major: X2ᵀ);
-		// Tᵀ −= X1ᵀ·L21ᵀ; scatter. Whole rows copied, no transposition.
+		// T = X2ᵀ (kc×m column-major: X2's rows gathered whole, no
+		// transposition); T −= X1ᵀ·L21ᵀ, that is X2 −= L21·X1; scatter.
 		t := scr[:m*kc]
 		for q, r := range rows[ns:] {
 			copy(t[q*kc:(q+1)*kc], target(x, acc, topIdx, int(r), ld, c0, kc))
