@@ -20,6 +20,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/cputime"
+	"gallop/internal/figure"
 	"gallop/internal/jobs"
 	"gallop/panels"
 	"gallop/panels/dynamicspanel"
@@ -134,7 +135,7 @@ func (c *chainBench) result() error {
 
 // emit prints one figure.
 func (c *chainBench) emit(name string, value float64, unit string) {
-	if err := writeFigure(c.out, name, value, unit); err != nil && c.err == nil {
+	if err := figure.Write(c.out, name, value, unit); err != nil && c.err == nil {
 		c.err = err
 	}
 }

@@ -1,10 +1,10 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"gallop/internal/figure"
 	"io"
 	"math"
 	"os"
@@ -117,19 +117,9 @@ func printViewportBench(w io.Writer, r *BenchResult) error {
 		{"viewport_busy_cpu", r.BusyCPU, "cores"},
 		{"viewport_busy_job_loads", r.BusyLoads, "loads/s"},
 	} {
-		if err := writeFigure(w, f.name, f.value, f.unit); err != nil {
+		if err := figure.Write(w, f.name, f.value, f.unit); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// writeFigure prints one figure as a JSON line of gallop bench,
-// {"name", "value", "unit"}.
-func writeFigure(w io.Writer, name string, value float64, unit string) error {
-	return json.NewEncoder(w).Encode(struct {
-		Name  string  `json:"name"`
-		Value float64 `json:"value"`
-		Unit  string  `json:"unit"`
-	}{name, value, unit})
 }

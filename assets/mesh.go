@@ -157,16 +157,7 @@ func VertexNormals(dst []Vec3, positions []Vec3, triangles [][3]int) []Vec3 {
 		dst = make([]Vec3, len(positions))
 	}
 	dst = dst[:len(positions)]
-	for i := range dst {
-		dst[i] = Vec3{}
-	}
-	for _, t := range triangles {
-		a, b, c := positions[t[0]], positions[t[1]], positions[t[2]]
-		n := b.Sub(a).Cross(c.Sub(a))
-		dst[t[0]] = dst[t[0]].Add(n)
-		dst[t[1]] = dst[t[1]].Add(n)
-		dst[t[2]] = dst[t[2]].Add(n)
-	}
+	AreaNormalSums(dst, positions, triangles)
 	for i, n := range dst {
 		l := n.Len()
 		if l > 0 && !math.IsInf(l, 0) && !math.IsNaN(l) {
@@ -176,6 +167,26 @@ func VertexNormals(dst []Vec3, positions []Vec3, triangles [][3]int) []Vec3 {
 		}
 	}
 	return dst
+}
+
+// AreaNormalSums sets dst[v] (len(dst) = len(positions)) to the sum of
+// the cross products (b − a) × (c − a) over the triangles (a, b, c) that
+// have v as a corner: twice the area-weighted normal, not normalised,
+// zero at a vertex of no triangle. In float64 for VertexNormals and the
+// files Gallop writes; in float32 for the viewport, which normalises it
+// in its vertex shader (a normal only shades).
+func AreaNormalSums[V ~[3]T, T float32 | float64, I int | uint32](dst, positions []V, triangles [][3]I) {
+	clear(dst)
+	for _, t := range triangles {
+		a, b, c := &positions[t[0]], &positions[t[1]], &positions[t[2]]
+		ux, uy, uz := (*b)[0]-(*a)[0], (*b)[1]-(*a)[1], (*b)[2]-(*a)[2]
+		vx, vy, vz := (*c)[0]-(*a)[0], (*c)[1]-(*a)[1], (*c)[2]-(*a)[2]
+		nx, ny, nz := uy*vz-uz*vy, uz*vx-ux*vz, ux*vy-uy*vx
+		for _, v := range t {
+			s := &dst[v]
+			(*s)[0], (*s)[1], (*s)[2] = (*s)[0]+nx, (*s)[1]+ny, (*s)[2]+nz
+		}
+	}
 }
 
 // Translate moves every vertex of m by d, in place (normals and texture

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,19 +16,9 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/figure"
 	"gallop/viewport"
 )
-
-// figure is one line of `gallop bench`.
-type figure struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
-	Unit  string  `json:"unit"`
-}
-
-func emit(w io.Writer, name string, value float64, unit string) error {
-	return json.NewEncoder(w).Encode(figure{name, value, unit})
-}
 
 const benchUsage = `Usage: gallop bench [options]
 
@@ -282,7 +271,7 @@ func benchHorse(stdout io.Writer, frames string, runs int) error {
 	if err != nil {
 		return err
 	}
-	emit(stdout, "load_horse_gallop", t.Seconds(), "s")
+	figure.Write(stdout, "load_horse_gallop", t.Seconds(), "s")
 
 	tmp, err := os.MkdirTemp("", "gallop-bench-")
 	if err != nil {
@@ -294,11 +283,11 @@ func benchHorse(stdout io.Writer, frames string, runs int) error {
 	if err != nil {
 		return err
 	}
-	emit(stdout, "export_horse_gallop_glb", t.Seconds(), "s")
+	figure.Write(stdout, "export_horse_gallop_glb", t.Seconds(), "s")
 
 	mean, worst := benchPick(obj)
-	emit(stdout, "pick_horse_mean", mean.Seconds()*1e3, "ms")
-	emit(stdout, "pick_horse_max", worst.Seconds()*1e3, "ms")
+	figure.Write(stdout, "pick_horse_mean", mean.Seconds()*1e3, "ms")
+	figure.Write(stdout, "pick_horse_max", worst.Seconds()*1e3, "ms")
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/assets"
+	"gallop/internal/figure"
 	"gallop/solver/dynskin"
 	"gallop/solver/ssdr"
 	"gallop/tools/dynamics"
@@ -71,15 +72,15 @@ func benchDynamics(stdout io.Writer, data string, runs int) error {
 			return err
 		}
 		secs := time.Since(start).Seconds()
-		emit(stdout, name+"_seconds", secs, "s")
-		emit(stdout, name+"_iterations", float64(len(fit.Energy)-1), "iterations")
-		emit(stdout, name+"_iteration_seconds", secs/float64(len(fit.Energy)), "s")
-		emit(stdout, name+"_train_ratio", fit.RMSE/dynskin.RMSE(train.rg.Goal.Positions, train.example), "of skinning's RMSE")
+		figure.Write(stdout, name+"_seconds", secs, "s")
+		figure.Write(stdout, name+"_iterations", float64(len(fit.Energy)-1), "iterations")
+		figure.Write(stdout, name+"_iteration_seconds", secs/float64(len(fit.Energy)), "s")
+		figure.Write(stdout, name+"_train_ratio", fit.RMSE/dynskin.RMSE(train.rg.Goal.Positions, train.example), "of skinning's RMSE")
 		sim, err := dynskin.Simulate(test.rg.Model, fit.Params, test.rg.Goal, dynskin.Options{})
 		if err != nil {
 			return fmt.Errorf("test: %w", err)
 		}
-		emit(stdout, name+"_test_ratio", dynskin.RMSE(sim, test.example)/dynskin.RMSE(test.rg.Goal.Positions, test.example), "of skinning's RMSE")
+		figure.Write(stdout, name+"_test_ratio", dynskin.RMSE(sim, test.example)/dynskin.RMSE(test.rg.Goal.Positions, test.example), "of skinning's RMSE")
 	}
 	return nil
 }
@@ -140,11 +141,11 @@ func benchStep(stdout io.Writer, mesh string, rg *dynamics.Rigging, runs int) er
 	slices.Sort(start)
 	slices.Sort(pass)
 	perStep := pass[runs/2].Seconds() / float64(steps)
-	emit(stdout, name+"_ms", perStep*1e3, "ms per step")
-	emit(stdout, name+"_ns_per_vertex", perStep*1e9/float64(n), "ns per vertex per step")
-	emit(stdout, name+"_first_pass_ns_per_vertex", first*1e9/float64(n), "ns per vertex per step, goal frames first put in the model's order")
-	emit(stdout, name+"_vertices", float64(n), "vertices")
-	emit(stdout, "dynamics_start_"+mesh+"_ms", start[runs/2].Seconds()*1e3, "ms")
+	figure.Write(stdout, name+"_ms", perStep*1e3, "ms per step")
+	figure.Write(stdout, name+"_ns_per_vertex", perStep*1e9/float64(n), "ns per vertex per step")
+	figure.Write(stdout, name+"_first_pass_ns_per_vertex", first*1e9/float64(n), "ns per vertex per step, goal frames first put in the model's order")
+	figure.Write(stdout, name+"_vertices", float64(n), "vertices")
+	figure.Write(stdout, "dynamics_start_"+mesh+"_ms", start[runs/2].Seconds()*1e3, "ms")
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/figure"
 	"gallop/solver/ensemble"
 	tens "gallop/tools/ensemble"
 )
@@ -28,38 +29,38 @@ func benchEnsemble(stdout io.Writer, data string, runs int) error {
 	if err != nil {
 		return err
 	}
-	emit(stdout, "ensemble_banner_load_seconds", time.Since(start).Seconds(), "s")
+	figure.Write(stdout, "ensemble_banner_load_seconds", time.Since(start).Seconds(), "s")
 	start = time.Now()
 	m, err := ensemble.NewModel(ctx, d, ensemble.Options{}, nil)
 	if err != nil {
 		return err
 	}
-	emit(stdout, "ensemble_banner_model_seconds", time.Since(start).Seconds(), "s")
-	emit(stdout, "ensemble_banner_total_rank", float64(m.TotalRank()), "coordinates")
+	figure.Write(stdout, "ensemble_banner_model_seconds", time.Since(start).Seconds(), "s")
+	figure.Write(stdout, "ensemble_banner_total_rank", float64(m.TotalRank()), "coordinates")
 	g, st, err := ensemble.Build(ctx, m, ensemble.BuildOptions{Seed: 1}, nil, nil)
 	if err != nil {
 		return err
 	}
 	ok, cull, timeOut, _ := st.CSP.Fractions()
 	_, tcd := st.CSP.TCD()
-	emit(stdout, "ensemble_banner_build_seconds", st.Seconds, "s")
-	emit(stdout, "ensemble_banner_transitions", float64(st.Found), "transitions")
-	emit(stdout, "ensemble_banner_seconds_per_transition", st.Seconds/float64(max(1, st.Found)), "s")
-	emit(stdout, "ensemble_banner_intervals_served", float64(st.Served)/float64(max(1, st.Intervals)), "of the intervals")
-	emit(stdout, "ensemble_banner_t_cd_seconds", tcd, "s")
-	emit(stdout, "ensemble_banner_n_local", st.CSP.NLocal(), "local searches")
-	emit(stdout, "ensemble_banner_contacts", st.CSP.MeanContacts(), "pairs")
-	emit(stdout, "ensemble_banner_ok", ok, "of the programs")
-	emit(stdout, "ensemble_banner_cull", cull, "of the programs")
-	emit(stdout, "ensemble_banner_timeout", timeOut, "of the programs")
-	emit(stdout, "ensemble_banner_phi_over_sync", st.MeanPhi/st.MeanPhi0, "mean Φ over synchronous Φ(0)")
+	figure.Write(stdout, "ensemble_banner_build_seconds", st.Seconds, "s")
+	figure.Write(stdout, "ensemble_banner_transitions", float64(st.Found), "transitions")
+	figure.Write(stdout, "ensemble_banner_seconds_per_transition", st.Seconds/float64(max(1, st.Found)), "s")
+	figure.Write(stdout, "ensemble_banner_intervals_served", float64(st.Served)/float64(max(1, st.Intervals)), "of the intervals")
+	figure.Write(stdout, "ensemble_banner_t_cd_seconds", tcd, "s")
+	figure.Write(stdout, "ensemble_banner_n_local", st.CSP.NLocal(), "local searches")
+	figure.Write(stdout, "ensemble_banner_contacts", st.CSP.MeanContacts(), "pairs")
+	figure.Write(stdout, "ensemble_banner_ok", ok, "of the programs")
+	figure.Write(stdout, "ensemble_banner_cull", cull, "of the programs")
+	figure.Write(stdout, "ensemble_banner_timeout", timeOut, "of the programs")
+	figure.Write(stdout, "ensemble_banner_phi_over_sync", st.MeanPhi/st.MeanPhi0, "mean Φ over synchronous Φ(0)")
 	chk, err := tens.CheckTransitions(ctx, m, g.Transitions, tens.Oracle)
 	if err != nil {
 		return err
 	}
 	after, unconstrained := chk.Totals()
-	emit(stdout, "ensemble_banner_interpenetrations_unconstrained", unconstrained, "pairs per transition")
-	emit(stdout, "ensemble_banner_interpenetrations_after", float64(after), "pairs")
+	figure.Write(stdout, "ensemble_banner_interpenetrations_unconstrained", unconstrained, "pairs per transition")
+	figure.Write(stdout, "ensemble_banner_interpenetrations_after", float64(after), "pairs")
 	return benchEnsemblePlayer(stdout, m, g, e, runs)
 }
 
@@ -78,13 +79,13 @@ func benchEnsemblePlayer(stdout io.Writer, m *ensemble.Model, g *ensemble.Graph,
 	}); err != nil {
 		return err
 	}
-	emit(stdout, "ensemble_banner_player_ms_per_frame", perFrame, "ms (one core)")
+	figure.Write(stdout, "ensemble_banner_player_ms_per_frame", perFrame, "ms (one core)")
 	long, err := tens.Play(m, g, tens.PlayOptions{Frames: 18000, Winds: []int{0, 2, 1}, ChangeEvery: 600, Seed: 1}, nil)
 	if err != nil {
 		return err
 	}
-	emit(stdout, "ensemble_banner_10min_max_step_ratio", long.MaxStepRatio, "of the sources' largest step")
-	emit(stdout, "ensemble_banner_10min_max_step_ratio_data", long.MaxStepData, "of the data's largest step")
+	figure.Write(stdout, "ensemble_banner_10min_max_step_ratio", long.MaxStepRatio, "of the sources' largest step")
+	figure.Write(stdout, "ensemble_banner_10min_max_step_ratio_data", long.MaxStepData, "of the data's largest step")
 
 	minute.Record, minute.Keep = true, true
 	r, err := tens.Play(m, g, minute, nil)
@@ -105,7 +106,7 @@ func benchEnsemblePlayer(stdout io.Writer, m *ensemble.Model, g *ensemble.Graph,
 	if err != nil {
 		return err
 	}
-	emit(stdout, "ensemble_banner_minute_compact_mb", float64(compact)/1e6, "MB")
-	emit(stdout, "ensemble_banner_minute_plain_mb", float64(plain)/1e6, "MB")
+	figure.Write(stdout, "ensemble_banner_minute_compact_mb", float64(compact)/1e6, "MB")
+	figure.Write(stdout, "ensemble_banner_minute_plain_mb", float64(plain)/1e6, "MB")
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/figure"
 	"gallop/solver/farthest"
 	"gallop/solver/meshik"
 	"gallop/tools/pose"
@@ -217,12 +218,12 @@ func (c *poseCase) emit(stdout io.Writer, runs int) error {
 		slices.Sort(ts)
 		return ts[runs/2].Seconds() * 1e3
 	}
-	emit(stdout, "pose_"+c.name+"_iteration", med(func(r poseRun) time.Duration { return r.iteration }), "ms")
+	figure.Write(stdout, "pose_"+c.name+"_iteration", med(func(r poseRun) time.Duration { return r.iteration }), "ms")
 	upd := med(func(r poseRun) time.Duration { return r.update })
-	emit(stdout, "pose_"+c.name+"_drag_update", upd, "ms")
-	emit(stdout, "pose_"+c.name+"_drag_updates_per_s", 1e3/upd, "solver updates per second while dragging")
-	emit(stdout, "pose_"+c.name+"_analyze_factor", med(func(r poseRun) time.Duration { return r.analyzeFactor }), "ms")
-	emit(stdout, "pose_"+c.name+"_new_handle_set", med(func(r poseRun) time.Duration { return r.newHandles }), "ms")
+	figure.Write(stdout, "pose_"+c.name+"_drag_update", upd, "ms")
+	figure.Write(stdout, "pose_"+c.name+"_drag_updates_per_s", 1e3/upd, "solver updates per second while dragging")
+	figure.Write(stdout, "pose_"+c.name+"_analyze_factor", med(func(r poseRun) time.Duration { return r.analyzeFactor }), "ms")
+	figure.Write(stdout, "pose_"+c.name+"_new_handle_set", med(func(r poseRun) time.Duration { return r.newHandles }), "ms")
 	return nil
 }
 
@@ -273,13 +274,13 @@ func benchPoseScale(stdout io.Writer, data, dir string, runs int) error {
 		return fmt.Errorf("gallop pose on horse-gallop subdivided twice: %w: %s", err, out.String())
 	}
 	const name = "pose_horse_gallop_x16_47"
-	emit(stdout, name+"_prepare", r.PrepareSeconds, "s: 47 examples compressed, GᵀG analysed")
-	emit(stdout, name+"_components", float64(r.Components), "principal components kept")
-	emit(stdout, name+"_factor", 1e3*(r.FactorSeconds-r.AnalyzeSeconds), "ms: the numeric factorization of a handle set")
-	emit(stdout, name+"_analyze_factor", 1e3*r.FactorSeconds, "ms")
-	emit(stdout, name+"_solve_iteration", 1e3*r.IterationSeconds, "ms: mean iteration of gallop pose's solve (the weight system reused)")
+	figure.Write(stdout, name+"_prepare", r.PrepareSeconds, "s: 47 examples compressed, GᵀG analysed")
+	figure.Write(stdout, name+"_components", float64(r.Components), "principal components kept")
+	figure.Write(stdout, name+"_factor", 1e3*(r.FactorSeconds-r.AnalyzeSeconds), "ms: the numeric factorization of a handle set")
+	figure.Write(stdout, name+"_analyze_factor", 1e3*r.FactorSeconds, "ms")
+	figure.Write(stdout, name+"_solve_iteration", 1e3*r.IterationSeconds, "ms: mean iteration of gallop pose's solve (the weight system reused)")
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		emit(stdout, name+"_peak_gb", float64(ru.Maxrss)/(1<<20), "GB resident at most")
+		figure.Write(stdout, name+"_peak_gb", float64(ru.Maxrss)/(1<<20), "GB resident at most")
 	}
 	// One Gauss-Newton iteration as the paper takes it (the weight
 	// system formed anew), in this process, on the same frames.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gallop/assets"
+	"gallop/internal/figure"
 	"gallop/solver/ssdr"
 )
 
@@ -51,15 +52,15 @@ func benchRig(stdout io.Writer, data string, runs int) error {
 			if err != nil {
 				return err
 			}
-			emit(stdout, prefix+"_seconds", t.Seconds(), "s")
-			emit(stdout, prefix+"_rmse", res.RMSE, "model units")
-			emit(stdout, prefix+"_rmse_relative", res.RMSE/diag, "of the diagonal")
-			emit(stdout, prefix+"_iterations", float64(res.Iterations), "iterations")
+			figure.Write(stdout, prefix+"_seconds", t.Seconds(), "s")
+			figure.Write(stdout, prefix+"_rmse", res.RMSE, "model units")
+			figure.Write(stdout, prefix+"_rmse_relative", res.RMSE/diag, "of the diagonal")
+			figure.Write(stdout, prefix+"_iterations", float64(res.Iterations), "iterations")
 			if res, err = decompose(4); err != nil {
 				return err
 			}
-			emit(stdout, prefix+"_k4_rmse", res.RMSE, "model units")
-			emit(stdout, prefix+"_k4_rmse_relative", res.RMSE/diag, "of the diagonal")
+			figure.Write(stdout, prefix+"_k4_rmse", res.RMSE, "model units")
+			figure.Write(stdout, prefix+"_k4_rmse_relative", res.RMSE/diag, "of the diagonal")
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"gallop/internal/figure"
 	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
 )
@@ -34,10 +35,10 @@ func benchSample(stdout io.Writer, runs int) error {
 			firsts = append(firsts, st.FirstSatisfied)
 		}
 	}
-	emit(stdout, "sample_ball2d_chains_reaching", float64(reached), "of 20")
+	figure.Write(stdout, "sample_ball2d_chains_reaching", float64(reached), "of 20")
 	if len(firsts) > 0 {
 		slices.Sort(firsts)
-		emit(stdout, "sample_ball2d_median_first", float64(firsts[len(firsts)/2]), "iterations")
+		figure.Write(stdout, "sample_ball2d_median_first", float64(firsts[len(firsts)/2]), "iterations")
 	}
 	t, err := median(runs, func() error {
 		_, err := mcmc.Run(ctx, ball, ball.Kernels(), 1, 1000, nil)
@@ -46,7 +47,7 @@ func benchSample(stdout io.Writer, runs int) error {
 	if err != nil {
 		return err
 	}
-	emit(stdout, "sample_ball2d_1000_iterations", t.Seconds()*1e3, "ms")
+	figure.Write(stdout, "sample_ball2d_1000_iterations", t.Seconds()*1e3, "ms")
 
 	hi, err := plausible.NewSpell("HI", plausible.SpellLetters["HI"], 0)
 	if err != nil {
@@ -58,7 +59,7 @@ func benchSample(stdout io.Writer, runs int) error {
 	if _, err := mcmc.Run(ctx, hi, hi.Kernels(), 1, speedIterations, nil); err != nil {
 		return err
 	}
-	emit(stdout, "sample_spell_hi_iterations_per_core", speedIterations/time.Since(start).Seconds(), "it/s")
+	figure.Write(stdout, "sample_spell_hi_iterations_per_core", speedIterations/time.Since(start).Seconds(), "it/s")
 	// The first full spelling, five seeds.
 	if err := firstBench(stdout, "sample_spell_hi", hi, []uint64{1, 2, 3, 4, 5}, 20000); err != nil {
 		return err
@@ -98,7 +99,7 @@ func simulateBench[S, O any](stdout io.Writer, name string, m mcmc.Model[S, O]) 
 		times[i] = time.Since(start)
 	}
 	slices.Sort(times)
-	emit(stdout, name, times[len(times)/2].Seconds()*1e3, "ms")
+	figure.Write(stdout, name, times[len(times)/2].Seconds()*1e3, "ms")
 	return nil
 }
 
@@ -127,7 +128,7 @@ func firstBench[S, O any](stdout io.Writer, name string, sc plausible.Scenario[S
 	}
 	slices.Sort(first)
 	slices.Sort(wall)
-	emit(stdout, name+"_median_first", float64(first[len(first)/2]), "iterations")
-	emit(stdout, name+"_median_first_seconds", wall[len(wall)/2], "s")
+	figure.Write(stdout, name+"_median_first", float64(first[len(first)/2]), "iterations")
+	figure.Write(stdout, name+"_median_first_seconds", wall[len(wall)/2], "s")
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"gallop/assets"
+	"gallop/internal/figure"
 	"gallop/internal/parallel"
 	"gallop/solver/synth"
 	tsynth "gallop/tools/synth"
@@ -36,7 +37,7 @@ func benchSynth(stdout io.Writer, data string, runs int) error {
 	if err != nil {
 		return fmt.Errorf("pcow: %w", err)
 	}
-	emit(stdout, "synth_pcow_ssdr_seconds", time.Since(start).Seconds(), "s")
+	figure.Write(stdout, "synth_pcow_ssdr_seconds", time.Since(start).Seconds(), "s")
 	start = time.Now()
 	a, err := synth.Analyze(ctx, model, synth.Options{})
 	if err != nil {
@@ -46,7 +47,7 @@ func benchSynth(stdout io.Writer, data string, runs int) error {
 	if err != nil {
 		return fmt.Errorf("pcow: %w", err)
 	}
-	emit(stdout, "synth_pcow_analysis_seconds", time.Since(start).Seconds(), "s")
+	figure.Write(stdout, "synth_pcow_analysis_seconds", time.Since(start).Seconds(), "s")
 	s, err := a.NewSynthesizer(graphs, synth.Request{Frames: 300})
 	if err != nil {
 		return fmt.Errorf("pcow: %w", err)
@@ -62,12 +63,12 @@ func benchSynth(stdout io.Writer, data string, runs int) error {
 	if err != nil {
 		return err
 	}
-	emit(stdout, "synth_pcow_1000_clips_seconds", t.Seconds(), "s")
+	figure.Write(stdout, "synth_pcow_1000_clips_seconds", t.Seconds(), "s")
 	ms, err := clipMillis(s)
 	if err != nil {
 		return err
 	}
-	emit(stdout, "synth_pcow_clip_ms", ms, "ms per clip, one core")
+	figure.Write(stdout, "synth_pcow_clip_ms", ms, "ms per clip, one core")
 
 	for _, set := range []string{"pcow", "horse-gallop"} {
 		a := a
@@ -122,13 +123,13 @@ func benchDenseCommand(stdout io.Writer, data string) error {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		return fmt.Errorf("gallop synth on horse-gallop subdivided twice: %w", err)
 	}
-	emit(stdout, "synth_horse_gallop_x16_vertices", float64(r.Vertices), "vertices")
-	emit(stdout, "synth_horse_gallop_x16_command_seconds", wall, "s, 1,000 clips of 10 s, SSDR included")
+	figure.Write(stdout, "synth_horse_gallop_x16_vertices", float64(r.Vertices), "vertices")
+	figure.Write(stdout, "synth_horse_gallop_x16_command_seconds", wall, "s, 1,000 clips of 10 s, SSDR included")
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		emit(stdout, "synth_horse_gallop_x16_peak_gb", float64(ru.Maxrss)/(1<<20), "GB resident at most")
+		figure.Write(stdout, "synth_horse_gallop_x16_peak_gb", float64(ru.Maxrss)/(1<<20), "GB resident at most")
 	}
-	emit(stdout, "synth_horse_gallop_x16_ssdr_seconds", r.SSDRSeconds, "s")
-	emit(stdout, "synth_horse_gallop_x16_synthesis_seconds", r.SynthesisSeconds, "s")
+	figure.Write(stdout, "synth_horse_gallop_x16_ssdr_seconds", r.SSDRSeconds, "s")
+	figure.Write(stdout, "synth_horse_gallop_x16_synthesis_seconds", r.SynthesisSeconds, "s")
 	return nil
 }
 
@@ -218,10 +219,10 @@ func benchBlends(stdout io.Writer, set string, a *synth.Analysis) error {
 			edge = max(edge, q.EdgeRatio)
 		}
 		prefix := name + "_" + blend.String()
-		emit(stdout, prefix+"_mean_splice_ratio", sum/float64(max(1, n)), "of the input's 99th percentile")
-		emit(stdout, prefix+"_splices_over_1_5", float64(over)/float64(max(1, n)), "of the splices")
-		emit(stdout, prefix+"_edge_ratio", edge, "of the input's largest")
-		emit(stdout, prefix+"_mean_strain", strain, "excess edge strain per splice")
+		figure.Write(stdout, prefix+"_mean_splice_ratio", sum/float64(max(1, n)), "of the input's 99th percentile")
+		figure.Write(stdout, prefix+"_splices_over_1_5", float64(over)/float64(max(1, n)), "of the splices")
+		figure.Write(stdout, prefix+"_edge_ratio", edge, "of the input's largest")
+		figure.Write(stdout, prefix+"_mean_strain", strain, "excess edge strain per splice")
 	}
 	return benchForced(stdout, name, a)
 }
@@ -256,9 +257,9 @@ func benchForced(stdout io.Writer, name string, a *synth.Analysis) error {
 			}
 			m := synth.MeanSplice(fs)
 			prefix := fmt.Sprintf("%s_forced_%g_%s", name, bin[0], v.name)
-			emit(stdout, prefix+"_strain", m.Strain, fmt.Sprintf("mean excess edge strain of %d splices", len(fs)))
-			emit(stdout, prefix+"_volume", m.Volume, "mean volume change of the rest volume")
-			emit(stdout, prefix+"_accel", m.Accel, "mean acceleration ratio")
+			figure.Write(stdout, prefix+"_strain", m.Strain, fmt.Sprintf("mean excess edge strain of %d splices", len(fs)))
+			figure.Write(stdout, prefix+"_volume", m.Volume, "mean volume change of the rest volume")
+			figure.Write(stdout, prefix+"_accel", m.Accel, "mean acceleration ratio")
 		}
 	}
 	return nil
@@ -296,8 +297,8 @@ func benchResolution(stdout io.Writer, data string) error {
 			return err
 		}
 	}
-	emit(stdout, "synth_horse_gallop_clip_ms", times[0], "ms per clip, one core")
-	emit(stdout, "synth_horse_gallop_subdivided_clip_ms", times[1], "ms per clip, one core")
-	emit(stdout, "synth_resolution_ratio", times[1]/times[0], "subdivided over plain")
+	figure.Write(stdout, "synth_horse_gallop_clip_ms", times[0], "ms per clip, one core")
+	figure.Write(stdout, "synth_horse_gallop_subdivided_clip_ms", times[1], "ms per clip, one core")
+	figure.Write(stdout, "synth_resolution_ratio", times[1]/times[0], "subdivided over plain")
 	return nil
 }

@@ -13,9 +13,9 @@ package dense
 
 import (
 	"math"
-	"sync"
 
 	"gallop/internal/parallel"
+	"gallop/internal/scratch"
 )
 
 // GemmNT computes C = Cin − A·Bᵀ for the m×n block C, with A m×k and B n×k.
@@ -71,12 +71,12 @@ func gemmNTfma(m, n, k int, a []float64, lda int, b []float64, ldb int, c []floa
 	m4, n4 := m&^3, n&^3
 	var ap, bp []float64
 	if m4 < m {
-		buf := padPool.get(4 * k)
+		buf := padPool.Get(4 * k)
 		defer padPool.Put(buf)
 		ap = padEdge(*buf, a, lda, m4, m, k)
 	}
 	if n4 < n {
-		buf := padPool.get(4 * k)
+		buf := padPool.Get(4 * k)
 		defer padPool.Put(buf)
 		bp = padEdge(*buf, b, ldb, n4, n, k)
 	}
@@ -128,31 +128,8 @@ func edgeTile(k int, a []float64, lda int, b []float64, ldb int, c []float64, ld
 	}
 }
 
-// floatPool is a pool of scratch slices.
-type floatPool struct{ sync.Pool }
-
-// get returns a slice of at least n numbers (contents unspecified).
-func (p *floatPool) get(n int) *[]float64 {
-	b, _ := p.Get().(*[]float64)
-	if b == nil || cap(*b) < n {
-		s := make([]float64, n)
-		b = &s
-	}
-	return b
-}
-
 // padPool holds gemmNTfma's padded copies of its edges.
-var padPool floatPool
-
-// gemmElemFMA computes c[0] = cin[0] − Σ_p a[p·lda]·b[p·ldb] as the FMA
-// kernels do.
-func gemmElemFMA(k int, a []float64, lda int, b []float64, ldb int, c, cin []float64) {
-	var s float64
-	for p := 0; p < k; p++ {
-		s = math.FMA(a[p*lda], b[p*ldb], s)
-	}
-	c[0] = cin[0] - s
-}
+var padPool scratch.Floats
 
 // SyrkLN computes the lower triangle of C = Cin − A·Aᵀ for the n×n block C,
 // A n×k. Entries strictly above the diagonal within the 4×4 tiles that

@@ -116,3 +116,13 @@ func TestSubScaled(t *testing.T) {
 		}
 	}
 }
+
+// gemmElemFMA, the reference of TestGemmTailSameBits, computes c[0] = cin[0] − Σ_p a[p·lda]·b[p·ldb] as the FMA
+// kernels do.
+func gemmElemFMA(k int, a []float64, lda int, b []float64, ldb int, c, cin []float64) {
+	var s float64
+	for p := 0; p < k; p++ {
+		s = math.FMA(a[p*lda], b[p*ldb], s)
+	}
+	c[0] = cin[0] - s
+}

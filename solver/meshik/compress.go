@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
 
 	"gallop/internal/parallel"
+	"gallop/internal/scratch"
 	"gallop/solver/deform"
 	"gallop/solver/dense"
 	"gallop/solver/rotation"
@@ -157,7 +157,8 @@ func pca(ctx context.Context, m, l int, fill func(lo, hi int, buf []float64), ch
 	}
 	mean := make([]float64, 9*m)
 	chunks := (m + pcaChunk - 1) / pcaChunk
-	bufs := sync.Pool{New: func() any { b := make([]float64, pcaChunk*9*l); return &b }}
+	var bufs scratch.Floats
+	bufLen := pcaChunk * 9 * l
 
 	// Pass 1: means and the centred Gram matrix, Γ = Σ_chunks BᵀB.
 	gram := gram(m, 9, l, func(lo, hi int, sum func([]float64, int)) {
@@ -165,7 +166,7 @@ func pca(ctx context.Context, m, l int, fill func(lo, hi int, buf []float64), ch
 			return // given up: the sum is not used
 		}
 		rows := 9 * (hi - lo)
-		buf := bufs.Get().(*[]float64)
+		buf := bufs.Get(bufLen)
 		defer bufs.Put(buf)
 		b := (*buf)[:rows*l]
 		fill(lo, hi, b)
@@ -230,7 +231,7 @@ func pca(ctx context.Context, m, l int, fill func(lo, hi int, buf []float64), ch
 		}
 		lo, hi := c*pcaChunk, min(m, (c+1)*pcaChunk)
 		rows := 9 * (hi - lo)
-		buf := bufs.Get().(*[]float64)
+		buf := bufs.Get(bufLen)
 		defer bufs.Put(buf)
 		bm := (*buf)[:rows*l]
 		fill(lo, hi, bm)
@@ -247,7 +248,7 @@ func pca(ctx context.Context, m, l int, fill func(lo, hi int, buf []float64), ch
 			// together) = 0 − (−a)ᵀ·Bᵀ: GemmNT with A = −aᵀ (q × l, a's
 			// rows as its columns) and B the rows (rows × l, made
 			// column-major by the transposition into bt).
-			tb := bufs.Get().(*[]float64)
+			tb := bufs.Get(bufLen)
 			defer bufs.Put(tb)
 			bt := (*tb)[:rows*l]
 			for r := 0; r < rows; r++ {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"gallop/internal/parallel"
+	"gallop/internal/scratch"
 	"gallop/solver/dense"
 )
 
@@ -41,19 +42,19 @@ const evalBlock = 32
 // written and being summed.
 const itemChunk = 256
 
-// scratch is one worker's storage for a block of features and
+// blockScratch is one worker's storage for a block of features and
 // derivatives.
-type scratch struct {
+type blockScratch struct {
 	t  [evalBlock]mgl64.Mat3
 	dt []mgl64.Mat3
 }
 
 var scratchPool sync.Pool
 
-func getScratch(l int) *scratch {
-	sc, _ := scratchPool.Get().(*scratch)
+func getScratch(l int) *blockScratch {
+	sc, _ := scratchPool.Get().(*blockScratch)
 	if sc == nil {
-		sc = &scratch{}
+		sc = &blockScratch{}
 	}
 	if cap(sc.dt) < evalBlock*l {
 		sc.dt = make([]mgl64.Mat3, evalBlock*l)
@@ -70,7 +71,8 @@ func getScratch(l int) *scratch {
 // time).
 func padded(w int) int { return max(8, (w+3)&^3) }
 
-var gramPool sync.Pool
+// gramPool holds the chunks' row buffers of gram and prepare.
+var gramPool scratch.Floats
 
 // gram returns Σ rᵀr over rows r of width w: n items of per rows each,
 // summed in chunks of itemChunk items in parallel and then in chunk order
@@ -88,11 +90,7 @@ func gram(n, per, w int, chunk func(lo, hi int, sum func(rows []float64, stride 
 		k := (hi - lo) * per
 		chunk(lo, hi, func(src []float64, stride int) {
 			if stride != pw {
-				buf, _ := gramPool.Get().(*[]float64)
-				if buf == nil || cap(*buf) < k*pw {
-					b := make([]float64, itemChunk*per*pw)
-					buf = &b
-				}
+				buf := gramPool.Get(itemChunk * per * pw)
 				defer gramPool.Put(buf)
 				dst := (*buf)[:k*pw]
 				clear(dst)
@@ -146,11 +144,7 @@ func (s *Solver) prepare(bl *spaceState, moveFixed bool) sums {
 	gr := gram(s.m, 6, w, func(lo, hi int, sum func([]float64, int)) {
 		sc := getScratch(l)
 		defer scratchPool.Put(sc)
-		buf, _ := gramPool.Get().(*[]float64)
-		if buf == nil || cap(*buf) < itemChunk*6*pw {
-			b := make([]float64, itemChunk*6*pw)
-			buf = &b
-		}
+		buf := gramPool.Get(itemChunk * 6 * pw)
 		defer gramPool.Put(buf)
 		chunk := (*buf)[:6*(hi-lo)*pw]
 		for j := lo; j < hi; j += evalBlock {
@@ -297,16 +291,7 @@ func (s *Solver) step(bl *spaceState, sm sums, kk, pp []float64, mu float64) ([]
 		}
 	}
 	if bl == s.main {
-		// Kept for the iterations that reuse it (reuse.go).
-		if len(s.sys) != l*l {
-			s.sys = make([]float64, l*l)
-		}
-		for a := 0; a < l; a++ {
-			for c := 0; c < l; c++ {
-				s.sys[a*l+c] = sm.jj[a*l+c] - gy[a*v+c]
-			}
-		}
-		s.sysAge, s.lastRho, s.confirm = 0, 1, false
+		s.keepSystem(l, sm, gy) // for the iterations that reuse it (reuse.go)
 	}
 	s.backward(bl, delta)
 

@@ -76,8 +76,14 @@ func (s *Solver) PrepareSystem() {
 		return
 	}
 	sm := s.prepare(bl, true)
-	gy := s.halfSolve(bl)
-	l, v := bl.l, bl.l+1
+	s.keepSystem(bl.l, sm, s.halfSolve(bl))
+}
+
+// keepSystem keeps the weight system S = D̃ᵀD̃ − YᵀY of a full
+// linearisation (sm, and gy from halfSolve) for the iterations that reuse
+// it, which start anew from it.
+func (s *Solver) keepSystem(l int, sm sums, gy []float64) {
+	v := l + 1
 	if len(s.sys) != l*l {
 		s.sys = make([]float64, l*l)
 	}

@@ -184,34 +184,30 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 				continue
 			}
 			if p.hold {
-				// The pose shown, at once (a new handle shows without
-				// waiting for a fit over a production mesh), then with
-				// the weights fitted to it.
+				// The pose shown, at once: a new handle shows without
+				// waiting for a fit over a production mesh.
 				sn := snap(p, meshik.Stats{}, true, nil)
 				sn.held, sn.weights = true, p.startWeights
 				s.publish(sn)
-				// A drag begun meanwhile stops the fit between its steps
-				// and goes first.
-				solver.SetInterrupt(func() bool { return s.want.Load() != p })
-				_, err := guard(func() (struct{}, error) { return struct{}{}, s.fit(solver, p, rebuilt) })
-				solver.SetInterrupt(nil)
-				if err != nil {
-					s.publish(&snapshot{version: p.version, err: explain(err)})
-					done, solver = true, nil
-					continue
-				}
-				sn = snap(p, meshik.Stats{}, true, nil)
-				sn.held = true
-				s.publish(sn)
-				// Ready for the drag: its first iteration reuses this
-				// (unless the drag has begun: then its first iteration
-				// forms the system itself, and goes first).
-				if _, err := guard(func() (struct{}, error) {
+				// Then the weights fitted to it, and the weight system
+				// formed for the drag, whose first iteration reuses it. A
+				// drag begun meanwhile stops the fit between its steps
+				// and goes first (its first iteration forms the system).
+				_, err := guard(func() (struct{}, error) {
+					solver.SetInterrupt(func() bool { return s.want.Load() != p })
+					defer solver.SetInterrupt(nil)
+					if err := s.fit(solver, p, rebuilt); err != nil {
+						return struct{}{}, err
+					}
+					sn := snap(p, meshik.Stats{}, true, nil)
+					sn.held = true
+					s.publish(sn)
 					if s.want.Load() == p {
 						solver.PrepareSystem()
 					}
 					return struct{}{}, nil
-				}); err != nil {
+				})
+				if err != nil {
 					s.publish(&snapshot{version: p.version, err: explain(err)})
 					done, solver = true, nil
 					continue
