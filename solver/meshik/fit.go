@@ -79,7 +79,7 @@ func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 
 		}
 		return p
 	}
-	sm := s.prepare(bl, false)
+	sm := s.prepare(bl, false, false)
 	total := sm.f + prior()
 	mu := 0.0
 	old := make([]float64, l)
@@ -131,7 +131,7 @@ func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 
 		for a := range delta {
 			bl.w[a] += delta[a]
 		}
-		sm2 := s.prepare(bl, false)
+		sm2 := s.prepare(bl, false, false)
 		total2 := sm2.f + prior()
 		if total2 <= total {
 			decrease := total - total2

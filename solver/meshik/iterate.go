@@ -43,7 +43,7 @@ func (s *Solver) Iterate() (Stats, error) {
 			rs = s.reusePrepare(bl)
 			f, grad = rs.f, rs.grad
 		} else {
-			sm = s.prepare(bl, true)
+			sm = s.prepare(bl, true, true)
 			f, grad = sm.f, sm.grad
 		}
 		for k, w := range bl.w {
@@ -225,7 +225,7 @@ func (s *Solver) StartFromLinear() error {
 	s.holdFixed()
 	copy(s.prevX, s.x)
 	copy(s.prevW, s.main.w)
-	if _, _, err := s.step(s.lin, s.prepare(s.lin, true), s.lin.startPrior(), make([]float64, s.lin.l), 0); err != nil {
+	if _, _, err := s.step(s.lin, s.prepare(s.lin, true, true), s.lin.startPrior(), make([]float64, s.lin.l), 0); err != nil {
 		s.restore()
 		return err
 	}
@@ -281,7 +281,7 @@ func (s *Solver) Reconstruct(w []float64) error {
 	if !s.ready {
 		return errors.New("meshik: no constraints set (SetHandles)")
 	}
-	s.prepare(s.main, true)
+	s.prepare(s.main, true, true)
 	s.halfSolve(s.main)
 	s.backward(s.main, make([]float64, s.main.l))
 	return nil

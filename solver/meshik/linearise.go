@@ -124,11 +124,16 @@ func gram(n, per, w int, chunk func(lo, hi int, sum func(rows []float64, stride 
 }
 
 // prepare evaluates, in one parallel pass over the triangles, M(w) and
-// ∂M/∂w of bl and writes each triangle's six projected rows
-// [D̃ | b̃ | ẽ] into s.rows, summing their Gram matrix chunk by chunk as
-// it goes. With moveFixed the constrained vertices go to their targets
-// first (an iteration); without, the pose is taken as it is (FitWeights).
-func (s *Solver) prepare(bl *spaceState, moveFixed bool) sums {
+// ∂M/∂w of bl, makes each triangle's six projected rows [D̃ | b̃ | ẽ] and
+// sums their Gram matrix chunk by chunk as it goes. With vertexRows it
+// also applies Ǧᵀ to the rows' first l + 1 columns as it goes (see
+// scatter), leaving in s.half the vertex rows Ǧᵀ·[D̃ | b̃] that halfSolve
+// solves (per vertex 3(l + 1) numbers, coordinate r's block at r(l + 1):
+// the l derivative columns, then b̃; zero for the constrained vertices,
+// whose rows the Dirichlet system decouples). With moveFixed the
+// constrained vertices go to their targets first (an iteration); without,
+// the pose is taken as it is (FitWeights).
+func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 	if moveFixed {
 		for _, v := range s.fixedList {
 			s.x[v] = s.target[v]
@@ -137,29 +142,40 @@ func (s *Solver) prepare(bl *spaceState, moveFixed bool) sums {
 	l := bl.l
 	w := l + 2
 	pw := padded(w)
-	// The rows [D̃ | b̃ | ẽ] of a chunk go to a padded scratch in cache,
-	// which the Gram sum reads, and their first l + 1 columns to s.rows,
-	// compact, which halfSolve reads: the less it reads, the faster.
-	rows := s.rows[:6*s.m*(l+1)]
+	cols := 3 * (l + 1)
 	gr := gram(s.m, 6, w, func(lo, hi int, sum func([]float64, int)) {
 		sc := getScratch(l)
 		defer scratchPool.Put(sc)
 		buf := gramPool.Get(itemChunk * 6 * pw)
 		defer gramPool.Put(buf)
 		chunk := (*buf)[:6*(hi-lo)*pw]
+		c := lo / itemChunk
+		var rowsOf []int // the chunk's entries' rows in s.half
+		if vertexRows {
+			rb := entryPool.Get().(*[]int)
+			defer entryPool.Put(rb)
+			rowsOf = s.entryRows(c, cols, (*rb)[:0])
+			*rb = rowsOf
+		}
 		for j := lo; j < hi; j += evalBlock {
 			je := min(hi, j+evalBlock)
 			bl.evalRange(s.frozen, s.fgrad, sc.t[:je-j], sc.dt[:(je-j)*l], j, je)
 			for jj := j; jj < je; jj++ {
 				out := chunk[6*(jj-lo)*pw : 6*(jj-lo+1)*pw]
 				s.triangleRows(jj, &sc.t[jj-j], sc.dt[(jj-j)*l:(jj-j+1)*l], out, pw)
-				for r := 0; r < 6; r++ {
-					copy(rows[(6*jj+r)*(l+1):(6*jj+r+1)*(l+1)], out[r*pw:r*pw+l+1])
+				if vertexRows {
+					s.scatterRows(jj, out, pw, l, rowsOf)
 				}
 			}
 		}
 		sum(chunk, pw)
+		if vertexRows {
+			s.clearFixed(c, cols, rowsOf)
+		}
 	})
+	if vertexRows {
+		s.mergeShared(cols)
+	}
 	sm := sums{f: gr[(l+1)*w+l+1], bb: gr[l*w+l], grad: make([]float64, l), jj: make([]float64, l*l), jb: make([]float64, l)}
 	for a := 0; a < l; a++ {
 		sm.grad[a] = -2 * gr[a*w+l+1]
@@ -167,6 +183,83 @@ func (s *Solver) prepare(bl *spaceState, moveFixed bool) sums {
 		copy(sm.jj[a*l:(a+1)*l], gr[a*w:a*w+l])
 	}
 	return sm
+}
+
+var entryPool = sync.Pool{New: func() any { return new([]int) }}
+
+// entryRows returns, appended to buf, where in s.half each entry of chunk
+// c accumulates its vertex row (cols numbers): the vertex's own row when
+// the chunk holds all its triangles, else the entry's spill slot after
+// the n vertex rows (see scatter); each is zeroed. The chunks' rows are
+// disjoint, so chunks run in parallel.
+func (s *Solver) entryRows(c, cols int, buf []int) []int {
+	sp := s.scatter
+	for e := sp.entPtr[c]; e < sp.entPtr[c+1]; e++ {
+		r := int(sp.entVert[e])
+		if k := sp.slot[e]; k >= 0 {
+			r = s.n + int(k)
+		}
+		clear(s.half[r*cols : (r+1)*cols])
+		buf = append(buf, r*cols)
+	}
+	return buf
+}
+
+// scatterRows adds triangle j's contribution Ǧ_jᵀ·[D̃ | b̃] (its rows out,
+// stride apart, first l + 1 columns) to the rows of s.half where its
+// corners' entries accumulate (rowsOf, from entryRows).
+func (s *Solver) scatterRows(j int, out []float64, stride, l int, rowsOf []int) {
+	cols := 3 * (l + 1)
+	g := &s.gp[j]
+	for q := 0; q < 3; q++ {
+		off := rowsOf[s.scatter.corner[3*j+q]]
+		c0, c1 := g[q], g[3+q]
+		row := s.half[off : off+cols]
+		for r := 0; r < 3; r++ {
+			dst := row[r*(l+1) : (r+1)*(l+1)]
+			a0 := out[2*r*stride : 2*r*stride+l+1]
+			a1 := out[(2*r+1)*stride : (2*r+1)*stride+l+1]
+			for k := range dst {
+				dst[k] += c0*a0[k] + c1*a1[k]
+			}
+		}
+	}
+}
+
+// clearFixed zeroes the rows chunk c wrote for constrained vertices, which
+// the Dirichlet system decouples.
+func (s *Solver) clearFixed(c, cols int, rowsOf []int) {
+	sp := s.scatter
+	for e := sp.entPtr[c]; e < sp.entPtr[c+1]; e++ {
+		if s.fixed[sp.entVert[e]] {
+			off := rowsOf[e-sp.entPtr[c]]
+			clear(s.half[off : off+cols])
+		}
+	}
+}
+
+// mergeShared sums each shared vertex's partial rows (its entries' spill
+// slots, after the n vertex rows of s.half) into its row, in chunk order,
+// and zeroes the rows of the vertices no triangle uses.
+func (s *Solver) mergeShared(cols int) {
+	sp := s.scatter
+	for _, u := range sp.lone {
+		clear(s.half[int(u)*cols : int(u+1)*cols])
+	}
+	spill := s.half[s.n*cols:]
+	parallel.Chunks(len(sp.sharedVert), 1024, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			u := int(sp.sharedVert[b])
+			dst := s.half[u*cols : (u+1)*cols]
+			k0, k1 := int(sp.sharedPtr[b]), int(sp.sharedPtr[b+1])
+			copy(dst, spill[k0*cols:(k0+1)*cols])
+			for k := k0 + 1; k < k1; k++ {
+				for i, v := range spill[k*cols : (k+1)*cols] {
+					dst[i] += v
+				}
+			}
+		}
+	})
 }
 
 // triangleRows writes triangle j's six projected rows into out (6 rows,
@@ -222,39 +315,14 @@ func (bl *spaceState) startPrior() []float64 {
 	return kk
 }
 
-// halfSolve fills s.half with the vertex rows Ǧᵀ·[D̃ | b̃] of bl (per
-// vertex 3(l + 1) numbers, coordinate r's block at r(l + 1): the l
-// derivative columns, then b̃), zero for the constrained vertices, whose
-// rows the Dirichlet system decouples, and applies the forward solve
-// L⁻¹·P to all columns at once. It returns the Gram sums of the solved
-// rows, Σ over the rows (vertex, coordinate) of [Y | z]ᵀ[Y | z]:
-// YᵀY, Yᵀz and zᵀz, as a full (l+1)×(l+1) matrix.
+// halfSolve applies the forward solve L⁻¹·P to all columns of the vertex
+// rows Ǧᵀ·[D̃ | b̃] of bl that prepare left in s.half, at once. It returns
+// the Gram sums of the solved rows, Σ over the rows (vertex, coordinate)
+// of [Y | z]ᵀ[Y | z]: YᵀY, Yᵀz and zᵀz, as a full (l+1)×(l+1) matrix.
 func (s *Solver) halfSolve(bl *spaceState) []float64 {
 	l := bl.l
-	w, cols := l+1, 3*(l+1)
-	rows, half := s.rows, s.half[:s.n*cols]
-	parallel.Chunks(s.n, 1024, func(lo, hi int) {
-		for _, u32 := range s.gatherOrder[lo:hi] {
-			u := int(u32)
-			row := half[u*cols : (u+1)*cols]
-			clear(row)
-			if s.fixed[u] {
-				continue
-			}
-			for p := s.incPtr[u]; p < s.incPtr[u+1]; p++ {
-				j, c := int(s.incTri[p]), s.incCoef[p]
-				src := rows[6*j*w : 6*(j+1)*w]
-				for r := 0; r < 3; r++ {
-					dst := row[r*(l+1) : (r+1)*(l+1)]
-					a0 := src[2*r*w : 2*r*w+l+1]
-					a1 := src[(2*r+1)*w : (2*r+1)*w+l+1]
-					for k := range dst {
-						dst[k] += c[0]*a0[k] + c[1]*a1[k]
-					}
-				}
-			}
-		}
-	})
+	cols := 3 * (l + 1)
+	half := s.half[:s.n*cols]
 	hm := mat.NewDense(s.n, cols, half)
 	s.ws.SolveLower(hm, hm)
 	return gram(s.n, 3, l+1, func(lo, hi int, sum func([]float64, int)) {

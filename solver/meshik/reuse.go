@@ -75,7 +75,7 @@ func (s *Solver) PrepareSystem() {
 	if !s.ready || s.opts.Exact || bl.l < minReuseWeights {
 		return
 	}
-	sm := s.prepare(bl, true)
+	sm := s.prepare(bl, true, true)
 	s.keepSystem(bl.l, sm, s.halfSolve(bl))
 }
 

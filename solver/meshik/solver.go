@@ -181,15 +181,18 @@ type Solver struct {
 	// their reads in cache whatever the mesh's own vertex numbering (a
 	// subdivided mesh numbers its new vertices after the old ones).
 	gatherOrder []int32
-	k           *sparse.CSC // K = ǦᵀǦ with the Dirichlet rows applied
-	base        []float64   // K's own values
-	diag        []int       // index of each column's diagonal entry in k.Val
-	sym         *sparse.Symbolic
-	fac         *sparse.Factor
-	ws          *sparse.Workspace
-	comp        []int // connected component of each vertex, -1 if unreferenced
-	ncomp       int
-	ready       bool // a factorization for the current constraints exists
+	// scatter is the plan by which prepare applies Ǧᵀ chunk by chunk
+	// (scatter.go).
+	scatter *scatter
+	k       *sparse.CSC // K = ǦᵀǦ with the Dirichlet rows applied
+	base    []float64   // K's own values
+	diag    []int       // index of each column's diagonal entry in k.Val
+	sym     *sparse.Symbolic
+	fac     *sparse.Factor
+	ws      *sparse.Workspace
+	comp    []int // connected component of each vertex, -1 if unreferenced
+	ncomp   int
+	ready   bool // a factorization for the current constraints exists
 
 	analyzeTime, factorTime time.Duration // of Analyze (in New) and the last SetHandles
 	// interrupt, when set, is asked between the steps of a weight fit
@@ -233,11 +236,11 @@ type Solver struct {
 
 	// Storage of one iteration, shared by the spaces (one prepares and
 	// steps at a time), sized for the one with the most weights l:
-	// rows holds per triangle six rows [D̃ | b̃] of l + 1 numbers (and a
-	// reusing iteration's per-triangle fields, see reuse.go: at least
-	// 42 numbers per triangle),
-	// half the vertex rows Ǧᵀ·[D̃ | b̃], 3(l + 1) per vertex, then their
-	// forward solves, and xs the backward solve's n × 3.
+	// rows holds a reusing iteration's per-triangle fields (42 numbers
+	// per triangle, see reuse.go), half the vertex rows Ǧᵀ·[D̃ | b̃],
+	// 3(l + 1) per vertex, then their forward solves (and after them the
+	// scatter's partial rows of shared vertices), and xs the backward
+	// solve's n × 3.
 	rows []float64
 	half []float64
 	xs   *mat.Dense
@@ -451,7 +454,7 @@ func New(reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, op
 // mesh with a capture as examples): the Pose tool left in the middle of
 // preparing lets go of its memory at once.
 func NewContext(ctx context.Context, reference []mgl64.Vec3, triangles [][3]int, examples [][]mgl64.Vec3, opts Options) (*Solver, error) {
-	order, triangles := localOrder(triangles)
+	order, triangles := localOrder(reference, triangles)
 	grad, err := deform.New(reference, triangles)
 	if err != nil {
 		// Report the problem in the caller's numbering.
@@ -517,8 +520,8 @@ func NewContext(ctx context.Context, reference []mgl64.Vec3, triangles [][3]int,
 	if s.lin != nil {
 		l = max(l, s.lin.l)
 	}
-	s.rows = make([]float64, 6*m*max(l+1, 7))
-	s.half = make([]float64, 3*n*(l+1))
+	s.rows = make([]float64, 42*m)
+	s.half = make([]float64, 3*(n+s.scatter.numSlots())*(l+1))
 	s.xs = mat.NewDense(n, 3, nil)
 	s.resetConvergence()
 	return s, nil
@@ -645,6 +648,11 @@ func (s *Solver) condense() *sparse.CSC {
 		return int(s.incTri[s.incPtr[u]])
 	}
 	slices.SortStableFunc(s.gatherOrder, func(a, b int32) int { return first(a) - first(b) })
+	tris := make([][3]int, m)
+	for j := range tris {
+		tris[j] = s.grad.Triangle(j)
+	}
+	s.scatter = newScatter(n, tris)
 	return t.CSC()
 }
 
@@ -664,23 +672,92 @@ func planeBasis(g mgl64.Vec3) (h1, h2 mgl64.Vec3) {
 	return h1, g.Cross(h1)
 }
 
-// localOrder returns the triangles sorted (stably) by their lowest vertex
-// index, and order with sorted[k] = triangles[order[k]]. Meshes number
-// their vertices with some locality, so the sort puts each vertex's
-// triangles near one another; the per-vertex pass over them (gather) then
-// runs from cache: on the horse it is twice as fast as in file order.
-func localOrder(triangles [][3]int) (order []int, sorted [][3]int) {
+// localOrder returns the triangles sorted along a Z-order (Morton) curve
+// through their centroids in the reference pose (ties: by their sorted
+// vertex indices, so that the order does not depend on the caller's), and
+// order with sorted[k] = triangles[order[k]]. Consecutive triangles then
+// form compact patches of the surface whatever the mesh's vertex
+// numbering, which the passes over them rely on: prepare's chunks of
+// itemChunk triangles apply Ǧᵀ within a patch (scatter.go), and the
+// per-vertex gathers find a vertex's triangles near one another. (The
+// earlier sort by lowest vertex index relied on the numbering: on the
+// horse subdivided twice, whose new vertices are numbered after the old
+// ones, it left chunks as strips in which 101,740 of 134,782 vertices lay
+// on a seam between chunks.)
+func localOrder(reference []mgl64.Vec3, triangles [][3]int) (order []int, sorted [][3]int) {
+	lo, hi := mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, mgl64.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	valid := func(v int) bool { return v >= 0 && v < len(reference) }
+	for _, t := range triangles {
+		for _, v := range t {
+			if valid(v) {
+				for c := 0; c < 3; c++ {
+					lo[c], hi[c] = min(lo[c], reference[v][c]), max(hi[c], reference[v][c])
+				}
+			}
+		}
+	}
+	span := max(hi[0]-lo[0], hi[1]-lo[1], hi[2]-lo[2])
+	key := make([]uint64, len(triangles))
+	for j, t := range triangles {
+		if !valid(t[0]) || !valid(t[1]) || !valid(t[2]) || !(span > 0) || math.IsInf(span, 0) {
+			continue // deform.New reports the triangle or the mesh
+		}
+		var q [3]uint64
+		for c := 0; c < 3; c++ {
+			f := ((reference[t[0]][c]+reference[t[1]][c]+reference[t[2]][c])/3 - lo[c]) / span
+			if !(f >= 0) { // NaN or below
+				f = 0
+			}
+			q[c] = uint64(min(f, 1) * (1<<21 - 1))
+		}
+		key[j] = spread3(q[0]) | spread3(q[1])<<1 | spread3(q[2])<<2
+	}
+	sortedTri := func(t [3]int) [3]int {
+		a, b, c := t[0], t[1], t[2]
+		if a > b {
+			a, b = b, a
+		}
+		if b > c {
+			b, c = c, b
+		}
+		if a > b {
+			a, b = b, a
+		}
+		return [3]int{a, b, c}
+	}
 	order = make([]int, len(triangles))
 	for j := range order {
 		order[j] = j
 	}
-	low := func(t [3]int) int { return min(t[0], t[1], t[2]) }
-	slices.SortStableFunc(order, func(a, b int) int { return low(triangles[a]) - low(triangles[b]) })
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(key[a], key[b]); c != 0 {
+			return c
+		}
+		ta, tb := sortedTri(triangles[a]), sortedTri(triangles[b])
+		for i := range ta {
+			if c := cmp.Compare(ta[i], tb[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
 	sorted = make([][3]int, len(triangles))
 	for k, j := range order {
 		sorted[k] = triangles[j]
 	}
 	return order, sorted
+}
+
+// spread3 spaces the low 21 bits of x three apart (bit i to bit 3i), for
+// interleaving three coordinates into one Morton code.
+func spread3(x uint64) uint64 {
+	x &= 1<<21 - 1
+	x = (x | x<<32) & 0x1f00000000ffff
+	x = (x | x<<16) & 0x1f0000ff0000ff
+	x = (x | x<<8) & 0x100f00f00f00f00f
+	x = (x | x<<4) & 0x10c30c30c30c30c3
+	x = (x | x<<2) & 0x1249249249249249
+	return x
 }
 
 // unorder is the inverse of localOrder: the triangles in the caller's

@@ -1,0 +1,82 @@
+package meshik
+
+import (
+	"math"
+	"testing"
+)
+
+// TestVertexRowsMatchGather: the vertex rows Ǧᵀ·[D̃ | b̃] that prepare
+// scatters chunk by chunk (shared vertices through their spill slots)
+// equal the per-vertex gather of every triangle's rows, on a mesh of many
+// chunks with constrained vertices.
+func TestVertexRowsMatchGather(t *testing.T) {
+	set := loadPoses(t, "lion-poses", 1, 2, 3, 4)
+	s, err := New(set.ref.Positions, set.ref.Triangles, set.poses, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.scatter.sharedVert) == 0 || s.m < 4*itemChunk {
+		t.Fatalf("the lion makes %d chunks with %d shared vertices: too few to test the merge", (s.m+itemChunk-1)/itemChunk, len(s.scatter.sharedVert))
+	}
+	if err := s.SetHandles(spreadHandles(set.ref)); err != nil {
+		t.Fatal(err)
+	}
+	w := make([]float64, s.NumWeights())
+	for i := range w {
+		w[i] = 0.3 + 0.1*float64(i)
+	}
+	if err := s.SetWeights(w); err != nil {
+		t.Fatal(err)
+	}
+	bl := s.main
+	l := bl.l
+	cols := 3 * (l + 1)
+	s.prepare(bl, true, true)
+	got := append([]float64(nil), s.half[:s.n*cols]...)
+
+	// The reference: every triangle's rows, gathered per vertex.
+	pw := padded(l + 2)
+	rows := make([]float64, 6*s.m*pw)
+	sc := getScratch(l)
+	defer scratchPool.Put(sc)
+	for j := 0; j < s.m; j++ {
+		bl.evalRange(s.frozen, s.fgrad, sc.t[:1], sc.dt[:l], j, j+1)
+		s.triangleRows(j, &sc.t[0], sc.dt[:l], rows[6*j*pw:6*(j+1)*pw], pw)
+	}
+	worst, scale := 0.0, 0.0
+	for u := 0; u < s.n; u++ {
+		want := make([]float64, cols)
+		if !s.fixed[u] {
+			for p := s.incPtr[u]; p < s.incPtr[u+1]; p++ {
+				j, c := int(s.incTri[p]), s.incCoef[p]
+				for r := 0; r < 3; r++ {
+					for k := 0; k <= l; k++ {
+						want[r*(l+1)+k] += c[0]*rows[(6*j+2*r)*pw+k] + c[1]*rows[(6*j+2*r+1)*pw+k]
+					}
+				}
+			}
+		}
+		for i, v := range want {
+			worst = max(worst, math.Abs(got[u*cols+i]-v))
+			scale = max(scale, math.Abs(v))
+			if s.fixed[u] && got[u*cols+i] != 0 {
+				t.Fatalf("constrained vertex %d has a non-zero row", u)
+			}
+		}
+	}
+	if worst > 1e-12*scale {
+		t.Errorf("scattered vertex rows differ from the gather by %g (largest entry %g)", worst, scale)
+	}
+}
+
+// TestSpread3 checks the Morton interleave: bit i of x lands on bit 3i.
+func TestSpread3(t *testing.T) {
+	for i := 0; i < 21; i++ {
+		if got := spread3(1 << i); got != 1<<(3*i) {
+			t.Errorf("spread3(1<<%d) = %#x, want %#x", i, got, uint64(1)<<(3*i))
+		}
+	}
+	if got := spread3(1<<21 - 1); got != 0x1249249249249249 {
+		t.Errorf("spread3 of 21 ones = %#x", got)
+	}
+}
