@@ -29,7 +29,11 @@ const (
 type Ensemble struct {
 	Groups []EnsembleGroup
 	Rest   []Vec3  // rest shape, #V
-	Levels []*Clip // one per level, in the order given
+	Levels []*Clip // the clips, in the order given
+	// Wind is per clip the wind level of each frame: its folder's
+	// wind.csv (a take whose wind changes), or one level throughout
+	// (see LoadEnsemble).
+	Wind [][]float64
 }
 
 // Mesh returns the whole ensemble as one mesh: the rest shape and every
@@ -57,8 +61,12 @@ type EnsembleGroup struct {
 	Attach       [][2]int
 }
 
-// LoadEnsemble reads an ensemble: dirs are the level folders (one OBJ
-// sequence per level, see LoadOBJSequence), every frame the same mesh.
+// LoadEnsemble reads an ensemble: dirs are the clips' folders (one OBJ
+// sequence each, see LoadOBJSequence), every frame the same mesh. A
+// folder with a wind.csv is a take whose wind changes (ReadEnsembleWind);
+// one without is a clip at one wind level: the number that ends its name
+// (wind-3 is at level 3), or its position among dirs (from 1) when the
+// name ends in none.
 //
 // The hierarchy comes from groupsPath (a groups.csv, see
 // ReadEnsembleGroups) or, when groupsPath is empty, from groups.csv in
@@ -107,7 +115,12 @@ func LoadEnsemble(ctx context.Context, dirs []string, groupsPath string, progres
 			return nil, fmt.Errorf("%s differs from level %s: %w", lists[l][0], dirs[0], err)
 		}
 		clip.Name = filepath.Base(filepath.Clean(dir))
+		wind, err := loadEnsembleWind(dir, len(clip.Frames), l+1)
+		if err != nil {
+			return nil, fmt.Errorf("level %s: %w", dir, err)
+		}
 		e.Levels = append(e.Levels, clip)
+		e.Wind = append(e.Wind, wind)
 	}
 
 	if groupsPath == "" {

@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"gallop/assets"
 	"gallop/internal/option"
 	"gallop/internal/shard"
+	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/csp"
 	tens "gallop/tools/ensemble"
 )
@@ -47,16 +49,21 @@ func runEnsemble(args []string, stdout io.Writer) error {
 }
 
 const ensembleBuildUsage = `Usage: gallop ensemble build DIR... [--groups groups.csv] [--tau-max 30] [--samples N]
-                             [--eta E] [--tries T] [--harder H] [--budget SECONDS]
+                             [--eta E] [--tries T] [--harder H] [--effort X] [--budget SECONDS]
                              [--step-tolerance F] [--walk] [--seed S] [--out GRAPH] [--check] [--json]
                              [--prepare | --shard K/N --shard-round R] [--shard-dir D]
 
-Builds the Mesh Ensemble Motion Graph of the levels DIR... (one folder of OBJ
-frames per wind level, calmest first): per group a rigid frame and a PCA basis,
-transitions within and between levels from every one-second interval, their
-offsets found by the nonpenetration solver. A task that finds nothing searches
-harder until --budget is spent; a level with no loop is reported and plays
-its frames and cuts back. It prints (--json: as one object) Table I's figures
+Builds the Mesh Ensemble Motion Graph of the clips DIR... (folders of OBJ
+frames of one ensemble, from one folder or several): a folder with a wind.csv
+is a take whose wind changes, frame by frame; one without is a clip at one
+wind level, the number its name ends with (wind-3) or else its place among
+DIR.... Per group a rigid frame and a PCA basis; transitions within and
+between levels from every one-second interval, joining a level's frames in
+every clip that has them, their offsets found by the nonpenetration solver;
+a take's frames while the wind changes are played on the way between levels.
+A task that finds nothing searches harder, up to --effort times its first
+search's work (the same on any machine; --budget adds a time cap); a level
+with no loop is reported and plays its frames and cuts back. It prints (--json: as one object) Table I's figures
 of the paper, the costs against synchronous transitions, the new
 interpenetrations at the unconstrained minimum and after the solver, a report
 per level, and the wind-change latency between levels.
@@ -79,7 +86,8 @@ func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error 
 	tries := fs.Int("tries", 4, "leaving frames tried per interval and target level at first")
 	harder := fs.Int("harder", 2, "times a task that found no transition searches harder (more leaving frames, N_samples and η); 0: never")
 	stepTol := fs.Float64("step-tolerance", 1, "no group moves further in a frame than this times its largest step in the data")
-	budget := fs.Float64("budget", tens.DefaultBudget, "seconds after which tasks stop searching harder (0: no limit); the build is deterministic unless it is reached")
+	effort := fs.Float64("effort", ensemble.DefaultEffort, "search effort: a task that found nothing may spend this many times the work of its first attempt searching harder (0: none); counted in work, so the build is the same on any machine")
+	budget := fs.Float64("budget", tens.DefaultBudget, "a time cap: seconds after which tasks stop searching harder (0: none); a build that reaches it depends on the machine's speed and load")
 	walk := fs.Bool("walk", false, "search with the paper's LOCAL-SEARCH random walk instead of propagation (for comparison)")
 	seed := fs.Uint64("seed", 1, "random seed of the build")
 	out := fs.String("out", "", "write the graph to this file (JSON)")
@@ -107,6 +115,8 @@ func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error 
 		return fmt.Errorf("--harder %d: want 0 to 8", *harder)
 	case !(*stepTol > 0) || *stepTol > 100:
 		return fmt.Errorf("--step-tolerance %v: want a positive factor up to 100", *stepTol)
+	case !(*effort >= 0) || *effort > 1000:
+		return fmt.Errorf("--effort %v: want 0 to 1000", *effort)
 	case !(*budget >= 0) || *budget > 30*24*3600:
 		return fmt.Errorf("--budget %v: want seconds, 0 for no limit", *budget)
 	}
@@ -115,7 +125,7 @@ func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error 
 		return err
 	}
 	c := tens.BuildCommand{Levels: dirs, Groups: *groups, TauMax: *tauMax, Out: *out, Checker: tens.Oracle,
-		Settings: tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries, Harder: option.Literal(*harder), StepTolerance: *stepTol, Budget: *budget, Walk: *walk}}
+		Settings: tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries, Harder: option.Literal(*harder), StepTolerance: *stepTol, Effort: option.Literal(*effort), Budget: *budget, Walk: *walk}}
 	if *check {
 		c.Checker = tens.Exhaustive
 	}
@@ -203,7 +213,7 @@ func runEnsemblePlay(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	winds, err := parseWinds(*windList, len(gf.Levels))
+	winds, err := parseWinds(*windList, assets.MaxWindLevel) // checked against the data's levels as it plays
 	if err != nil {
 		return err
 	}

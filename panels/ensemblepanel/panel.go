@@ -44,7 +44,11 @@ func (p *Panel) dataPanel(h tools.Host) giu.Widget {
 			giu.Button("Open graph...").Disabled(p.m.Opening()).OnClick(func() { p.m.OpenGraph(h) }),
 			giu.Tooltip("A motion graph saved by Gallop or gallop ensemble build --out, with the data it was built from"),
 		),
-		giu.Button("Open level folder...").Disabled(p.m.Opening()).OnClick(func() { p.m.Open(h, true) }),
+		giu.Row(
+			giu.Button("Open level folder...").Disabled(p.m.Opening()).OnClick(func() { p.m.Open(h, true) }),
+			panels.Marked("ensemble: add clip", giu.Button("Add clip folder...").Disabled(p.m.Opening() || p.m.Data() == nil).OnClick(func() { p.m.AddClip(h) })),
+			giu.Tooltip("Add a folder of frames of this ensemble from anywhere: a take whose wind changes (with its wind.csv, frame by frame) joins the levels, so that the wind can change through its frames"),
+		),
 	}
 	if pr := p.m.OpenProgress(); pr != nil && p.m.Opening() {
 		l = append(l, panels.Marked("ensemble: open progress", giu.ProgressBar(float32(pr.Fraction)).Size(-1, 0).Overlay(pr.Text)))
@@ -75,24 +79,26 @@ func levelNames(d *ensemble.Data) string {
 
 func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 	s := &p.m.Settings
-	eta, budget := float32(s.Eta), float32(s.Budget)
+	eta, effort, budget := float32(s.Eta), float32(s.Effort), float32(s.Budget)
 	l := giu.Layout{
 		giu.Label("Motion graph"),
 		giu.Row(
-			giu.InputInt(&s.TauMax).Label("τ_max").Size(60),
-			giu.Tooltip("Largest offset of a group's transition, frames"),
-			panels.Marked("ensemble: samples", giu.InputInt(&s.Samples).Label("samples").Size(60)),
-			giu.Tooltip("N_samples: constraint programs per transition"),
+			giu.InputInt(&s.TauMax).Label("time offsets up to").Size(60),
+			giu.Tooltip("How far apart in time (frames) the groups may switch clips in one transition: larger finds more transitions that avoid collisions, but each takes longer to play (the paper's τ_max)"),
+			panels.Marked("ensemble: samples", giu.InputInt(&s.Samples).Label("tries per transition").Size(60)),
+			giu.Tooltip("How many sets of offsets the collision solver tries for each transition it looks for (the paper's N_samples)"),
 		),
 		giu.Row(
-			panels.Marked("ensemble: tries", giu.InputInt(&s.Tries).Label("tries").Size(60)),
-			giu.Tooltip("Leaving frames tried per one-second interval and target level"),
-			giu.InputFloat(&eta).Label("η").Size(60).Format("%.3g").OnChange(func() { s.Eta = float64(eta) }),
-			giu.Tooltip("Time-out factor: a program stops after η times the work of its first collision pass"),
+			panels.Marked("ensemble: tries", giu.InputInt(&s.Tries).Label("frames tried").Size(60)),
+			giu.Tooltip("How many frames of each second of a clip try to leave it, toward each clip and level"),
+			giu.InputFloat(&eta).Label("patience").Size(60).Format("%.3g").OnChange(func() { s.Eta = float64(eta) }),
+			giu.Tooltip("How long one try may run before it is given up, as a multiple of its first collision pass (the paper's time-out factor η)"),
 		),
 		giu.Row(
-			panels.Marked("ensemble: budget", giu.InputFloat(&budget).Label("budget s").Size(60).Format("%.4g").OnChange(func() { s.Budget = float64(budget) })),
-			giu.Tooltip("Seconds after which the build's tasks stop searching harder (0: no limit); the build is the same on every run unless it is reached"),
+			panels.Marked("ensemble: effort", giu.InputFloat(&effort).Label("search effort").Size(60).Format("%.3g").OnChange(func() { s.Effort = float64(effort) })),
+			giu.Tooltip("How much more a second of a clip that found no transition may search, as a multiple of its first search (0: no second search). Counted in collision tests, not seconds: the same build gives the same graph on a busy machine"),
+			panels.Marked("ensemble: budget", giu.InputFloat(&budget).Label("time cap s").Size(60).Format("%.4g").OnChange(func() { s.Budget = float64(budget) })),
+			giu.Tooltip("Seconds after which nothing more is searched (0: none). A build that reaches it depends on the machine's speed and load"),
 			giu.InputInt(&s.Seed).Label("seed").Size(80),
 		),
 	}
@@ -183,12 +189,13 @@ func levelReports(levels []memg.LevelReport) giu.Widget {
 func latencyTable(b *ensemble.Built) giu.Widget {
 	n := len(b.Latency)
 	cols := []*giu.TableColumnWidget{giu.TableColumn("from \\ to")}
+	winds := b.Model.WindLevels()
 	for to := range n {
-		cols = append(cols, giu.TableColumn(fmt.Sprintf("%d %s", to+1, filepath.Base(b.Data.Levels[to]))))
+		cols = append(cols, giu.TableColumn(fmt.Sprintf("level %g", winds[to])))
 	}
 	rows := make([]*giu.TableRowWidget, n)
 	for from := range n {
-		cells := []giu.Widget{giu.Label(fmt.Sprintf("%d %s", from+1, filepath.Base(b.Data.Levels[from])))}
+		cells := []giu.Widget{giu.Label(fmt.Sprintf("level %g", winds[from]))}
 		for to := range n {
 			var cell string
 			switch lt := b.Latency[from][to]; {
@@ -273,7 +280,7 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 	d := p.m.Data()
 	levels := 1
 	if d != nil {
-		levels = len(d.Levels)
+		levels = max(1, len(d.Winds()))
 	}
 	wind := p.m.Settings.Wind
 	record := float32(p.m.Settings.Record)
@@ -308,8 +315,12 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 	if c := h.ShownClip(); c != nil && c.Clip != nil {
 		fps = c.Clip.FPS
 	}
-	l = append(l, panels.Marked("ensemble: playing", panels.Text(fmt.Sprintf("%.1f s played; level %d shown, heading for %d; %s taken",
-		float64(ps.Output+1)/fps, ps.Level, ps.Wind, words.Count(ps.Transitions, "transition", "transitions")))))
+	shown := fmt.Sprintf("level %d shown", ps.Level)
+	if ps.Level == 0 {
+		shown = "the wind changing"
+	}
+	l = append(l, panels.Marked("ensemble: playing", panels.Text(fmt.Sprintf("%.1f s played; %s, heading for level %d; %s taken",
+		float64(ps.Output+1)/fps, shown, ps.Wind, words.Count(ps.Transitions, "transition", "transitions")))))
 	// The line stays when no group blends, so the layout does not jump.
 	if n := ensemble.Marked(ps.Blending); n > 0 {
 		l = append(l, giu.Style().SetColor(giu.StyleColorText, blendText).To(giu.Label(fmt.Sprintf("%s blending (yellow)", words.Count(n, "group", "groups")))))

@@ -2,6 +2,7 @@ package ensemble
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -26,11 +27,45 @@ type Group struct {
 // coincide in every source frame (a flag's top row on the rope).
 type Attachment struct{ Vertex, ParentVertex int }
 
-// Level is one clip of the ensemble (one wind level): every frame holds
-// the positions of all vertices in ensemble order.
+// Level is one clip of the ensemble: every frame holds the positions of
+// all vertices in ensemble order, and Wind says the wind level each frame
+// was simulated at. A clip at one level (a folder of frames simulated in a
+// steady wind) has the same level throughout; a clip whose wind changes
+// (an artist's take in which the wind rises and falls) has whole levels
+// where the wind holds and fractional ones while it changes. A frame at a
+// whole level belongs to that level: transitions leave and land there. A
+// frame while the wind changes belongs to none: it is played on the way
+// from one level to another, never targeted.
 type Level struct {
 	Name   string
 	Frames [][]mgl64.Vec3
+	// Wind is the wind level of each frame (len(Frames) numbers, ≥ 1);
+	// nil means every frame is at level l + 1 for the dataset's clip l (a
+	// dataset of one clip per level, as the paper's).
+	Wind []float64
+}
+
+// WindAt returns the wind level of frame f of clip l.
+func (d *Dataset) WindAt(l, f int) float64 {
+	if w := d.Levels[l].Wind; w != nil {
+		return w[f]
+	}
+	return float64(l + 1)
+}
+
+// WindLevels returns the whole wind levels the dataset's frames are at,
+// increasing: the levels a player can be asked for.
+func (d *Dataset) WindLevels() []float64 {
+	var out []float64
+	for l, lv := range d.Levels {
+		for f := range lv.Frames {
+			if w := d.WindAt(l, f); w == math.Trunc(w) && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Dataset is a mesh ensemble simulated at one or more levels: its groups
@@ -274,6 +309,9 @@ func (d *Dataset) validateLevels(o Options) error {
 	if len(d.Levels) == 0 {
 		return fmt.Errorf("ensemble: no levels")
 	}
+	if err := d.validateWind(); err != nil {
+		return err
+	}
 	need := MinFrames(o.TauMax, o.maxBlend())
 	n := len(d.Rest)
 	for l, lv := range d.Levels {
@@ -294,6 +332,26 @@ func (d *Dataset) validateLevels(o Options) error {
 	}
 	return nil
 }
+
+// validateWind checks each clip's wind series: one level per frame, each
+// a number from 1 to maxWind.
+func (d *Dataset) validateWind() error {
+	for l, lv := range d.Levels {
+		name := levelName(lv, l)
+		if lv.Wind != nil && len(lv.Wind) != len(lv.Frames) {
+			return fmt.Errorf("ensemble: level %s has %d frames and %d wind levels", name, len(lv.Frames), len(lv.Wind))
+		}
+		for f, w := range lv.Wind {
+			if !finite.Float(w) || w < 1 || w > maxWind {
+				return fmt.Errorf("ensemble: level %s frame %d: wind level %v; want a number from 1 to %d", name, f+1, w, maxWind)
+			}
+		}
+	}
+	return nil
+}
+
+// maxWind is the highest wind level a clip may give.
+const maxWind = 1000
 
 // levelName is a level's name for messages: its number from 1 and name.
 func levelName(lv Level, l int) string {

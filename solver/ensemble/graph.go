@@ -121,8 +121,8 @@ type BuildOptions struct {
 	// frames of its interval as the time before, with twice N_samples and
 	// η. A negative value means never.
 	Harder int
-	// MinJump is the least |i − j| of a transition within a level (default
-	// one second of frames).
+	// MinJump is the least |i − j| of a transition within a run of a
+	// level (default one second of frames), halved in each harder attempt.
 	MinJump int
 	// Reach bounds a transition between levels, until its task searches
 	// harder: every group's blend lies within Reach frames of the
@@ -134,16 +134,26 @@ type BuildOptions struct {
 	// one transition frame to the next than StepTolerance times its
 	// largest step in the model's source frames (default 1).
 	StepTolerance float64
-	// Budget, if positive, bounds the build's time: every task makes its
-	// first attempt before any searches harder (see builder.run); tasks
-	// within levels search harder only in the first half of the budget,
-	// those between levels in all of it, a harder attempt stopping at the
-	// leaving frame where its share is spent; a task not yet begun when
-	// the budget is spent is skipped (it finds nothing). Tasks run
-	// interleaved by level (the first interval of each level, then the
-	// second, …), so a budget spent early leaves every level a share.
-	// The build is the same on every run and machine unless the budget
-	// cuts some task short (BuildStats.CutShort, Skipped).
+	// Effort bounds the work of searching harder, counted in the
+	// collision tests of the integer programs (csp.Stats.Work), not in
+	// seconds, so that a build gives the same graph on a busy machine as
+	// on an idle one: a task's harder attempts stop at the leaving frame
+	// where the task has spent (1 + Effort) times the work of its first
+	// attempt. 0 means the default, 4; a negative value, none (a task
+	// does not search harder).
+	Effort float64
+	// Budget, if positive, also bounds the build's wall time, a cap for
+	// a machine that must stop by a deadline (the build then depends on
+	// the machine's speed and load): every task makes its first attempt
+	// before any searches harder (see builder.run); tasks within levels
+	// search harder only in the first half of the budget, those between
+	// levels in all of it, a harder attempt stopping at the leaving frame
+	// where its share is spent; a task not yet begun when the budget is
+	// spent is skipped (it finds nothing). Tasks run interleaved by level
+	// (the first interval of each level, then the second, …), so a budget
+	// spent early leaves every level a share. The build is the same on
+	// every run and machine unless the budget cuts some task short
+	// (BuildStats.CutShort, Skipped).
 	Budget time.Duration
 	// Seed makes the build reproducible: every task draws from its own
 	// stream of Seed.
@@ -162,6 +172,7 @@ func (o *BuildOptions) defaults(m *Model) {
 		o.Tries = 4
 	}
 	o.Harder = option.Resolve(o.Harder, 2)
+	o.Effort = option.Resolve(o.Effort, DefaultEffort)
 	if o.MinJump <= 0 {
 		o.MinJump = fps
 	}
@@ -179,6 +190,10 @@ func (o *BuildOptions) defaults(m *Model) {
 	}
 	o.CSP = o.CSP.WithDefaults()
 }
+
+// DefaultEffort is BuildOptions.Effort's default: a task may spend four
+// times its first attempt's work searching harder.
+const DefaultEffort = 4
 
 // dominantGroup reports whether one group lies in the cliques of most
 // pairs of groups (the rope of a banner: every flag pair's clique holds
@@ -206,21 +221,22 @@ func (m *Model) dominantGroup() bool {
 // what was found and why the rest failed.
 type BuildStats struct {
 	CSP       csp.Stats
-	Tasks     int     // (interval, target level) tasks run
-	Missing   int     // tasks that found no transition, even searching harder
-	Harder    int     // tasks that searched harder
-	CutShort  int     // tasks that the budget kept from searching harder
-	Skipped   int     // tasks that the budget kept from beginning
-	Found     int     // transitions in the graph
-	MeanPhi   float64 // mean Φ(τ) of the transitions
-	MeanPhi0  float64 // mean Φ(0) of the same pairs: the synchronous transitions
-	Seconds   float64 // wall time of the build
-	CPUTasks  float64 // sum of the tasks' own times (both workers)
-	Intervals int     // one-second intervals holding leaving frames of their level's component, over all levels
-	Served    int     // of those, the intervals with transitions to their own level and to every other
-	C         float64 // the SELECT-VARIABLE base used
-	Levels    []LevelReport
-	Latency   [][]Latency // [from][to]: the wind-change latency (see Graph.Latencies)
+	Tasks     int           // (interval, target level) tasks run
+	Missing   int           // tasks that found no transition, even searching harder
+	Harder    int           // tasks that searched harder
+	CutShort  int           // tasks that the budget kept from searching harder
+	Skipped   int           // tasks that the budget kept from beginning
+	Found     int           // transitions in the graph
+	MeanPhi   float64       // mean Φ(τ) of the transitions
+	MeanPhi0  float64       // mean Φ(0) of the same pairs: the synchronous transitions
+	Seconds   float64       // wall time of the build
+	CPUTasks  float64       // sum of the tasks' own times (both workers)
+	Intervals int           // one-second intervals holding leaving frames of their level's component, over all clips
+	Served    int           // of those, the intervals with transitions to their own wind level and to every other
+	C         float64       // the SELECT-VARIABLE base used
+	Levels    []LevelReport // per clip
+	Winds     []WindReport  // per wind level
+	Latency   [][]Latency   // [from][to], per wind level: the wind-change latency (see Graph.Latencies)
 }
 
 // LevelReport is what a build found for one level.
@@ -243,8 +259,17 @@ type LevelReport struct {
 // the frames that can leave, H … n−1−H) for level To. Tasks are numbered
 // within-level first (phase 1), then between levels (phase 2), by level,
 // interval and target.
+//
+// From and To are clips (Dataset.Levels); Level is the wind level the
+// task's transitions land at (an index in Model.WindLevels), −1 in phase
+// 1, where each leaving frame's transitions land at its own level; Stretch
+// is the run of frames at one level that they land in (phase 1: a clip
+// whose wind changes holds several runs of a level, and a loop of the
+// level needs transitions between them), −1 for any in To.
 type Task struct {
 	From, Interval, To int
+	Level              int
+	Stretch            int
 	Phase              int // 1 or 2
 }
 
@@ -263,24 +288,32 @@ func (m *Model) intervals(l, interval int) int {
 var ErrNoGraph = errors.New("no motion graph can be built")
 
 // Build computes the motion graph of §2.4 with nonpenetration constraints
-// (§4). Phase 1: for every one-second interval of the frames of each level
-// that can leave (H … n−1−H), transitions to elsewhere in the level; then
-// each level's largest strongly connected component (a level without one
-// cuts back, see Graph). Phase 2: for every half-second interval holding
-// leaving frames of the component, transitions to each other level's
-// component (and, should it have none left, to elsewhere in its own).
+// (§4), over clips whose frames are at wind levels (Dataset.Levels,
+// Level.Wind). Phase 1: for every one-second interval of each clip's
+// frames that can leave (H … n−1−H), transitions to elsewhere in the
+// leaving frame's level: one task per run of frames at that level, in
+// any clip (a steady clip is one run; a take whose wind changes has a run
+// per stretch of steady wind), so that a level's loop may span clips;
+// then each level's largest strongly connected component over every clip
+// (a level without one cuts back in its steady clips, see Graph). Phase
+// 2: for every half-second interval holding leaving frames of a
+// component, transitions to each other level's component in each clip
+// that has it (and, should it have none left, to elsewhere in its own).
+// A take's frames while the wind changes are never left or landed in:
+// they are played, and they are the routes between levels where no blend
+// exists (Graph.Distances).
 // Each (interval, target) task draws up to Tries leaving frames i of its
 // interval (in phase 2, of the component) and runs csp.Compute for each
 // over the candidates j of the target (see candidates); every transition
 // found is kept. A task that found none searches harder, up to Harder
-// times (see BuildOptions). Within a level, a leaving frame late enough
-// to jump back (land at or before where the transition starts) only jumps
-// back: the paper's levels are minutes long, where random transitions
-// close loops; a level of a few seconds, with 2H + 1 frames per
-// transition, has no strongly connected component of any size unless its
-// late intervals loop back. Tasks run on both cores, each on its own
-// random stream (its number in the build), so the result depends only on
-// the options (unless the budget cuts tasks short).
+// times and Effort (see BuildOptions). Within a run of a level, a leaving
+// frame late enough to jump back (land at or before where the transition
+// starts) only jumps back: the paper's levels are minutes long, where
+// random transitions close loops; a level of a few seconds, with 2H + 1
+// frames per transition, has no strongly connected component of any size
+// unless its late intervals loop back. Tasks run on both cores, each on
+// its own random stream (its number in the build), so the result depends
+// only on the options (unless a time Budget cuts tasks short).
 //
 // Build is PlanBuild, RunTasks over phase 1, JoinLevels, RunTasks over
 // phase 2 and FinishBuild in turn; a build split over processes or
@@ -339,10 +372,53 @@ func PlanBuild(m *Model, opts BuildOptions) (BuildOptions, []Task, error) {
 	var within []Task
 	for l := range m.data.Levels {
 		for k := range m.intervals(l, opts.Interval) {
-			within = append(within, Task{From: l, Interval: k, To: l, Phase: 1})
+			levels := m.intervalLevels(l, k, opts.Interval, nil)
+			for x, r := range m.runs {
+				if slices.Contains(levels, r.level) && r.hi-r.lo >= minRun(opts) {
+					within = append(within, Task{From: l, Interval: k, To: r.clip, Level: -1, Stretch: x, Phase: 1})
+				}
+			}
 		}
 	}
 	return opts, within, nil
+}
+
+// minRun is the fewest frames of a run at one level that phase 1's tasks
+// aim at: a take passing through a level for a frame or two on its way
+// between two others has runs too short to land in and stay.
+func minRun(o BuildOptions) int { return max(2, o.Interval/2) }
+
+// intervalLevels returns the wind levels (indices in WindLevels,
+// increasing) of the frames of clip l's interval k (of length interval)
+// that can leave, only those in the component of their level when in is
+// not nil.
+func (m *Model) intervalLevels(l, k, interval int, in []bool) []int {
+	var out []int
+	lo := m.margin + k*interval
+	for i := lo; i < min(lo+interval, len(m.data.Levels[l].Frames)-m.margin); i++ {
+		if w := m.LevelOf(State{l, i}); w >= 0 && (in == nil || in[i]) && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// levelMask returns, per frame of clip l, whether it is at wind level w,
+// in run (when run ≥ 0) and in in (when in is not nil).
+func (m *Model) levelMask(l, w, run int, in []bool) []bool {
+	out := make([]bool, len(m.data.Levels[l].Frames))
+	for f := range out {
+		x := m.levels[l] + f
+		out[f] = m.wind[x] == w && (run < 0 || m.stretch[x] == run) && (in == nil || in[f])
+	}
+	return out
+}
+
+// clipHas reports whether clip l has frames at wind level w (an index in
+// WindLevels).
+func (m *Model) clipHas(l, w int) bool {
+	return slices.Contains(m.wind[m.levels[l]:m.levels[l+1]], w)
 }
 
 // TaskResult is what one build task found: its transitions (at most one
@@ -383,12 +459,18 @@ func JoinLevels(m *Model, opts BuildOptions, phase1 []TaskResult) (*Graph, []Tas
 	var between []Task
 	for l := range m.data.Levels {
 		for k := range m.intervals(l, opts.Between) {
-			if !g.intervalIn(m, l, k, opts.Between) {
+			own := m.intervalLevels(l, k, opts.Between, g.In[l])
+			if len(own) == 0 {
 				continue
 			}
-			for to := range m.data.Levels {
-				if to != l || !g.serves(m, l, k, opts.Between, l) {
-					between = append(between, Task{From: l, Interval: k, To: to, Phase: 2})
+			for w := range m.winds {
+				if slices.Contains(own, w) && g.serves(m, l, k, opts.Between, w) {
+					continue
+				}
+				for to := range m.data.Levels {
+					if m.clipHas(to, w) {
+						between = append(between, Task{From: l, Interval: k, To: to, Level: w, Stretch: -1, Phase: 2})
+					}
 				}
 			}
 		}
@@ -456,8 +538,8 @@ func FinishBuild(m *Model, opts BuildOptions, g *Graph, phase1, phase2 []TaskRes
 			}
 			st.Intervals++
 			all := true
-			for to := range m.data.Levels {
-				all = all && g.serves(m, l, k, opts.Interval, to)
+			for w := range m.winds {
+				all = all && g.serves(m, l, k, opts.Interval, w)
 			}
 			if all {
 				st.Served++
@@ -473,7 +555,35 @@ func FinishBuild(m *Model, opts BuildOptions, g *Graph, phase1, phase2 []TaskRes
 		st.MeanPhi0 /= float64(st.Found)
 	}
 	st.Latency = g.Latencies(m)
+	st.Winds = g.WindReports(m)
 	return st
+}
+
+// WindReport is what a graph offers at one wind level: the frames of its
+// component (over every clip) and whether transitions within the level
+// make a loop there (a level without one plays its steady clips by
+// cutting back, and is only passed through in clips whose wind changes).
+type WindReport struct {
+	Level     float64
+	Component int
+	Loops     bool
+}
+
+// WindReports returns the report of each wind level (Model.WindLevels).
+func (g *Graph) WindReports(m *Model) []WindReport {
+	out := make([]WindReport, len(m.winds))
+	for w := range out {
+		out[w].Level = m.winds[w]
+	}
+	for l, in := range g.In {
+		for f, ok := range in {
+			if w := m.LevelOf(State{l, f}); ok && w >= 0 {
+				out[w].Component++
+				out[w].Loops = out[w].Loops || !g.Cut[l]
+			}
+		}
+	}
+	return out
 }
 
 // transitionsOf returns the transitions of rs, in order.
@@ -485,26 +595,19 @@ func transitionsOf(rs []TaskResult) []Transition {
 	return out
 }
 
-// intervalIn reports whether interval k (of length interval) of level l
-// holds a leaving frame that is in the level's component.
+// intervalIn reports whether interval k (of length interval) of clip l
+// holds a leaving frame that is in its level's component.
 func (g *Graph) intervalIn(m *Model, l, k, interval int) bool {
-	H := m.margin
-	lo := H + k*interval
-	for i := lo; i < min(lo+interval, len(g.In[l])-H); i++ {
-		if g.In[l][i] {
-			return true
-		}
-	}
-	return false
+	return len(m.intervalLevels(l, k, interval, g.In[l])) > 0
 }
 
-// serves reports whether interval k (of length interval) of level l has
-// a transition to level to.
-func (g *Graph) serves(m *Model, l, k, interval, to int) bool {
+// serves reports whether interval k (of length interval) of clip l has a
+// transition landing at wind level w.
+func (g *Graph) serves(m *Model, l, k, interval, w int) bool {
 	H := m.margin
 	lo := H + k*interval
 	for _, t := range g.Transitions {
-		if t.From.Level == l && t.To.Level == to && t.From.Frame >= lo && t.From.Frame < lo+interval {
+		if t.From.Level == l && t.From.Frame >= lo && t.From.Frame < lo+interval && m.LevelOf(t.Landing(m)) == w {
 			return true
 		}
 	}
@@ -656,12 +759,13 @@ func (b *builder) report(t Task) {
 // random stream, its leaving frames in the order it tries them and how
 // many it has tried.
 type taskState struct {
-	task    Task
-	r       TaskResult
-	rng     *rand.Rand
-	leave   []int
-	used    int
-	seconds float64 // the current round's time
+	task      Task
+	r         TaskResult
+	rng       *rand.Rand
+	leave     []int
+	used      int
+	seconds   float64 // the current round's time
+	firstWork int64   // the work of its first attempt (csp.Stats.Work), at least 1
 }
 
 // start begins task t, number id of its build: its leaving frames in an
@@ -684,7 +788,8 @@ func (b *builder) start(t Task, id uint64, g *Graph) *taskState {
 	lo := H + t.Interval*length
 	hi := min(lo+length, len(m.data.Levels[t.From].Frames)-H) // exclusive
 	for i := lo; i < hi; i++ {
-		if g == nil || g.In[t.From][i] {
+		w := m.LevelOf(State{t.From, i})
+		if w >= 0 && (g == nil || g.In[t.From][i]) && (t.Level >= 0 || t.Stretch >= 0 && m.runs[t.Stretch].level == w || t.Stretch < 0 && m.clipHas(t.To, w)) {
 			st.leave = append(st.leave, i)
 		}
 	}
@@ -719,12 +824,16 @@ func (b *builder) attempt(ctx context.Context, worker int, st *taskState, e int,
 	copts.Eta *= float64(int(1) << e)
 	n := o.Tries << e
 	for _, i := range st.leave[st.used:min(st.used+n, len(st.leave))] {
-		if e > 0 && b.pastBudget(share) {
+		if e > 0 && (b.pastBudget(share) || float64(st.r.Stats.Work) > (1+o.Effort)*float64(st.firstWork)) {
 			st.r.CutShort = true
 			break
 		}
 		from := State{t.From, i}
-		cands := b.candidates(from, t.To, g, e)
+		level := t.Level
+		if level < 0 {
+			level = m.LevelOf(from)
+		}
+		cands := b.candidates(from, t.To, level, t.Stretch, g, e)
 		if len(cands) == 0 {
 			continue
 		}
@@ -739,47 +848,65 @@ func (b *builder) attempt(ctx context.Context, worker int, st *taskState, e int,
 		}
 	}
 	st.used += n
+	if e == 0 {
+		st.firstWork = max(1, st.r.Stats.Work)
+	}
 	return nil
 }
 
-// candidates returns the frames j of level to that a transition from
-// `from` may enter, as COMPUTE-MEMG-TRANSITION's J, for the task's e-th
-// attempt: every frame that can be entered (H from either end), within
-// the level at least MinJump from i and, for a leaving frame late enough,
-// only back, far enough that the transition lands at least Interval/2^e
-// frames before it starts, whatever its offsets (its programs' values are
-// bounded to make sure: see Model.program); with g (phase 2), only where
-// the transition would land in the target's component. Between levels the
-// first attempt's programs keep within Reach. Of those, only the local
-// minima of Φ(0; i, ·) along j are kept, as motion graphs do (Kovar et
-// al. 2002): a frame next to a better one is the same transition a frame
-// later or earlier, and sampling it too would spend N_samples on
-// near-duplicates.
-func (b *builder) candidates(from State, to int, g *Graph, e int) []csp.Candidate {
+// candidates returns the frames j of clip to at wind level w that a
+// transition from `from` may enter, as COMPUTE-MEMG-TRANSITION's J, for
+// the task's e-th attempt: every frame that can be entered (H from either
+// end of its clip) whose synchronous transition lands at level w; within
+// a level in the same clip at least MinJump from i and, for a leaving
+// frame late enough, only back, far enough that the transition lands at
+// least Interval/2^e frames before it starts, whatever its offsets (its
+// programs' values are bounded to make sure: see Model.program); with g
+// (phase 2), only where the transition would land in the target's
+// component. Between levels the first attempt's programs keep within
+// Reach. Of those, only the local minima of Φ(0; i, ·) along j are kept,
+// as motion graphs do (Kovar et al. 2002): a frame next to a better one
+// is the same transition a frame later or earlier, and sampling it too
+// would spend N_samples on near-duplicates.
+func (b *builder) candidates(from State, to, w, run int, g *Graph, e int) []csp.Candidate {
 	m, o := b.m, b.opts
-	loop := o.Interval >> e
+	// Each harder attempt halves the shortest loop and jump it asks for:
+	// where dense contacts let two frames blend only when they are close
+	// in time (the reeds: back jumps of 20 frames feasible, of 60 proved
+	// infeasible), a loop of a few tenths of a second is what exists.
+	loop, minJump := max(1, o.Interval>>e), max(1, o.MinJump>>e)
 	H := m.margin
 	i := from.Frame
 	n := len(m.data.Levels[to].Frames)
-	hiJ := n - H
-	back := to == from.Level && i-2*H-1 >= H
-	if back {
-		hiJ = i - o.MinJump - loop + 1 // backward jumps only
-	}
+	within := m.LevelOf(from) == w
+	// Within the leaving frame's own run (of frames at its level in its
+	// clip), at least MinJump away and, late enough in the run, only
+	// back; other runs and clips of the level from anywhere.
+	stretch := m.stretch[m.index(from)]
+	back := within && i-minJump-loop >= max(H, m.runs[stretch].lo)
 	type cand struct {
 		j   int
 		phi float64
 	}
+	_, s1 := blendSpan(0, m.opts.TauBlend)
 	var cs []cand
-	for j := H; j < hiJ; j++ {
-		if to == from.Level && abs(j-i) < o.MinJump {
-			continue
+	for j := H; j < n-H; j++ {
+		if own := within && to == from.Level && m.stretch[m.index(State{to, j})] == stretch; own &&
+			(abs(j-i) < minJump || back && j > i-minJump-loop) {
+			continue // backward jumps only, far enough
 		}
-		if _, s1 := blendSpan(0, m.opts.TauBlend); g != nil && !g.In[to][j+s1+1] {
-			continue // not even the synchronous transition lands in the component
+		if land := (State{to, j + s1 + 1}); m.LevelOf(land) != w || run >= 0 && m.stretch[m.index(land)] != run || g != nil && !g.In[to][land.Frame] {
+			continue // not even the synchronous transition lands at the level (its run, its component)
 		}
 		cs = append(cs, cand{j, m.Distance(from, State{to, j})})
 	}
+	// A transition starts at the leaving frame's level and lands at w (in
+	// their components, phase 2), whatever its offsets.
+	var inA, inB []bool
+	if g != nil {
+		inA, inB = g.In[from.Level], g.In[to]
+	}
+	inA, inB = m.levelMask(from.Level, m.LevelOf(from), -1, inA), m.levelMask(to, w, run, inB)
 	var out []csp.Candidate
 	for x, c := range cs {
 		if x > 0 && cs[x-1].j == c.j-1 && cs[x-1].phi < c.phi || x+1 < len(cs) && cs[x+1].j == c.j+1 && cs[x+1].phi <= c.phi {
@@ -788,14 +915,10 @@ func (b *builder) candidates(from State, to int, g *Graph, e int) []csp.Candidat
 		dest := State{to, c.j}
 		reach := m.margin
 		switch {
-		case back:
+		case back && to == from.Level && m.stretch[m.index(dest)] == stretch:
 			reach = min(reach, (i-c.j-loop)/2)
-		case to != from.Level && e == 0:
+		case !within && e == 0:
 			reach = min(reach, o.Reach)
-		}
-		var inA, inB []bool
-		if g != nil {
-			inA, inB = g.In[from.Level], g.In[to]
 		}
 		out = append(out, csp.Candidate{J: c.j, Phi0: c.phi, Program: func() csp.Program { return m.program(from, dest, o.StepTolerance, reach, inA, inB) }})
 	}
@@ -809,34 +932,44 @@ func abs(x int) int {
 	return x
 }
 
-// components sets In and Cut: per level, the frames of the largest
-// strongly connected component of the graph of that level's frames and
-// its transitions within the level (gonum's Tarjan); a level without one
-// of more than one frame gets every frame and Cut.
+// components sets In and Cut. Per wind level, In holds the frames of the
+// largest strongly connected component of the graph of that level's
+// frames, in every clip, with the next frame within a clip (both at the
+// level) and the transitions that start and land at the level (gonum's
+// Tarjan). A level without one of more than one frame has no component:
+// its clips at that level alone (a clip simulated in a steady wind) get
+// every frame and Cut, and the level's frames in clips whose wind
+// changes are played only on the way to other levels.
 func (g *Graph) components(m *Model) {
 	L := len(m.data.Levels)
 	g.In = make([][]bool, L)
 	g.Cut = make([]bool, L)
 	for l := range L {
-		n := len(m.data.Levels[l].Frames)
+		g.In[l] = make([]bool, len(m.data.Levels[l].Frames))
+	}
+	for w := range m.winds {
 		dg := simple.NewDirectedGraph()
-		for f := range n {
-			dg.AddNode(simple.Node(f))
+		for i, wi := range m.wind {
+			if wi == w {
+				dg.AddNode(simple.Node(i))
+			}
 		}
-		for f := 0; f+1 < n; f++ {
-			dg.SetEdge(simple.Edge{F: simple.Node(f), T: simple.Node(f + 1)})
+		for i := 0; i+1 < len(m.wind); i++ {
+			if m.wind[i] == w && m.wind[i+1] == w && m.state(i+1).Frame > 0 {
+				dg.SetEdge(simple.Edge{F: simple.Node(i), T: simple.Node(i + 1)})
+			}
 		}
 		for _, t := range g.Transitions {
-			if t.From.Level != l || t.To.Level != l {
+			s, land := State{t.From.Level, t.Start(m)}, t.Landing(m)
+			if s.Frame < 0 || land.Frame >= len(g.In[land.Level]) || m.LevelOf(s) != w || m.LevelOf(land) != w {
 				continue
 			}
-			s, land := t.Start(m), t.Landing(m)
-			if land.Frame < n && s != land.Frame {
-				dg.SetEdge(simple.Edge{F: simple.Node(s), T: simple.Node(land.Frame)})
+			if a, b := m.index(s), m.index(land); a != b {
+				dg.SetEdge(simple.Edge{F: simple.Node(a), T: simple.Node(b)})
 			}
 		}
 		// The largest component; of equal ones the one with the earliest
-		// frame (Tarjan's order follows the graph's map iteration).
+		// state (Tarjan's order follows the graph's map iteration).
 		var best []int
 		for _, c := range topo.TarjanSCC(dg) {
 			ids := make([]int, len(c))
@@ -847,16 +980,20 @@ func (g *Graph) components(m *Model) {
 				best = ids
 			}
 		}
-		g.In[l] = make([]bool, n)
 		if len(best) > 1 {
-			for _, f := range best {
-				g.In[l][f] = true
+			for _, i := range best {
+				st := m.state(i)
+				g.In[st.Level][st.Frame] = true
 			}
 			continue
 		}
-		g.Cut[l] = true
-		for f := range g.In[l] {
-			g.In[l][f] = true
+		for l := range L {
+			if !slices.ContainsFunc(m.wind[m.levels[l]:m.levels[l+1]], func(x int) bool { return x != w }) {
+				g.Cut[l] = true
+				for f := range g.In[l] {
+					g.In[l][f] = true
+				}
+			}
 		}
 	}
 }
@@ -869,16 +1006,33 @@ func (g *Graph) Connects(m *Model, t *Transition) bool {
 	return st >= 0 && st < len(g.In[t.From.Level]) && g.In[t.From.Level][st] && land.Frame < len(g.In[land.Level]) && g.In[land.Level][land.Frame]
 }
 
-// Next returns the frame that follows frame f of level l in the graph
-// without a transition: f+1 in the component, or for a level that cuts
-// back, 0 after its last frame; −1 when the component ends at f.
-func (g *Graph) Next(l, f int) int {
+// Next returns the frame that follows frame f of clip l in the graph
+// without a transition: f+1 when both are in the component of one level,
+// or for a clip that cuts back, 0 after its last frame; −1 when the
+// component ends at f. (A frame outside the components, played on the
+// way to another level, is followed by the next frame of its clip: see
+// Onward.)
+func (g *Graph) Next(m *Model, l, f int) int {
 	in := g.In[l]
 	switch {
-	case f+1 < len(in) && in[f+1]:
+	case f+1 < len(in) && in[f+1] && in[f] && m.LevelOf(State{l, f}) == m.LevelOf(State{l, f + 1}):
 		return f + 1
 	case g.Cut[l] && f == len(in)-1:
 		return 0
+	}
+	return -1
+}
+
+// Onward returns the frame a route plays after frame f of clip l without
+// a transition (see Graph.Distances): Next where that continues, else the
+// next frame of the clip (leaving the component: through the frames of a
+// changing wind toward another level), −1 at the clip's end.
+func (g *Graph) Onward(m *Model, l, f int) int {
+	if nx := g.Next(m, l, f); nx >= 0 {
+		return nx
+	}
+	if f+1 < len(g.In[l]) {
+		return f + 1
 	}
 	return -1
 }
@@ -916,11 +1070,18 @@ func (g *Graph) Validate(m *Model) error {
 		if n := len(m.data.Levels[l].Frames); len(g.In[l]) != n {
 			return fmt.Errorf("ensemble graph: level %s: %d frames, the model has %d", levelName(m.data.Levels[l], l), len(g.In[l]), n)
 		}
-		if !slices.Contains(g.In[l], true) {
-			return fmt.Errorf("ensemble graph: level %s has no component", levelName(m.data.Levels[l], l))
-		}
 		if g.Cut[l] && slices.Contains(g.In[l], false) {
 			return fmt.Errorf("ensemble graph: level %s cuts back but not every frame is in its component", levelName(m.data.Levels[l], l))
+		}
+	}
+	if !slices.ContainsFunc(g.In, func(in []bool) bool { return slices.Contains(in, true) }) {
+		return fmt.Errorf("ensemble graph: no level has a component to play")
+	}
+	for l, in := range g.In {
+		for f, ok := range in {
+			if ok && m.LevelOf(State{l, f}) < 0 {
+				return fmt.Errorf("ensemble graph: level %s, frame %d: in a component while the wind changes", levelName(m.data.Levels[l], l), f+1)
+			}
 		}
 	}
 	leaves := make([]map[int]bool, L)
@@ -950,7 +1111,7 @@ func (g *Graph) Validate(m *Model) error {
 	}
 	for l, in := range g.In {
 		for f, ok := range in {
-			if ok && g.Next(l, f) < 0 && !leaves[l][f] {
+			if ok && g.Next(m, l, f) < 0 && !leaves[l][f] {
 				return fmt.Errorf("ensemble graph: level %s, frame %d: the component ends there and no transition leaves it", levelName(m.data.Levels[l], l), f+1)
 			}
 		}

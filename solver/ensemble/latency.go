@@ -8,10 +8,11 @@ import (
 
 // Latency is the wind-change latency from one level to another (Graph's
 // measure of responsiveness): from each frame of the first level's
-// component, the time the fastest route takes until the output plays the
-// second level's component, every group on it (see Graph.Distances). The
-// median and the worst over the frames, in seconds; +Inf where some frame
-// cannot reach the level at all.
+// component, the time the fastest route takes until the output shows a
+// frame of the second level from which it plays on into that level's
+// component (see Graph.Distances). The median and the worst over the
+// frames, in seconds; +Inf where some frame cannot reach the level at
+// all.
 type Latency struct {
 	Median, Worst float64
 }
@@ -20,14 +21,15 @@ type Latency struct {
 // level cannot be reached.
 const Unreachable = math.MaxInt
 
-// Distances returns, per level and frame, the frames the fastest route
-// takes from showing that pure source frame to showing a pure frame of
-// level to's component: 0 on to's component, Unreachable outside the
-// components or where no route leads to it. The routes are the graph's:
-// the next frame (one frame), a level's cut back (one frame) and
-// transitions (Transition.Duration frames from Start to Landing), through
-// any levels; a route may leave to's component only to come back (it is
-// already there). Dijkstra's algorithm on the reversed graph.
+// Distances returns, per clip and frame, the frames the fastest route
+// takes from showing that pure source frame to showing a frame of wind
+// level to (an index in Model.WindLevels) from which the output plays on
+// into to's component without leaving the level (Arrivals): 0 there,
+// Unreachable where no route leads to it. The routes are the graph's:
+// the next frame (one frame; Graph.Onward: on from any frame of a clip,
+// through the frames of a changing wind), a clip's cut back (one frame)
+// and transitions (Transition.Duration frames from Start to Landing),
+// through any levels. Dijkstra's algorithm on the reversed graph.
 func (g *Graph) Distances(m *Model, to int) [][]int {
 	L := len(g.In)
 	first := make([]int, L+1)
@@ -38,11 +40,8 @@ func (g *Graph) Distances(m *Model, to int) [][]int {
 	type edge struct{ from, w int }
 	in := make([][]edge, first[L]) // reversed edges, by head
 	for l := range L {
-		for f, ok := range g.In[l] {
-			if !ok {
-				continue
-			}
-			if nx := g.Next(l, f); nx >= 0 {
+		for f := range g.In[l] {
+			if nx := g.Onward(m, l, f); nx >= 0 {
 				in[node(l, nx)] = append(in[node(l, nx)], edge{node(l, f), 1})
 			}
 		}
@@ -61,10 +60,12 @@ func (g *Graph) Distances(m *Model, to int) [][]int {
 		dist[i] = Unreachable
 	}
 	q := &nodeQueue{}
-	for f, ok := range g.In[to] {
-		if ok {
-			dist[node(to, f)] = 0
-			heap.Push(q, queued{node(to, f), 0})
+	for l, arr := range g.Arrivals(m, to) {
+		for f, ok := range arr {
+			if ok {
+				dist[node(l, f)] = 0
+				heap.Push(q, queued{node(l, f), 0})
+			}
 		}
 	}
 	for q.Len() > 0 {
@@ -86,31 +87,54 @@ func (g *Graph) Distances(m *Model, to int) [][]int {
 	return out
 }
 
-// Latencies returns the wind-change latency from each level to each other
-// ([from][to], the diagonal zero), at the data's frame rate.
-func (g *Graph) Latencies(m *Model) [][]Latency {
-	L := len(g.In)
-	fps := m.data.FPS
-	out := make([][]Latency, L)
-	for l := range out {
-		out[l] = make([]Latency, L)
+// Arrivals returns, per clip and frame, whether the frame is at wind level
+// to and playing on from it (Graph.Onward) stays at that level until a
+// frame of its component: where a change of wind toward to has arrived.
+// Every frame of to's component is one.
+func (g *Graph) Arrivals(m *Model, to int) [][]bool {
+	out := make([][]bool, len(g.In))
+	for l, in := range g.In {
+		arr := make([]bool, len(in))
+		for f := len(in) - 1; f >= 0; f-- {
+			if m.LevelOf(State{l, f}) != to {
+				continue
+			}
+			nx := g.Onward(m, l, f)
+			arr[f] = in[f] || nx > f && arr[nx]
+		}
+		out[l] = arr
 	}
-	for to := range L {
+	return out
+}
+
+// Latencies returns the wind-change latency from each wind level to each
+// other ([from][to], indices in Model.WindLevels, the diagonal zero), at
+// the data's frame rate.
+func (g *Graph) Latencies(m *Model) [][]Latency {
+	W := len(m.winds)
+	fps := m.data.FPS
+	out := make([][]Latency, W)
+	for l := range out {
+		out[l] = make([]Latency, W)
+	}
+	for to := range W {
 		dist := g.Distances(m, to)
-		for from := range L {
+		for from := range W {
 			if from == to {
 				continue
 			}
 			var ds []float64
-			for f, ok := range g.In[from] {
-				if !ok {
-					continue
+			for l, in := range g.In {
+				for f, ok := range in {
+					if !ok || m.LevelOf(State{l, f}) != from {
+						continue
+					}
+					d := math.Inf(1)
+					if dist[l][f] != Unreachable {
+						d = float64(dist[l][f]) / fps
+					}
+					ds = append(ds, d)
 				}
-				d := math.Inf(1)
-				if dist[from][f] != Unreachable {
-					d = float64(dist[from][f]) / fps
-				}
-				ds = append(ds, d)
 			}
 			if len(ds) == 0 {
 				out[from][to] = Latency{math.Inf(1), math.Inf(1)}

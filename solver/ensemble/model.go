@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -73,7 +74,17 @@ type Model struct {
 	groups []groupModel
 	order  []int // groups, parents before children
 	levels []int // first state index of each level; len(levels) = #levels + 1
-	margin int   // H = τ_max + ⌈longest blend/2⌉: transition frames s = −H … H
+	// winds are the whole wind levels of the data (Dataset.WindLevels),
+	// wind per state the index of its frame's level in winds, −1 for a
+	// frame while the wind changes.
+	winds []float64
+	wind  []int
+	// stretch per state numbers the runs of frames at one level in a
+	// clip (a steady clip is one run; a take whose wind changes has one
+	// per level it holds), −1 for a frame while the wind changes.
+	stretch []int
+	runs    []run // by number
+	margin  int   // H = τ_max + ⌈longest blend/2⌉: transition frames s = −H … H
 
 	sources   []sourceContacts // per state, on demand
 	scenes    sync.Pool        // *scene scratch for source contact detection
@@ -104,6 +115,7 @@ func NewModel(ctx context.Context, d *Dataset, opts Options, progress func(done,
 	for l, lv := range d.Levels {
 		m.levels[l+1] = m.levels[l] + len(lv.Frames)
 	}
+	m.setWinds()
 	m.sources = make([]sourceContacts, m.states())
 	if err := m.buildHierarchy(); err != nil {
 		return nil, err
@@ -357,6 +369,48 @@ func (m *Model) Blending(dst []bool, s int, tau, blend []int) []bool {
 
 // states returns the number of source frames over all levels.
 func (m *Model) states() int { return m.levels[len(m.levels)-1] }
+
+// setWinds sets winds and wind from the data and levels.
+func (m *Model) setWinds() {
+	m.winds = m.data.WindLevels()
+	m.wind = make([]int, m.states())
+	m.stretch = make([]int, m.states())
+	m.runs = nil
+	for l, lv := range m.data.Levels {
+		for f := range lv.Frames {
+			w := m.data.WindAt(l, f)
+			i, ok := slices.BinarySearch(m.winds, w)
+			if !ok {
+				i = -1
+			}
+			x := m.levels[l] + f
+			m.wind[x] = i
+			switch {
+			case i < 0:
+				m.stretch[x] = -1
+			case f > 0 && m.wind[x-1] == i:
+				m.stretch[x] = m.stretch[x-1]
+				m.runs[m.stretch[x]].hi++
+			default:
+				m.stretch[x] = len(m.runs)
+				m.runs = append(m.runs, run{clip: l, lo: f, hi: f + 1, level: i})
+			}
+		}
+	}
+}
+
+// run is a run of frames at one wind level in a clip: frames lo … hi−1
+// of clip clip, at level (an index in winds).
+type run struct{ clip, lo, hi, level int }
+
+// WindLevels returns the whole wind levels of the data, increasing (see
+// Dataset.WindLevels): the levels a Player is asked for, by their index
+// here.
+func (m *Model) WindLevels() []float64 { return m.winds }
+
+// LevelOf returns the index in WindLevels of the wind level source frame
+// s is at, or −1 if the wind is changing there.
+func (m *Model) LevelOf(s State) int { return m.wind[m.index(s)] }
 
 // index returns the state index of s, panicking when s is outside the
 // data.

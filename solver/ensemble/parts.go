@@ -21,7 +21,8 @@ type ModelParts struct {
 	Groups     []Group
 	Rest       []mgl64.Vec3
 	LevelNames []string
-	Frames     []int // per level
+	Frames     []int       // per level
+	Wind       [][]float64 // per level, its frames' wind levels (nil: the level's own, see Level)
 	FPS        float64
 
 	Options Options
@@ -91,6 +92,7 @@ func (m *Model) Parts(ctx context.Context) (*ModelParts, error) {
 	for _, lv := range d.Levels {
 		p.LevelNames = append(p.LevelNames, lv.Name)
 		p.Frames = append(p.Frames, len(lv.Frames))
+		p.Wind = append(p.Wind, lv.Wind)
 	}
 	p.Sources = make([][]csp.Pair, len(m.sources))
 	for i := range m.sources {
@@ -146,8 +148,18 @@ func NewModelFromParts(p *ModelParts) (*Model, error) {
 	if len(p.Sources) != p.Levels[len(p.Levels)-1] {
 		return nil, bad
 	}
+	if p.Wind != nil && len(p.Wind) != len(p.Frames) {
+		return nil, bad
+	}
 	for l, n := range p.Frames {
-		d.Levels = append(d.Levels, Level{Name: p.LevelNames[l], Frames: make([][]mgl64.Vec3, n)})
+		lv := Level{Name: p.LevelNames[l], Frames: make([][]mgl64.Vec3, n)}
+		if p.Wind != nil && len(p.Wind[l]) > 0 {
+			lv.Wind = p.Wind[l]
+		}
+		d.Levels = append(d.Levels, lv)
+	}
+	if err := d.validateWind(); err != nil {
+		return nil, err
 	}
 	if err := d.validateShape(); err != nil {
 		return nil, err
@@ -156,6 +168,7 @@ func NewModelFromParts(p *ModelParts) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{data: d, opts: p.Options, order: p.Order, levels: p.Levels, margin: p.Margin, stepLimit: p.StepLimit, dataSteps: p.DataSteps}
+	m.setWinds()
 	states := m.states()
 	m.groups = make([]groupModel, len(p.Models))
 	for k, g := range p.Models {

@@ -15,62 +15,73 @@ const DefaultWander = 0.25
 // frames of its level's component, and the frames of the transitions it
 // takes (Poser.Transition). A wind level set by SetWind is reached by the
 // fastest route the graph offers (Graph.Distances: through the levels
-// between where that is faster, or the only way); once there, the player
-// takes a transition within its level where one starts with probability
-// Wander, and must where the next frame would leave the component (a
-// level that cuts back jumps to its first frame after its last). The
-// choices come from the player's own random stream: the same graph, seed
-// and calls give the same frames.
+// between where that is faster or the only way, and on through the
+// frames of a clip whose wind changes); once there, the player takes a
+// transition within its level where one starts with probability Wander,
+// and must where the next frame would leave the component (a clip that
+// cuts back jumps to its first frame after its last). Where the wind's
+// level cannot be reached, the player heads for the nearest level it can
+// reach (staying where it is when that is its own). The choices come from
+// the player's own random stream: the same graph, seed and calls give the
+// same frames.
 //
 // A Player is not safe for concurrent use.
 type Player struct {
-	m      *Model
-	g      *Graph
-	rng    *rand.Rand
-	poser  *Poser
-	starts []map[int][]int // per level: start frame → indices into g.Transitions
-	dist   [][][]int       // per target level, Graph.Distances
+	m       *Model
+	g       *Graph
+	rng     *rand.Rand
+	poser   *Poser
+	starts  []map[int][]int // per clip: start frame → indices into g.Transitions
+	dist    [][][]int       // per wind level, Graph.Distances
+	arrived [][][]bool      // per wind level, Graph.Arrivals
 
 	// Wander is the chance of a transition within the level where one
 	// starts (DefaultWander from NewPlayer).
 	Wander float64
 
-	level, frame int         // the pure source frame, when tr is nil
-	tr           *Transition // the transition being played
-	s, s1        int         // its frame and its last blending frame
-	wind         int
-	blending     []bool
-	transitions  int
-	cuts         int
-	last         int // index of the last transition taken, −1 before the first
+	clip, frame int         // the pure source frame, when tr is nil
+	tr          *Transition // the transition being played
+	s, s1       int         // its frame and its last blending frame
+	wind        int
+	onward      bool // the route plays on to the clip's next frame
+	blending    []bool
+	transitions int
+	cuts        int
+	last        int // index of the last transition taken, −1 before the first
 	// the source frames of the last Step: srcA, and srcB when blended
 	srcA, srcB State
 	blended    bool
 }
 
-// NewPlayer returns a player of g that starts at the first frame of
-// level's component, with the wind at that level, drawing its choices from
-// seed.
+// NewPlayer returns a player of g that starts at the first frame of the
+// component of wind level level (an index in Model.WindLevels), with the
+// wind at that level, drawing its choices from seed.
 func NewPlayer(m *Model, g *Graph, level int, seed uint64) (*Player, error) {
-	if level < 0 || level >= len(g.In) {
-		return nil, fmt.Errorf("ensemble: level %d of %d", level+1, len(g.In))
+	W := len(m.winds)
+	if level < 0 || level >= W {
+		return nil, fmt.Errorf("ensemble: level %d of %d", level+1, W)
 	}
 	p := &Player{m: m, g: g, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), poser: m.NewPoser(),
-		Wander: DefaultWander, level: level, frame: -1, wind: level, last: -1, blending: make([]bool, len(m.groups))}
-	for f, in := range g.In[level] {
-		if in {
-			p.frame = f
-			break
+		Wander: DefaultWander, frame: -1, wind: level, last: -1, blending: make([]bool, len(m.groups))}
+	for l, in := range g.In {
+		for f, ok := range in {
+			if ok && m.LevelOf(State{l, f}) == level && p.frame < 0 {
+				p.clip, p.frame = l, f
+			}
 		}
 	}
 	if p.frame < 0 {
-		return nil, fmt.Errorf("ensemble: level %d has no component to play", level+1)
+		return nil, fmt.Errorf("ensemble: level %v has no component to play", m.winds[level])
 	}
 	p.starts = make([]map[int][]int, len(g.In))
-	p.dist = make([][][]int, len(g.In))
 	for l := range p.starts {
 		p.starts[l] = map[int][]int{}
-		p.dist[l] = g.Distances(m, l)
+	}
+	p.dist = make([][][]int, W)
+	p.arrived = make([][][]bool, W)
+	for w := range W {
+		p.dist[w] = g.Distances(m, w)
+		p.arrived[w] = g.Arrivals(m, w)
 	}
 	for x := range g.Transitions {
 		t := &g.Transitions[x]
@@ -81,23 +92,40 @@ func NewPlayer(m *Model, g *Graph, level int, seed uint64) (*Player, error) {
 	return p, nil
 }
 
-// SetWind sets the level the player heads for.
+// SetWind sets the wind level the player heads for (an index in
+// Model.WindLevels).
 func (p *Player) SetWind(level int) {
-	p.wind = min(max(level, 0), len(p.g.In)-1)
+	p.wind = min(max(level, 0), len(p.m.winds)-1)
 }
 
 // Wind returns the level the player heads for.
 func (p *Player) Wind() int { return p.wind }
 
-// Level returns the level shown: the level of the pure frame, or in a
-// transition the level it leaves.
-func (p *Player) Level() int { return p.level }
+// Level returns the wind level shown (an index in Model.WindLevels): the
+// level of the pure frame, or in a transition the level it leaves; −1
+// while it plays the frames of a changing wind.
+func (p *Player) Level() int {
+	if p.tr != nil {
+		return p.m.LevelOf(p.tr.From)
+	}
+	return p.m.LevelOf(State{p.clip, p.frame})
+}
+
+// Clip returns the clip (an index in Dataset.Levels) of the pure frame
+// shown, or in a transition the clip it leaves.
+func (p *Player) Clip() int {
+	if p.tr != nil {
+		return p.tr.From.Level
+	}
+	return p.clip
+}
 
 // Transitions returns how many transitions the player has taken.
 func (p *Player) Transitions() int { return p.transitions }
 
 // Cuts returns how many times the player cut back to the first frame of
-// a level without a loop.
+// a clip without a loop (or, stranded at the end of a clip, jumped to its
+// level's component).
 func (p *Player) Cuts() int { return p.cuts }
 
 // Last returns the index in the graph's Transitions of the transition the
@@ -133,15 +161,21 @@ func (p *Player) Step(dst []mgl64.Vec3) []mgl64.Vec3 {
 	}
 	if p.tr == nil {
 		clear(p.blending)
-		p.srcA, p.blended = State{p.level, p.frame}, false
+		p.srcA, p.blended = State{p.clip, p.frame}, false
 		dst = p.poser.Pose(dst, p.srcA)
-		next := p.g.Next(p.level, p.frame)
-		if next < 0 {
-			next = p.frame + 1 // only a graph that fails Validate ends here
-		} else if next < p.frame {
-			p.cuts++
+		next := p.g.Next(m, p.clip, p.frame)
+		if p.onward || next < 0 {
+			next = p.g.Onward(m, p.clip, p.frame)
 		}
-		p.frame = min(next, len(p.g.In[p.level])-1)
+		switch {
+		case next < 0:
+			p.strand()
+		case next < p.frame:
+			p.cuts++
+			p.frame = next
+		default:
+			p.frame = next
+		}
 		return dst
 	}
 	t := p.tr
@@ -150,25 +184,61 @@ func (p *Player) Step(dst []mgl64.Vec3) []mgl64.Vec3 {
 	p.blending = m.Blending(p.blending, p.s, t.Tau, t.Blend)
 	if p.s == p.s1 {
 		land := t.Landing(m)
-		p.level, p.frame, p.tr = land.Level, land.Frame, nil
+		p.clip, p.frame, p.tr = land.Level, land.Frame, nil
 	} else {
 		p.s++
 	}
 	return dst
 }
 
+// strand moves a player at the end of a clip with nowhere to go (only a
+// graph that fails Validate, or a level whose every route was cut by a
+// later change of wind, leads there) to the first frame of the wind's
+// component, or of any component: a cut.
+func (p *Player) strand() {
+	p.cuts++
+	for _, w := range []int{p.wind, -1} {
+		for l, in := range p.g.In {
+			for f, ok := range in {
+				if ok && (w < 0 || p.m.LevelOf(State{l, f}) == w) {
+					p.clip, p.frame = l, f
+					return
+				}
+			}
+		}
+	}
+}
+
+// heading returns the wind level the player makes for from its pure
+// frame: the wind's when a route leads there, else the nearest level a
+// route leads to (its own, when it is in a component), −1 if none.
+func (p *Player) heading() int {
+	if p.dist[p.wind][p.clip][p.frame] != Unreachable {
+		return p.wind
+	}
+	best, bestW := Unreachable, -1
+	for w := range p.dist {
+		if d := p.dist[w][p.clip][p.frame]; d < best {
+			best, bestW = d, w
+		}
+	}
+	return bestW
+}
+
 // choose returns the transition to take at the current pure frame, or −1
-// to play on.
+// to play on (setting onward when the route leaves the component by the
+// clip's next frame).
 func (p *Player) choose() int {
 	m := p.m
-	here := p.starts[p.level][p.frame]
-	next := p.g.Next(p.level, p.frame)
-	if p.wind != p.level {
-		// The fastest route to the wind's level: on, or a transition.
-		dist := p.dist[p.wind]
+	here := p.starts[p.clip][p.frame]
+	p.onward = false
+	head := p.heading()
+	if head >= 0 && !p.arrived[head][p.clip][p.frame] {
+		// The fastest route to the level: on, or a transition.
+		dist := p.dist[head]
 		best, bestX := Unreachable, -1
-		if next >= 0 && dist[p.level][next] != Unreachable {
-			best = 1 + dist[p.level][next]
+		if on := p.g.Onward(m, p.clip, p.frame); on >= 0 && dist[p.clip][on] != Unreachable {
+			best = 1 + dist[p.clip][on]
 		}
 		var ties []int
 		for _, x := range here {
@@ -187,15 +257,22 @@ func (p *Player) choose() int {
 		}
 		if best != Unreachable {
 			if bestX < 0 {
+				p.onward = true
 				return -1
 			}
 			return ties[p.rng.IntN(len(ties))]
 		}
-		// The wind's level cannot be reached from here: play as if there.
 	}
+	if !p.g.In[p.clip][p.frame] {
+		// Arrived, on the way into the level's component.
+		p.onward = true
+		return -1
+	}
+	level := m.LevelOf(State{p.clip, p.frame})
+	next := p.g.Next(m, p.clip, p.frame)
 	var within []int
 	for _, x := range here {
-		if p.g.Transitions[x].To.Level == p.level {
+		if m.LevelOf(p.g.Transitions[x].Landing(m)) == level {
 			within = append(within, x)
 		}
 	}

@@ -66,7 +66,17 @@ type BuildReport struct {
 	LevelReports  []LevelReport `json:"level_reports"`     // per level: what was found, why the rest failed
 	LatencyMedian [][]float64   `json:"latency_median_s"`  // [from][to] wind-change latency, seconds (see the README)
 	LatencyWorst  [][]float64   `json:"latency_worst_s"`   // [from][to]
-	Loops         bool          `json:"every_level_loops"` // every level has a loop of transitions
+	Loops         bool          `json:"every_level_loops"` // every wind level has a loop of transitions
+	// Winds are the wind levels the clips' frames are at (the latency
+	// tables' rows and columns), with what the graph offers at each.
+	Winds []WindReport `json:"wind_levels"`
+}
+
+// WindReport is one wind level's report in a BuildReport.
+type WindReport struct {
+	Level     float64 `json:"level"`
+	Component int     `json:"component_frames"` // over every clip
+	Loops     bool    `json:"loops"`
 }
 
 // LevelReport is one level's report in a BuildReport.
@@ -391,7 +401,11 @@ func (c *BuildCommand) report(m *ensemble.Model, opts ensemble.BuildOptions, pre
 func (res *BuildReport) levelReports(m *ensemble.Model, g *ensemble.Graph, st ensemble.BuildStats, opts ensemble.BuildOptions) {
 	res.Search = opts.CSP.Search.String()
 	res.Harder, res.CutShort, res.Skipped, res.Missing, res.Tasks = st.Harder, st.CutShort, st.Skipped, st.Missing, st.Tasks
-	res.Loops = true
+	res.Loops = len(st.Winds) > 0
+	for _, w := range st.Winds {
+		res.Winds = append(res.Winds, WindReport{Level: w.Level, Component: w.Component, Loops: w.Loops})
+		res.Loops = res.Loops && w.Loops
+	}
 	for from, l := range st.Levels {
 		ok, cull, timeOut, inf := l.Programs.Fractions()
 		lj := LevelReport{Name: l.Name, Frames: l.Frames, Component: l.Component, Loops: l.Loops, Transitions: l.Out,
@@ -402,7 +416,6 @@ func (res *BuildReport) levelReports(m *ensemble.Model, g *ensemble.Graph, st en
 			lj.OKCullTimeoutTo = append(lj.OKCullTimeoutTo, []float64{ok, cull, timeOut, inf})
 		}
 		if !l.Loops {
-			res.Loops = false
 			lj.Note = fmt.Sprintf("no loop of transitions within the level was found (%d programs: %.0f%% feasible, %.0f%% culled, %.0f%% timed out, %.0f%% proved infeasible); it plays its frames and cuts back to the first, a visible jump; a larger --budget, --harder or --step-tolerance may find one",
 				l.Programs.Programs, 100*ok, 100*cull, 100*timeOut, 100*inf)
 		}

@@ -42,8 +42,12 @@ func Dataset(e *assets.Ensemble) *ensemble.Dataset {
 		}
 		d.Groups = append(d.Groups, grp)
 	}
-	for _, c := range e.Levels {
-		d.Levels = append(d.Levels, ensemble.Level{Name: c.Name, Frames: c.Frames})
+	for l, c := range e.Levels {
+		lv := ensemble.Level{Name: c.Name, Frames: c.Frames}
+		if l < len(e.Wind) {
+			lv.Wind = e.Wind[l]
+		}
+		d.Levels = append(d.Levels, lv)
 	}
 	return d
 }

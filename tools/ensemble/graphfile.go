@@ -54,9 +54,10 @@ type ModelSettings struct {
 	Threshold float64 `json:"threshold"`
 }
 
-// DefaultBudget is the build's default soft time limit, seconds (see
-// ensemble.BuildOptions.Budget).
-const DefaultBudget = 120
+// DefaultBudget is the build's default time cap, seconds (see
+// ensemble.BuildOptions.Budget): none, so that a build is the same on
+// every machine; the search effort bounds it instead.
+const DefaultBudget = 0
 
 // BuildSettings are the build options a graph file records.
 type BuildSettings struct {
@@ -71,7 +72,10 @@ type BuildSettings struct {
 	Harder int `json:"harder,omitempty"`
 	// StepTolerance scales the step bound (0: 1, the data's own steps).
 	StepTolerance float64 `json:"step_tolerance,omitempty"`
-	// Budget bounds the build's seconds softly (0: none).
+	// Effort bounds the work of searching harder (0: the default, see
+	// ensemble.BuildOptions.Effort; negative: none).
+	Effort float64 `json:"effort,omitempty"`
+	// Budget caps the build's seconds softly (0: none).
 	Budget float64 `json:"budget_seconds,omitempty"`
 	// Walk searches with the paper's LOCAL-SEARCH instead of propagation.
 	Walk bool `json:"walk,omitempty"`
@@ -80,8 +84,8 @@ type BuildSettings struct {
 // Options returns the settings as the solver's build options.
 func (s BuildSettings) Options() ensemble.BuildOptions {
 	o := ensemble.BuildOptions{Seed: s.Seed, Tries: s.Tries, Harder: s.Harder, StepTolerance: s.StepTolerance,
-		Budget: time.Duration(s.Budget * float64(time.Second)),
-		CSP:    csp.Options{Samples: s.Samples, Eta: s.Eta, Alpha: s.Alpha, C: s.C}}
+		Effort: s.Effort, Budget: time.Duration(s.Budget * float64(time.Second)),
+		CSP: csp.Options{Samples: s.Samples, Eta: s.Eta, Alpha: s.Alpha, C: s.C}}
 	if s.Walk {
 		o.CSP.Search = csp.Walk
 	}

@@ -78,6 +78,35 @@ type Data struct {
 // Name names the dataset: its folder's name.
 func (d *Data) Name() string { return filepath.Base(filepath.Dir(filepath.Clean(d.Levels[0]))) }
 
+// Winds returns the dataset's wind levels (ensemble.Dataset.WindLevels):
+// what the wind slider chooses from, by their index from 1.
+func (d *Data) Winds() []float64 { return d.Dataset.WindLevels() }
+
+// windClip returns the clip that shows wind level w (an index in Winds)
+// best: the first whose every frame is at the level, else the first with
+// a frame at it.
+func (d *Data) windClip(w int) int {
+	winds := d.Winds()
+	if w < 0 || w >= len(winds) {
+		return 0
+	}
+	some := -1
+	for l, lv := range d.Dataset.Levels {
+		all := true
+		for f := range lv.Frames {
+			at := d.Dataset.WindAt(l, f) == winds[w]
+			all = all && at
+			if at && some < 0 {
+				some = l
+			}
+		}
+		if all {
+			return l
+		}
+	}
+	return max(some, 0)
+}
+
 // levelObject returns level l as an object (the whole mesh with the
 // level's clip), not in the document.
 func (d *Data) levelObject(l int) *assets.Object {

@@ -25,7 +25,8 @@ type modelFile struct {
 	Groups     []ensemble.Group
 	Rest       []byte
 	LevelNames []string
-	Frames     []int // per level
+	Frames     []int       // per level
+	Wind       [][]float64 // per level, empty for a level at one wind
 	FPS        float64
 
 	Opts      ensemble.Options
@@ -69,7 +70,7 @@ func EncodeModel(m *ensemble.Model) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := modelFile{Groups: p.Groups, Rest: vecBytes(p.Rest), LevelNames: p.LevelNames, Frames: p.Frames, FPS: p.FPS,
+	f := modelFile{Groups: p.Groups, Rest: vecBytes(p.Rest), LevelNames: p.LevelNames, Frames: p.Frames, Wind: p.Wind, FPS: p.FPS,
 		Opts: p.Options, Order: p.Order, Levels: p.Levels, Margin: p.Margin, StepLimit: p.StepLimit, DataSteps: p.DataSteps, Sources: p.Sources}
 	f.Models = make([]groupFile, len(p.Models))
 	for k, g := range p.Models {
@@ -97,7 +98,7 @@ func DecodeModel(data []byte) (*ensemble.Model, error) {
 	if err := gobbytes.Decode(data, &f); err != nil {
 		return nil, fmt.Errorf("ensemble model: %w", err)
 	}
-	p := &ensemble.ModelParts{Groups: f.Groups, LevelNames: f.LevelNames, Frames: f.Frames, FPS: f.FPS,
+	p := &ensemble.ModelParts{Groups: f.Groups, LevelNames: f.LevelNames, Frames: f.Frames, Wind: f.Wind, FPS: f.FPS,
 		Options: f.Opts, Order: f.Order, Levels: f.Levels, Margin: f.Margin, StepLimit: f.StepLimit, DataSteps: f.DataSteps, Sources: f.Sources}
 	var ok bool
 	if p.Rest, ok = bytesVecs(f.Rest); !ok {

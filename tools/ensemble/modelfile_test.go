@@ -20,6 +20,15 @@ import (
 // waving over two levels of 70 frames (τ_max 6).
 func smallModel(tb testing.TB) *ensemble.Model {
 	tb.Helper()
+	m, err := ensemble.NewModel(context.Background(), smallDataset(), ensemble.Options{TauMax: 6}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// smallDataset is smallModel's dataset.
+func smallDataset() *ensemble.Dataset {
 	d := &ensemble.Dataset{FPS: 30}
 	// strip returns the triangles of two rows of cols vertices, numbered
 	// row by row.
@@ -66,11 +75,52 @@ func smallModel(tb testing.TB) *ensemble.Model {
 		}
 		d.Levels = append(d.Levels, lv)
 	}
+	return d
+}
+
+// TestModelFileWind: a clip's wind series travels in the model file, and
+// a wind level out of range in it is an error.
+func TestModelFileWind(t *testing.T) {
+	d := smallDataset()
+	d.Levels[1].Wind = make([]float64, len(d.Levels[1].Frames))
+	for f := range d.Levels[1].Wind {
+		d.Levels[1].Wind[f] = min(3, 2+float64(f)/40)
+	}
 	m, err := ensemble.NewModel(context.Background(), d, ensemble.Options{TauMax: 6}, nil)
 	if err != nil {
-		tb.Fatal(err)
+		t.Fatal(err)
 	}
-	return m
+	enc, err := EncodeModel(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeModel(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.WindLevels(), []float64{1, 2, 3}) {
+		t.Fatalf("wind levels %v", back.WindLevels())
+	}
+	for l, lv := range d.Levels {
+		for f := range lv.Frames {
+			s := ensemble.State{Level: l, Frame: f}
+			if back.LevelOf(s) != m.LevelOf(s) {
+				t.Fatalf("%v: level %d, was %d", s, back.LevelOf(s), m.LevelOf(s))
+			}
+		}
+	}
+	var f modelFile
+	if err := gobbytes.Decode(enc, &f); err != nil {
+		t.Fatal(err)
+	}
+	f.Wind[1][3] = 0
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(&f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeModel(b.Bytes()); err == nil || !strings.Contains(err.Error(), "wind level 0") {
+		t.Errorf("a wind level of 0: %v", err)
+	}
 }
 
 // TestModelFile: a model decoded from its model file, also through a

@@ -1,6 +1,7 @@
 package ensemble
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -47,6 +48,11 @@ func Play(m *ensemble.Model, g *ensemble.Graph, o PlayOptions, each func(f int, 
 	if len(winds) == 0 {
 		winds = []int{0}
 	}
+	for _, w := range winds {
+		if w < 0 || w >= len(m.WindLevels()) {
+			return nil, fmt.Errorf("wind level %d: the data's frames are at %d wind levels, %v", w+1, len(m.WindLevels()), m.WindLevels())
+		}
+	}
 	p, err := ensemble.NewPlayer(m, g, winds[0], o.Seed)
 	if err != nil {
 		return nil, err
@@ -64,7 +70,7 @@ func Play(m *ensemble.Model, g *ensemble.Graph, o PlayOptions, each func(f int, 
 		}
 		ps = m.NewPoser()
 	}
-	shown := make([]bool, len(g.In))
+	shown := make([]bool, len(m.WindLevels()))
 	var prev, x []mgl64.Vec3
 	every := max(1, o.ChangeEvery)
 	for f := range o.Frames {
@@ -75,7 +81,9 @@ func Play(m *ensemble.Model, g *ensemble.Graph, o PlayOptions, each func(f int, 
 		t0 := time.Now()
 		x = p.Step(x)
 		res.StepSeconds += time.Since(t0).Seconds()
-		shown[p.Level()] = true
+		if l := p.Level(); l >= 0 {
+			shown[l] = true
+		}
 		res.MaxSewnGap = max(res.MaxSewnGap, m.SewnGap(x))
 		if prev != nil {
 			for k := range m.Groups() {

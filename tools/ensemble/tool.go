@@ -15,6 +15,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/jobs"
+	"gallop/internal/option"
 	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/csp"
 	"gallop/tools"
@@ -28,7 +29,12 @@ type Settings struct {
 	Samples int32   `json:"samples"` // N_samples: constraint programs per transition
 	Eta     float64 `json:"eta"`     // the time-out factor η
 	Tries   int32   `json:"tries"`   // leaving frames tried per interval and target level
-	// Budget is the build's soft time limit in seconds: a task that
+	// Effort is the search effort: how much more work than its first
+	// attempt a task that found nothing may spend searching harder
+	// (ensemble.BuildOptions.Effort); counted in work, not seconds, so
+	// that the build is the same on a busy machine.
+	Effort float64 `json:"effort"`
+	// Budget is the build's time cap in seconds (0: none): a task that
 	// begins after it does not search harder.
 	Budget float64 `json:"budget_seconds"`
 	Seed   int32   `json:"seed"` // the build's and the player's random streams
@@ -39,10 +45,10 @@ type Settings struct {
 }
 
 // DefaultSettings returns the command line's defaults: τ_max 30, the
-// solver's N_samples and η (of its default search), 4 tries, a budget of
-// DefaultBudget, seed 1, wind level 1, and 60 s kept.
+// solver's N_samples and η (of its default search), 4 tries, the default
+// search effort, no time cap, seed 1, wind level 1, and 60 s kept.
 func DefaultSettings() Settings {
-	return Settings{TauMax: 30, Samples: csp.DefaultSamples, Eta: csp.DefaultEtaPropagate, Tries: 4, Budget: DefaultBudget, Seed: 1, Wind: 1, Record: 60}
+	return Settings{TauMax: 30, Samples: csp.DefaultSamples, Eta: csp.DefaultEtaPropagate, Tries: 4, Effort: ensemble.DefaultEffort, Budget: DefaultBudget, Seed: 1, Wind: 1, Record: 60}
 }
 
 // Check names the first setting out of range.
@@ -56,6 +62,8 @@ func (s Settings) Check() error {
 		return fmt.Errorf("ensemble: η %g, want a positive factor up to 10⁶", s.Eta)
 	case s.Tries < 1 || s.Tries > 1000:
 		return fmt.Errorf("ensemble: %d tries, want 1 to 1000", s.Tries)
+	case !(s.Effort >= 0) || s.Effort > 1000:
+		return fmt.Errorf("ensemble: a search effort of %g, want 0 to 1000", s.Effort)
 	case !(s.Budget >= 0) || s.Budget > 7*24*3600:
 		return fmt.Errorf("ensemble: a budget of %g s, want 0 (none) to a week", s.Budget)
 	case s.Seed < 0:
@@ -70,7 +78,7 @@ func (s Settings) Check() error {
 
 // build returns the settings of a build.
 func (s Settings) build() BuildSettings {
-	return BuildSettings{Seed: uint64(s.Seed), Samples: int(s.Samples), Eta: s.Eta, Tries: int(s.Tries), Budget: s.Budget}
+	return BuildSettings{Seed: uint64(s.Seed), Samples: int(s.Samples), Eta: s.Eta, Tries: int(s.Tries), Effort: option.Literal(s.Effort), Budget: s.Budget}
 }
 
 // Tool is the Ensemble tool's model. Its zero value is ready to use, with
@@ -182,8 +190,29 @@ func (t *Tool) Open(h tools.Host, folder bool) {
 	h.OpenFile("Open an ensemble (groups.csv or a frame of a level)", []string{"csv", "obj"}, done)
 }
 
-// OpenLevels opens the dataset of the level folders levels (the calmest
-// first) and groups ("" for the sidecar beside them) as a job.
+// AddClip asks for one more folder of frames of the open ensemble (a
+// take whose wind changes, with its wind.csv, or another steady level,
+// from any folder) and opens the dataset again with it as a clip of its
+// own; the motion graph is built anew.
+func (t *Tool) AddClip(h tools.Host) {
+	if t.data == nil {
+		return
+	}
+	levels, groups := slices.Clone(t.data.Levels), t.data.Groups
+	h.OpenFolder("Add a clip of this ensemble (a folder of frames)", func(path string) {
+		for _, l := range levels {
+			if filepath.Clean(l) == filepath.Clean(path) {
+				h.Error(fmt.Errorf("ensemble: %s is already a clip of the ensemble", path))
+				return
+			}
+		}
+		t.OpenLevels(h, append(levels, path), groups)
+	})
+}
+
+// OpenLevels opens the dataset of the clip folders levels (steady levels
+// and takes whose wind changes) and groups ("" for the sidecar beside
+// them) as a job.
 func (t *Tool) OpenLevels(h tools.Host, levels []string, groups string) {
 	t.startOpen(h, &openRun{levels: levels, groups: groups})
 }
@@ -222,7 +251,7 @@ func (t *Tool) opened(h tools.Host, r *openRun) {
 	t.endCompare(h)
 	t.data, t.built, t.build, t.report = r.data, r.built, nil, ""
 	t.endPlay(h)
-	t.Settings.Wind = min(t.Settings.Wind, int32(len(r.data.Levels)))
+	t.Settings.Wind = min(t.Settings.Wind, int32(len(r.data.Winds())))
 	t.showLevel(h)
 	h.Info("Ensemble: %s", t.Summary())
 }
@@ -249,12 +278,16 @@ func (t *Tool) Summary() string {
 	for _, l := range d.Ensemble.Levels {
 		frames += len(l.Frames)
 	}
-	s := fmt.Sprintf("%s: %d groups, %d vertices, %d levels, %d frames", d.Name(), len(d.Ensemble.Groups), len(d.Ensemble.Rest), len(d.Levels), frames)
+	clips := fmt.Sprintf("%d levels", len(d.Levels))
+	if w := len(d.Winds()); w != len(d.Levels) {
+		clips = fmt.Sprintf("%d clips at %d wind levels", len(d.Levels), w)
+	}
+	s := fmt.Sprintf("%s: %d groups, %d vertices, %s, %d frames", d.Name(), len(d.Ensemble.Groups), len(d.Ensemble.Rest), clips, frames)
 	if b := t.built; b != nil {
 		s += fmt.Sprintf("; motion graph of %d transitions", len(b.Graph.Transitions))
-		for l, cut := range b.Graph.Cut {
-			if cut {
-				s += fmt.Sprintf(", level %d has no loop", l+1)
+		for w, r := range b.Graph.WindReports(b.Model) {
+			if !r.Loops {
+				s += fmt.Sprintf(", level %d has no loop", w+1)
 			}
 		}
 		if lat := latencySummary(b.Latency); lat != "" {
@@ -286,14 +319,14 @@ func latencySummary(lat [][]ensemble.Latency) string {
 	return s
 }
 
-// showLevel shows the source clip of the wind level in place of the
-// scene, playing.
+// showLevel shows a source clip of the wind level (Data.windClip) in
+// place of the scene, playing.
 func (t *Tool) showLevel(h tools.Host) {
 	if t.data == nil {
 		return
 	}
-	l := int(min(max(t.Settings.Wind, 1), int32(len(t.data.Levels)))) - 1
-	if err := h.ShowClip(t.data.levelObject(l), nil, true); err != nil {
+	w := int(min(max(t.Settings.Wind, 1), int32(len(t.data.Winds())))) - 1
+	if err := h.ShowClip(t.data.levelObject(t.data.windClip(w)), nil, true); err != nil {
 		h.Error(err)
 	}
 }
@@ -397,7 +430,7 @@ func (t *Tool) Play(h tools.Host) {
 		h.Error(errors.New("ensemble: build or open a motion graph first"))
 		return
 	}
-	level := int(min(max(t.Settings.Wind, 1), int32(len(b.Data.Levels)))) - 1
+	level := int(min(max(t.Settings.Wind, 1), int32(len(b.Model.WindLevels())))) - 1
 	pl, err := ensemble.NewPlayer(b.Model, b.Graph, level, uint64(t.Settings.Seed))
 	if err != nil {
 		h.Error(fmt.Errorf("ensemble: %w", err))
@@ -450,7 +483,7 @@ func (t *Tool) endPlay(h tools.Host) {
 func (t *Tool) SetWind(h tools.Host, level int) {
 	t.defaults()
 	if t.data != nil {
-		level = min(level, len(t.data.Levels))
+		level = min(level, len(t.data.Winds()))
 	}
 	t.Settings.Wind = int32(max(level, 1))
 	if t.play != nil {
@@ -465,8 +498,8 @@ func (t *Tool) SetWind(h tools.Host, level int) {
 type PlayState struct {
 	Frame, Frames int    // the timeline's frame and the clip's frames
 	Output        int    // the output frame shown, counted from the start of play
-	Level         int    // the level shown, 1-based
-	Wind          int    // the level the player heads for, 1-based
+	Level         int    // the wind level shown, 1-based; 0 while the wind changes (a take's frames between levels)
+	Wind          int    // the wind level the player heads for, 1-based
 	Blending      []bool // per group: blending at this frame
 	Transitions   int    // taken so far
 }
