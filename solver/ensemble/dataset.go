@@ -68,9 +68,9 @@ func (d *Dataset) WindLevels() []float64 {
 	return out
 }
 
-// Dataset is a mesh ensemble simulated at one or more levels: its groups
-// and their hierarchy, the rest shape and the clips, all at FPS frames per
-// second.
+// Dataset is a mesh ensemble simulated at one or more wind levels: its
+// groups and their hierarchy, the rest shape and the clips (Levels, each
+// steady or a take whose wind changes), all at FPS frames per second.
 type Dataset struct {
 	Groups []Group
 	Rest   []mgl64.Vec3 // rest shape, ensemble order

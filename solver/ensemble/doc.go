@@ -113,9 +113,13 @@
 // # Motion graph and playback (§2.4)
 //
 // Build runs COMPUTE-MEMG-TRANSITION for every one-second interval of
-// every level: within the level first (late intervals jump back, or a
-// level of a few seconds never loops), then, within each level's largest
-// strongly connected component, to every other level's. A Player plays
-// the graph forever, heading for the wind level it is given (through the
-// levels between when no transition to it starts at hand).
+// every clip: within the leaving frame's wind level first, toward each run
+// of that level in any clip (late intervals jump back, or a level of a
+// few seconds never loops), then, within each level's largest strongly
+// connected component over every clip, to every other level's. A clip
+// whose wind changes (Level.Wind) also joins levels by its own frames,
+// which are played, never left or landed in, while the wind changes. A
+// Player plays the graph forever, heading for the wind level it is given
+// by the fastest route (through the levels between, and on through a
+// take's changing wind, when no transition to it starts at hand).
 package ensemble

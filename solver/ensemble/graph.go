@@ -82,21 +82,23 @@ func (t *Transition) Duration(m *Model) int {
 }
 
 // Graph is a Mesh Ensemble Motion Graph (§2.4): transitions within and
-// between levels, and per level the source frames of its largest strongly
-// connected component, from which the output can play forever.
+// between wind levels, and per wind level the source frames of its largest
+// strongly connected component, over every clip, from which the output
+// can play forever.
 //
 // Its nodes are the source frames, where the output plays pure source:
-// frame f leads to f+1 in its level and, by each transition starting at f
-// (Transition.Start), to the transition's landing. In is the component of
-// each level, by frame; a transition in the graph starts in its level's
-// component and lands in its target's. A level where the build found no
-// loop of transitions has Cut set: its component is every frame, and the
-// last leads back to the first by a cut (a jump, not a transition), so
-// that the output never stops there.
+// frame f leads to f+1 in its clip and, by each transition starting at f
+// (Transition.Start), to the transition's landing. In marks, per clip and
+// frame, the frames in the component of their level (a frame while the
+// wind changes is in none); a transition in the graph starts in its
+// level's component and lands in its target's. A steady clip whose level
+// has no loop of transitions has Cut set: every frame is in the
+// component, and the last leads back to the first by a cut (a jump, not a
+// transition), so that the output never stops there.
 type Graph struct {
 	Transitions []Transition // by From, then To
-	In          [][]bool     // per level, per frame
-	Cut         []bool       // per level: no loop was found, the level cuts back to its first frame
+	In          [][]bool     // per clip, per frame
+	Cut         []bool       // per clip: its level has no loop, the clip cuts back to its first frame
 }
 
 // BuildOptions configures Build. The zero value means the defaults.

@@ -57,7 +57,9 @@ func (o *Options) defaults() {
 	o.Threshold = option.Resolve(o.Threshold, 1e-4)
 }
 
-// State is a source frame: frame Frame (0-based) of level Level.
+// State is a source frame: frame Frame (0-based) of clip Level (an index
+// in Dataset.Levels; a steady clip is one wind level, a take whose wind
+// changes holds several, see Model.LevelOf).
 type State struct{ Level, Frame int }
 
 // Model is the reduced kinematic model of a Dataset (James et al. 2007,
