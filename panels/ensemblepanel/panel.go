@@ -44,11 +44,9 @@ func (p *Panel) dataPanel(h tools.Host) giu.Widget {
 			giu.Button("Open graph...").Disabled(p.m.Opening()).OnClick(func() { p.m.OpenGraph(h) }),
 			giu.Tooltip("A motion graph saved by Gallop or gallop ensemble build --out, with the data it was built from"),
 		),
-		giu.Row(
-			giu.Button("Open level folder...").Disabled(p.m.Opening()).OnClick(func() { p.m.Open(h, true) }),
-			panels.Marked("ensemble: add clip", giu.Button("Add clip folder...").Disabled(p.m.Opening() || p.m.Data() == nil).OnClick(func() { p.m.AddClip(h) })),
-			giu.Tooltip("Add a folder of frames of this ensemble from anywhere: a take whose wind changes (with its wind.csv, frame by frame) joins the levels, so that the wind can change through its frames"),
-		),
+		giu.Button("Open level folder...").Disabled(p.m.Opening()).OnClick(func() { p.m.Open(h, true) }),
+		panels.Marked("ensemble: add clip", giu.Button("Add clip folder...").Disabled(p.m.Opening() || p.m.Data() == nil).OnClick(func() { p.m.AddClip(h) })),
+		giu.Tooltip("Add a folder of frames of this ensemble from anywhere: a take whose wind changes (with its wind.csv, frame by frame) joins the levels, so that the wind can change through its frames"),
 	}
 	if pr := p.m.OpenProgress(); pr != nil && p.m.Opening() {
 		l = append(l, panels.Marked("ensemble: open progress", giu.ProgressBar(float32(pr.Fraction)).Size(-1, 0).Overlay(pr.Text)))
@@ -82,25 +80,21 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 	eta, effort, budget := float32(s.Eta), float32(s.Effort), float32(s.Budget)
 	l := giu.Layout{
 		giu.Label("Motion graph"),
-		giu.Row(
-			giu.InputInt(&s.TauMax).Label("time offsets up to").Size(60),
-			giu.Tooltip("How far apart in time (frames) the groups may switch clips in one transition: larger finds more transitions that avoid collisions, but each takes longer to play (the paper's τ_max)"),
-			panels.Marked("ensemble: samples", giu.InputInt(&s.Samples).Label("tries per transition").Size(60)),
-			giu.Tooltip("How many sets of offsets the collision solver tries for each transition it looks for (the paper's N_samples)"),
-		),
-		giu.Row(
-			panels.Marked("ensemble: tries", giu.InputInt(&s.Tries).Label("frames tried").Size(60)),
-			giu.Tooltip("How many frames of each second of a clip try to leave it, toward each clip and level"),
-			giu.InputFloat(&eta).Label("patience").Size(60).Format("%.3g").OnChange(func() { s.Eta = float64(eta) }),
-			giu.Tooltip("How long one try may run before it is given up, as a multiple of its first collision pass (the paper's time-out factor η)"),
-		),
-		giu.Row(
-			panels.Marked("ensemble: effort", giu.InputFloat(&effort).Label("search effort").Size(60).Format("%.3g").OnChange(func() { s.Effort = float64(effort) })),
-			giu.Tooltip("How much more a second of a clip that found no transition may search, as a multiple of its first search (0: no second search). Counted in collision tests, not seconds: the same build gives the same graph on a busy machine"),
-			panels.Marked("ensemble: budget", giu.InputFloat(&budget).Label("time cap s").Size(60).Format("%.4g").OnChange(func() { s.Budget = float64(budget) })),
-			giu.Tooltip("Seconds after which nothing more is searched (0: none). A build that reaches it depends on the machine's speed and load"),
-			giu.InputInt(&s.Seed).Label("seed").Size(80),
-		),
+		// One setting per row: the artist's words are longer than the
+		// paper's symbols, and two to a row overflow the panel.
+		giu.InputInt(&s.TauMax).Label("time offsets up to").Size(60),
+		giu.Tooltip("How far apart in time (frames) the groups may switch clips in one transition: larger finds more transitions that avoid collisions, but each takes longer to play (the paper's τ_max)"),
+		panels.Marked("ensemble: samples", giu.InputInt(&s.Samples).Label("tries per transition").Size(60)),
+		giu.Tooltip("How many sets of offsets the collision solver tries for each transition it looks for (the paper's N_samples)"),
+		panels.Marked("ensemble: tries", giu.InputInt(&s.Tries).Label("frames tried").Size(60)),
+		giu.Tooltip("How many frames of each second of a clip try to leave it, toward each clip and level"),
+		giu.InputFloat(&eta).Label("patience").Size(60).Format("%.3g").OnChange(func() { s.Eta = float64(eta) }),
+		giu.Tooltip("How long one try may run before it is given up, as a multiple of its first collision pass (the paper's time-out factor η)"),
+		panels.Marked("ensemble: effort", giu.InputFloat(&effort).Label("search effort").Size(60).Format("%.3g").OnChange(func() { s.Effort = float64(effort) })),
+		giu.Tooltip("How much more a second of a clip that found no transition may search, as a multiple of its first search (0: no second search). Counted in collision tests, not seconds: the same build gives the same graph on a busy machine"),
+		panels.Marked("ensemble: budget", giu.InputFloat(&budget).Label("time cap s").Size(60).Format("%.4g").OnChange(func() { s.Budget = float64(budget) })),
+		giu.Tooltip("Seconds after which nothing more is searched (0: none). A build that reaches it depends on the machine's speed and load"),
+		giu.InputInt(&s.Seed).Label("seed").Size(80),
 	}
 	if err := s.Check(); err != nil {
 		l = append(l, panels.ErrorLabel(err.Error()))
