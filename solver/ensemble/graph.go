@@ -264,14 +264,14 @@ type LevelReport struct {
 //
 // From and To are clips (Dataset.Levels); Level is the wind level the
 // task's transitions land at (an index in Model.WindLevels), −1 in phase
-// 1, where each leaving frame's transitions land at its own level; Stretch
+// 1, where each leaving frame's transitions land at its own level; Run
 // is the run of frames at one level that they land in (phase 1: a clip
 // whose wind changes holds several runs of a level, and a loop of the
 // level needs transitions between them), −1 for any in To.
 type Task struct {
 	From, Interval, To int
 	Level              int
-	Stretch            int
+	Run                int
 	Phase              int // 1 or 2
 }
 
@@ -377,7 +377,7 @@ func PlanBuild(m *Model, opts BuildOptions) (BuildOptions, []Task, error) {
 			levels := m.intervalLevels(l, k, opts.Interval, nil)
 			for x, r := range m.runs {
 				if slices.Contains(levels, r.level) && r.hi-r.lo >= minRun(opts) {
-					within = append(within, Task{From: l, Interval: k, To: r.clip, Level: -1, Stretch: x, Phase: 1})
+					within = append(within, Task{From: l, Interval: k, To: r.clip, Level: -1, Run: x, Phase: 1})
 				}
 			}
 		}
@@ -412,7 +412,7 @@ func (m *Model) levelMask(l, w, run int, in []bool) []bool {
 	out := make([]bool, len(m.data.Levels[l].Frames))
 	for f := range out {
 		x := m.levels[l] + f
-		out[f] = m.wind[x] == w && (run < 0 || m.stretch[x] == run) && (in == nil || in[f])
+		out[f] = m.wind[x] == w && (run < 0 || m.runOf[x] == run) && (in == nil || in[f])
 	}
 	return out
 }
@@ -471,7 +471,7 @@ func JoinLevels(m *Model, opts BuildOptions, phase1 []TaskResult) (*Graph, []Tas
 				}
 				for to := range m.data.Levels {
 					if m.clipHas(to, w) {
-						between = append(between, Task{From: l, Interval: k, To: to, Level: w, Stretch: -1, Phase: 2})
+						between = append(between, Task{From: l, Interval: k, To: to, Level: w, Run: -1, Phase: 2})
 					}
 				}
 			}
@@ -791,7 +791,9 @@ func (b *builder) start(t Task, id uint64, g *Graph) *taskState {
 	hi := min(lo+length, len(m.data.Levels[t.From].Frames)-H) // exclusive
 	for i := lo; i < hi; i++ {
 		w := m.LevelOf(State{t.From, i})
-		if w >= 0 && (g == nil || g.In[t.From][i]) && (t.Level >= 0 || t.Stretch >= 0 && m.runs[t.Stretch].level == w || t.Stretch < 0 && m.clipHas(t.To, w)) {
+		// Phase 1 leaves from frames at its run's level, phase 2 from any
+		// level's component.
+		if w >= 0 && (g == nil || g.In[t.From][i]) && (t.Level >= 0 || m.runs[t.Run].level == w) {
 			st.leave = append(st.leave, i)
 		}
 	}
@@ -835,7 +837,7 @@ func (b *builder) attempt(ctx context.Context, worker int, st *taskState, e int,
 		if level < 0 {
 			level = m.LevelOf(from)
 		}
-		cands := b.candidates(from, t.To, level, t.Stretch, g, e)
+		cands := b.candidates(from, t.To, level, t.Run, g, e)
 		if len(cands) == 0 {
 			continue
 		}
@@ -884,8 +886,8 @@ func (b *builder) candidates(from State, to, w, run int, g *Graph, e int) []csp.
 	// Within the leaving frame's own run (of frames at its level in its
 	// clip), at least MinJump away and, late enough in the run, only
 	// back; other runs and clips of the level from anywhere.
-	stretch := m.stretch[m.index(from)]
-	back := within && i-minJump-loop >= max(H, m.runs[stretch].lo)
+	own := m.runOf[m.index(from)]
+	back := within && i-minJump-loop >= max(H, m.runs[own].lo)
 	type cand struct {
 		j   int
 		phi float64
@@ -893,11 +895,11 @@ func (b *builder) candidates(from State, to, w, run int, g *Graph, e int) []csp.
 	_, s1 := blendSpan(0, m.opts.TauBlend)
 	var cs []cand
 	for j := H; j < n-H; j++ {
-		if own := within && to == from.Level && m.stretch[m.index(State{to, j})] == stretch; own &&
+		if same := within && to == from.Level && m.runOf[m.index(State{to, j})] == own; same &&
 			(abs(j-i) < minJump || back && j > i-minJump-loop) {
 			continue // backward jumps only, far enough
 		}
-		if land := (State{to, j + s1 + 1}); m.LevelOf(land) != w || run >= 0 && m.stretch[m.index(land)] != run || g != nil && !g.In[to][land.Frame] {
+		if land := (State{to, j + s1 + 1}); m.LevelOf(land) != w || run >= 0 && m.runOf[m.index(land)] != run || g != nil && !g.In[to][land.Frame] {
 			continue // not even the synchronous transition lands at the level (its run, its component)
 		}
 		cs = append(cs, cand{j, m.Distance(from, State{to, j})})
@@ -917,7 +919,7 @@ func (b *builder) candidates(from State, to, w, run int, g *Graph, e int) []csp.
 		dest := State{to, c.j}
 		reach := m.margin
 		switch {
-		case back && to == from.Level && m.stretch[m.index(dest)] == stretch:
+		case back && to == from.Level && m.runOf[m.index(dest)] == own:
 			reach = min(reach, (i-c.j-loop)/2)
 		case !within && e == 0:
 			reach = min(reach, o.Reach)
@@ -957,7 +959,7 @@ func (g *Graph) components(m *Model) {
 			}
 		}
 		for i := 0; i+1 < len(m.wind); i++ {
-			if m.wind[i] == w && m.wind[i+1] == w && m.state(i+1).Frame > 0 {
+			if m.wind[i] == w && m.runOf[i+1] == m.runOf[i] { // consecutive in one run, so one clip
 				dg.SetEdge(simple.Edge{F: simple.Node(i), T: simple.Node(i + 1)})
 			}
 		}

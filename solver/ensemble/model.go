@@ -81,12 +81,13 @@ type Model struct {
 	// frame while the wind changes.
 	winds []float64
 	wind  []int
-	// stretch per state numbers the runs of frames at one level in a
-	// clip (a steady clip is one run; a take whose wind changes has one
-	// per level it holds), −1 for a frame while the wind changes.
-	stretch []int
-	runs    []run // by number
-	margin  int   // H = τ_max + ⌈longest blend/2⌉: transition frames s = −H … H
+	// runs are the runs of frames at one level in a clip (a steady clip
+	// is one run; a take whose wind changes has one per stretch of steady
+	// wind), runOf per state the index of its run, −1 for a frame while
+	// the wind changes.
+	runs   []run
+	runOf  []int
+	margin int // H = τ_max + ⌈longest blend/2⌉: transition frames s = −H … H
 
 	sources   []sourceContacts // per state, on demand
 	scenes    sync.Pool        // *scene scratch for source contact detection
@@ -372,11 +373,11 @@ func (m *Model) Blending(dst []bool, s int, tau, blend []int) []bool {
 // states returns the number of source frames over all levels.
 func (m *Model) states() int { return m.levels[len(m.levels)-1] }
 
-// setWinds sets winds and wind from the data and levels.
+// setWinds sets winds, wind, runs and runOf from the data and levels.
 func (m *Model) setWinds() {
 	m.winds = m.data.WindLevels()
 	m.wind = make([]int, m.states())
-	m.stretch = make([]int, m.states())
+	m.runOf = make([]int, m.states())
 	m.runs = nil
 	for l, lv := range m.data.Levels {
 		for f := range lv.Frames {
@@ -389,12 +390,12 @@ func (m *Model) setWinds() {
 			m.wind[x] = i
 			switch {
 			case i < 0:
-				m.stretch[x] = -1
+				m.runOf[x] = -1
 			case f > 0 && m.wind[x-1] == i:
-				m.stretch[x] = m.stretch[x-1]
-				m.runs[m.stretch[x]].hi++
+				m.runOf[x] = m.runOf[x-1]
+				m.runs[m.runOf[x]].hi++
 			default:
-				m.stretch[x] = len(m.runs)
+				m.runOf[x] = len(m.runs)
 				m.runs = append(m.runs, run{clip: l, lo: f, hi: f + 1, level: i})
 			}
 		}

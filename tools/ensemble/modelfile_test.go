@@ -109,16 +109,7 @@ func TestModelFileWind(t *testing.T) {
 			}
 		}
 	}
-	var f modelFile
-	if err := gobbytes.Decode(enc, &f); err != nil {
-		t.Fatal(err)
-	}
-	f.Wind[1][3] = 0
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(&f); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := DecodeModel(b.Bytes()); err == nil || !strings.Contains(err.Error(), "wind level 0") {
+	if err := decodeAltered(t, enc, func(f *modelFile) { f.Wind[1][3] = 0 }); err == nil || !strings.Contains(err.Error(), "wind level 0") {
 		t.Errorf("a wind level of 0: %v", err)
 	}
 }
@@ -175,17 +166,25 @@ func TestModelFile(t *testing.T) {
 		{"rest", func(f *modelFile) { f.Rest = f.Rest[1:] }, "parts of different sizes"},
 		{"basis", func(f *modelFile) { f.Models[1].Basis = f.Models[1].Basis[8:] }, "group 1: parts of different sizes"},
 	} {
-		var f modelFile
-		if err := gobbytes.Decode(enc, &f); err != nil {
-			t.Fatal(err)
-		}
-		c.alter(&f)
-		var b bytes.Buffer
-		if err := gob.NewEncoder(&b).Encode(&f); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := DecodeModel(b.Bytes()); err == nil || !strings.HasPrefix(err.Error(), "ensemble model: ") || !strings.Contains(err.Error(), c.want) {
+		if err := decodeAltered(t, enc, c.alter); err == nil || !strings.HasPrefix(err.Error(), "ensemble model: ") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
 		}
 	}
+}
+
+// decodeAltered decodes the model file enc with alter applied to its
+// fields, returning DecodeModel's error.
+func decodeAltered(t *testing.T, enc []byte, alter func(f *modelFile)) error {
+	t.Helper()
+	var f modelFile
+	if err := gobbytes.Decode(enc, &f); err != nil {
+		t.Fatal(err)
+	}
+	alter(&f)
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(&f); err != nil {
+		t.Fatal(err)
+	}
+	_, err := DecodeModel(b.Bytes())
+	return err
 }
