@@ -145,7 +145,7 @@ func Run(opts Options) error {
 	a.win.SetAdditionalInputHandlerCallback(a.onKey)
 	a.win.SetDropCallback(func(paths []string) { a.guard("opening dropped files", func() { a.openPaths(paths, true) }) })
 	a.win.SetCloseCallback(func() bool {
-		if a.history.Dirty() {
+		if a.dirty() {
 			a.confirmDiscard("quitting", a.quitNow)
 			return false
 		}

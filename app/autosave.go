@@ -148,7 +148,7 @@ func (s *autosaver) tick(a *App) {
 			a.fail(fmt.Errorf("autosave to %s failed: %w (your work is not lost; save it)", s.path(), err))
 		}
 	}
-	if !a.history.Dirty() {
+	if !a.dirty() {
 		if s.wrote.doc != nil {
 			os.Remove(s.path())
 			s.wrote = stamp{}

@@ -293,7 +293,7 @@ func (a *App) save(path string, then func()) {
 		a.fail(fmt.Errorf("saving %s: %w; nothing was written", abs, err))
 		return
 	}
-	pos := a.history.Position()
+	pos, marks := a.history.Position(), a.workMarks()
 	a.jobs.Start("Saving "+filepath.Base(abs), func(ctx context.Context, rep jobs.Reporter) error {
 		rep.Report(0, "writing")
 		return assets.SaveProject(abs, p)
@@ -304,6 +304,7 @@ func (a *App) save(path string, then func()) {
 		}
 		a.doc.Path = abs
 		a.history.MarkSavedAt(pos)
+		a.savedWork(marks)
 		a.addRecent(abs)
 		if a.win != nil {
 			a.win.SetTitle("Gallop - " + filepath.Base(abs))

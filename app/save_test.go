@@ -85,3 +85,22 @@ func TestSaveKeepsAView(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscardQuestion: the unsaved-changes question names the tools'
+// unsaved work beside the document's changes, or alone.
+func TestDiscardQuestion(t *testing.T) {
+	graph := []string{"the Ensemble tool's motion graph of ensemble-reeds"}
+	for _, tc := range []struct {
+		changed bool
+		work    []string
+		want    string
+	}{
+		{true, nil, "horse has unsaved changes.\nSave them before quitting?"},
+		{true, graph, "horse has unsaved changes, and the Ensemble tool's motion graph of ensemble-reeds is not saved.\nSave the project before quitting?"},
+		{false, graph, "The Ensemble tool's motion graph of ensemble-reeds is not saved in any file.\nSave the project (it keeps it) before quitting?"},
+	} {
+		if got := discardQuestion("horse", tc.changed, tc.work, "quitting"); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"image/color"
+	"strings"
 	"time"
 
 	"github.com/AllenDang/cimgui-go/imgui"
@@ -137,11 +138,51 @@ func (m *modalState) anyOpen() bool {
 	return m.errorOpen || m.confirmOpen
 }
 
+// unsavedWork lists what the tools hold that no file keeps
+// (panels.UnsavedWork).
+func (a *App) unsavedWork() []string {
+	var out []string
+	for _, t := range a.tools {
+		if u, ok := t.(panels.UnsavedWork); ok {
+			if w := u.UnsavedWork(); w != "" {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// dirty reports whether discarding the session now would lose work: the
+// document's unsaved changes, or a tool's unsaved work.
+func (a *App) dirty() bool { return a.history.Dirty() || len(a.unsavedWork()) > 0 }
+
+// workMarks returns each tool's work mark (panels.UnsavedWork; 0 for the
+// others), by tool.
+func (a *App) workMarks() []uint64 {
+	marks := make([]uint64, len(a.tools))
+	for i, t := range a.tools {
+		if u, ok := t.(panels.UnsavedWork); ok {
+			marks[i] = u.WorkMark()
+		}
+	}
+	return marks
+}
+
+// savedWork tells each tool that a project holding its work as of marks
+// (workMarks) was saved.
+func (a *App) savedWork(marks []uint64) {
+	for i, t := range a.tools {
+		if u, ok := t.(panels.UnsavedWork); ok && i < len(marks) {
+			u.SavedWork(marks[i])
+		}
+	}
+}
+
 // confirmDiscard runs action now if the document has no unsaved changes,
 // and otherwise asks first: Save (then act, if saving worked), Don't Save,
 // or Cancel.
 func (a *App) confirmDiscard(doing string, action func()) {
-	if !a.history.Dirty() {
+	if !a.dirty() {
 		action()
 		return
 	}
@@ -186,12 +227,12 @@ func (a *App) modals() giu.Widget {
 			}
 			centreNext()
 			giu.PopupModal("Unsaved changes").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
-				giu.Labelf("%s has unsaved changes.\nSave them before %s?", a.doc.DisplayName(), c.doing),
+				giu.Label(discardQuestion(a.doc.DisplayName(), a.history.Dirty(), a.unsavedWork(), c.doing)),
 				giu.Row(
-					giu.Button("Save").Size(90, 0).OnClick(func() {
+					panels.Marked("confirm: Save", giu.Button("Save").Size(90, 0).OnClick(func() {
 						done(false)
 						a.save(a.doc.Path, c.action)
-					}),
+					})),
 					panels.Marked("confirm: Don't Save", giu.Button("Don't Save").Size(90, 0).OnClick(func() { done(true) })),
 					giu.Button("Cancel").Size(90, 0).OnClick(func() { done(false) }),
 				),
@@ -299,4 +340,17 @@ func escapeCloses() giu.Widget {
 			imgui.CloseCurrentPopup()
 		}
 	})
+}
+
+// discardQuestion is the unsaved-changes question: the document's changes
+// (when changed) and the tools' unsaved work, before doing.
+func discardQuestion(doc string, changed bool, work []string, doing string) string {
+	all := strings.Join(work, " and ")
+	switch {
+	case len(work) == 0:
+		return fmt.Sprintf("%s has unsaved changes.\nSave them before %s?", doc, doing)
+	case changed:
+		return fmt.Sprintf("%s has unsaved changes, and %s is not saved.\nSave the project before %s?", doc, all, doing)
+	}
+	return fmt.Sprintf("%s%s is not saved in any file.\nSave the project (it keeps it) before %s?", strings.ToUpper(all[:1]), all[1:], doing)
 }

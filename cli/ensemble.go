@@ -88,6 +88,7 @@ func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error 
 	stepTol := fs.Float64("step-tolerance", 1, "no group moves further in a frame than this times its largest step in the data")
 	effort := fs.Float64("effort", ensemble.DefaultEffort, "search effort: a task that found nothing may spend this many times the work of its first attempt searching harder (0: none); counted in work, so the build is the same on any machine")
 	budget := fs.Float64("budget", tens.DefaultBudget, "a time cap: seconds after which tasks stop searching harder (0: none); a build that reaches it depends on the machine's speed and load")
+	within := fs.Float64("change-within", tens.DefaultChangeWithin, "seconds within which a change of wind level completes its blends: longer is smoother (the offsets free to find cheaper blends), shorter answers the wind sooner")
 	walk := fs.Bool("walk", false, "search with the paper's LOCAL-SEARCH random walk instead of propagation (for comparison)")
 	seed := fs.Uint64("seed", 1, "random seed of the build")
 	out := fs.String("out", "", "write the graph to this file (JSON)")
@@ -119,13 +120,15 @@ func ensembleBuild(args []string, stdout io.Writer, merged []*shard.File) error 
 		return fmt.Errorf("--effort %v: want 0 to 1000", *effort)
 	case !(*budget >= 0) || *budget > 30*24*3600:
 		return fmt.Errorf("--budget %v: want seconds, 0 for no limit", *budget)
+	case !(*within >= tens.MinChangeWithin) || *within > tens.MaxChangeWithin:
+		return fmt.Errorf("--change-within %v: want %g to %g seconds", *within, tens.MinChangeWithin, tens.MaxChangeWithin)
 	}
 	run, err := so.run(merged)
 	if err != nil {
 		return err
 	}
 	c := tens.BuildCommand{Levels: dirs, Groups: *groups, TauMax: *tauMax, Out: *out, Checker: tens.Oracle,
-		Settings: tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries, Harder: option.Literal(*harder), StepTolerance: *stepTol, Effort: option.Literal(*effort), Budget: *budget, Walk: *walk}}
+		Settings: tens.BuildSettings{Seed: *seed, Samples: *samples, Eta: *eta, Tries: *tries, Harder: option.Literal(*harder), StepTolerance: *stepTol, Effort: option.Literal(*effort), Budget: *budget, ChangeWithin: *within, Walk: *walk}}
 	if *check {
 		c.Checker = tens.Exhaustive
 	}
@@ -163,6 +166,9 @@ func printEnsembleBuild(w io.Writer, res *tens.BuildReport) {
 		if l.Note != "" {
 			fmt.Fprintf(w, "  %s\n", l.Note)
 		}
+	}
+	for _, u := range res.Unreachable {
+		fmt.Fprintln(w, u.Message)
 	}
 	fmt.Fprintln(w, "wind-change latency, median / worst seconds (from row to column; -1: unreachable):")
 	for a := range res.LatencyMedian {

@@ -137,6 +137,7 @@ func TestEnsembleBadInput(t *testing.T) {
 		{"vertex counts differ", tiny([2]string{obj, obj + "v 2 2 2\n"}, ""), `wind-2/1.obj differs from level`},
 		{"empty level", append(tiny([2]string{obj, obj}, ""), t.TempDir()), `no .obj files`},
 		{"too few frames", tiny([2]string{obj, obj}, ""), `has 3 frames`},
+		{"change within", append(tiny([2]string{obj, obj}, ""), "--change-within", "0"), `--change-within 0: want 0.1 to 10 seconds`},
 	} {
 		err := runEnsemble(append([]string{"build"}, tc.args...), &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -218,5 +219,47 @@ func TestEnsembleNoLoop(t *testing.T) {
 	}
 	if played.Frames != 600 || len(played.LevelsShown) == 0 {
 		t.Fatalf("played %+v", played)
+	}
+}
+
+// TestEnsembleUnreachable (issue 33, acceptance 4): the reeds' three
+// levels, each simulated from rest on its own, built with a search that
+// finds nothing (η tiny, one program per transition) so that every level
+// is cut off from the others, as a full build finds too: exit 0, and per
+// ordered pair of levels the report (JSON and text) names the blade
+// pairs that stop the closest transitions whatever the offsets, and the
+// remedy, a clip in which the wind changes.
+func TestEnsembleUnreachable(t *testing.T) {
+	dir := sharedSet(t, "ensemble-reeds")
+	args := []string{"build", filepath.Join(dir, "wind-1"), filepath.Join(dir, "wind-2"), filepath.Join(dir, "wind-3"), "--eta", "1e-9", "--tries", "1", "--samples", "1", "--harder", "0"}
+	var out bytes.Buffer
+	if err := runEnsemble(append(args, "--json"), &out); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	var res tens.BuildReport
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Unreachable) != 6 {
+		t.Fatalf("%d unreachable pairs of levels, want all 6: %+v", len(res.Unreachable), res.Unreachable)
+	}
+	for _, u := range res.Unreachable {
+		named := false
+		for _, p := range u.Pairs {
+			named = named || strings.HasPrefix(p.A, "blade_") && strings.HasPrefix(p.B, "blade_")
+		}
+		if u.Blocked == 0 || !named || !strings.Contains(u.Message, "opposite sides") || !strings.Contains(u.Message, fmt.Sprintf("Add a clip in which the wind changes from %g to %g", u.From, u.To)) {
+			t.Errorf("wind %g → %g: %d of %d impossible, pairs %+v, message %q", u.From, u.To, u.Blocked, u.Tried, u.Pairs, u.Message)
+		}
+	}
+	t.Log(res.Unreachable[0].Message)
+	out.Reset()
+	if err := runEnsemble(args, &out); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	for _, u := range res.Unreachable {
+		if !strings.Contains(out.String(), u.Message) {
+			t.Errorf("the text report lacks %q", u.Message)
+		}
 	}
 }

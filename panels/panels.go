@@ -57,6 +57,22 @@ type Tool interface {
 	Restore(h Host, state json.RawMessage) error
 }
 
+// UnsavedWork is implemented by a tool that holds work which neither the
+// document's undo history nor a file keeps until the project is saved
+// (the Ensemble tool's motion graph, in its state): the application asks
+// before quitting or opening another document, autosaves it, and tells
+// the tool when a project holding it was saved.
+type UnsavedWork interface {
+	// UnsavedWork names the work no file keeps, in an artist's words, or
+	// "" for none.
+	UnsavedWork() string
+	// WorkMark returns a mark of the tool's work as it is now;
+	// SavedWork(mark) records that a project holding the work as of mark
+	// was saved.
+	WorkMark() uint64
+	SavedWork(mark uint64)
+}
+
 // Extras is implemented by a tool that draws meshes of its own beside the
 // document's objects, such as a result to compare with the original. The
 // meshes are not in the document: they cannot be picked or saved.

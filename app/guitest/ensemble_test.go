@@ -22,13 +22,15 @@ import (
 // interpenetrating pairs; the unconstrained minimum's pairs red on screen
 // when it has any), goes back to playing, exports the played stretch
 // through the native Save dialog (the file passes the glTF validator),
-// adds it to the document as an object and undoes that.
+// adds it to the document as an object and undoes that; quitting asks
+// about the unsaved graph, saves it in the project, which reopens with it.
 func TestEnsembleBannerSession(t *testing.T) {
 	s := newSession(t)
 	groups := filepath.Join(s.root, "..", "shared", "data", "ensemble-banner", "groups.csv")
 	_, err := os.Stat(groups)
 	need(t, "../shared/data/ensemble-banner", err == nil)
-	cmd := s.startEnv([]string{"GALLOP_TRACE=1"})
+	project := filepath.Join(t.TempDir(), "banner.gallop")
+	cmd := s.startEnv([]string{"GALLOP_TRACE=1"}, "--save-to", project)
 	s.clickUntil("tool Ensemble", "ensemble: open")
 	defer func() {
 		if t.Failed() {
@@ -157,11 +159,20 @@ func TestEnsembleBannerSession(t *testing.T) {
 	s.widget("object " + obj[1])
 	t.Logf("added %s (%s frames)", obj[1], obj[2])
 	// One undoable step: Ctrl+Z takes it out again (and leaves nothing
-	// unsaved to ask about when quitting).
+	// unsaved in the document).
 	s.moveTo(view)
 	s.xdo("key", "ctrl+z")
 	s.waitFor("the object undone", 20*time.Second, func() bool { _, there := s.rects()["object "+obj[1]]; return !there })
-	s.quit(cmd)
+
+	// Issue 33, item 5: the graph is work no file keeps, though the
+	// document has no change: Ctrl+Q asks, Save keeps the graph in the
+	// project (--save-to) and quits, and the project reopens with it.
+	s.quitAnswering(cmd, "confirm: Save")
+	again := s.startEnv([]string{"GALLOP_TRACE=1"}, project)
+	s.waitFor("the project's graph", 120*time.Second, func() bool {
+		return strings.Contains(again.output(), "; motion graph of "+built[1]+" transitions")
+	})
+	s.quit(again)
 	gltftest.Validate(t, glb)
 }
 
@@ -171,7 +182,9 @@ func TestEnsembleBannerSession(t *testing.T) {
 // task, two samples per transition, a budget of 20 s, typed into the
 // panel) with its progress per level, shows each level's report and the
 // wind-change latency table, and plays with the wind slider moved to each
-// level in turn.
+// level in turn. Where the small graph cannot reach a level from
+// another, the panel says why (the blade pairs that stop the closest
+// transitions) and the wind slider's marks name the levels.
 func TestEnsembleReedsSession(t *testing.T) {
 	s := newSession(t)
 	groups := filepath.Join(s.root, "..", "shared", "data", "ensemble-reeds", "groups.csv")
@@ -217,6 +230,12 @@ func TestEnsembleReedsSession(t *testing.T) {
 		t.Fatalf("no latency figures:\n%s", lastLines(cmd.output(), 5))
 	}
 	t.Logf("latency: %s", lat[1])
+	if strings.Contains(lat[1], "unreachable") {
+		// Issue 33's acceptance 4: the panel says what stops each
+		// unreachable level, and the slider marks them.
+		s.widgetInView("ensemble: unreachable")
+		s.widgetInView("ensemble: wind marks")
+	}
 	s.screenshot("reeds-2-built")
 	s.noOverflow("Ensemble with the reeds' graph")
 
@@ -240,7 +259,7 @@ func TestEnsembleReedsSession(t *testing.T) {
 		prev = img
 	}
 	s.noOverflow("Ensemble, playing the reeds")
-	s.quit(cmd)
+	s.quitAnswering(cmd, "confirm: Don't Save") // the graph is unsaved work
 }
 
 // typeInto replaces the text of the input field marked name by value:

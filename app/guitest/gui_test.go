@@ -158,7 +158,13 @@ func (s *session) startEnv(env []string, args ...string) *proc {
 }
 
 // quit presses Ctrl+Q and waits for gallop to exit cleanly.
-func (s *session) quit(p *proc) {
+func (s *session) quit(p *proc) { s.quitAnswering(p, "") }
+
+// quitAnswering is quit that, when button is not "", answers the
+// unsaved-changes question with the button marked button (the question
+// centres itself over its first frames: the click waits for the button
+// to settle, and is made again if it landed before).
+func (s *session) quitAnswering(p *proc, button string) {
 	s.t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- p.Wait() }()
@@ -168,18 +174,25 @@ func (s *session) quit(p *proc) {
 	// the focus goes to Gallop's window first, and the key is pressed a
 	// second time if the first was lost.
 	for try := 1; ; try++ {
-		s.xdo("search", "--onlyvisible", "--name", "^Gallop", "windowfocus", "--sync")
-		s.xdo("key", "ctrl+q")
+		if try == 1 || button == "" {
+			s.xdo("search", "--onlyvisible", "--name", "^Gallop", "windowfocus", "--sync")
+			s.xdo("key", "ctrl+q")
+		}
+		if button != "" {
+			s.widget(button)
+			time.Sleep(500 * time.Millisecond)
+			s.clickAt(centre(s.widget(button)))
+		}
 		select {
 		case err := <-done:
 			if err != nil {
 				s.t.Fatalf("gallop exited with %v", err)
 			}
 			return
-		case <-time.After(10 * time.Second):
-			if try == 2 {
+		case <-time.After(20 * time.Second):
+			if try == 3 {
 				s.screenshot("quit-failed")
-				s.t.Fatal("gallop did not quit after Ctrl+Q, pressed twice")
+				s.t.Fatalf("gallop did not quit after Ctrl+Q (answering %q), tried three times:\n%s", button, lastLines(p.output(), 10))
 			}
 		}
 	}

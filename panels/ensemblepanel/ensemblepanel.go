@@ -116,6 +116,18 @@ func (p *Panel) Viewport(tools.Host, *viewport.Input) {}
 func (p *Panel) Shortcut(tools.Host, panels.Key) bool { return false }
 
 // State implements panels.Tool.
+// UnsavedWork names the motion graph when no file keeps it.
+func (p *Panel) UnsavedWork() string { return p.m.UnsavedWork() }
+
+// WorkMark returns the mark of the tool's graph.
+func (p *Panel) WorkMark() uint64 { return p.m.WorkMark() }
+
+// SavedWork records that a project holding the graph as of mark was
+// saved.
+func (p *Panel) SavedWork(mark uint64) { p.m.SavedWork(mark) }
+
+var _ panels.UnsavedWork = (*Panel)(nil)
+
 func (p *Panel) State() (json.RawMessage, error) { return p.m.State() }
 
 // Restore implements panels.Tool.

@@ -77,7 +77,7 @@ func levelNames(d *ensemble.Data) string {
 
 func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 	s := &p.m.Settings
-	eta, effort, budget := float32(s.Eta), float32(s.Effort), float32(s.Budget)
+	eta, effort, budget, within := float32(s.Eta), float32(s.Effort), float32(s.Budget), float32(s.ChangeWithin)
 	l := giu.Layout{
 		giu.Label("Motion graph"),
 		// One setting per row: the artist's words are longer than the
@@ -94,6 +94,8 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 		giu.Tooltip("How much more a second of a clip that found no transition may search, as a multiple of its first search (0: no second search). Counted in collision tests, not seconds: the same build gives the same graph on a busy machine"),
 		panels.Marked("ensemble: budget", giu.InputFloat(&budget).Label("time cap s").Size(60).Format("%.4g").OnChange(func() { s.Budget = float64(budget) })),
 		giu.Tooltip("Seconds after which nothing more is searched (0: none). A build that reaches it depends on the machine's speed and load"),
+		panels.Marked("ensemble: change within", giu.InputFloat(&within).Label("wind changes within s").Size(60).Format("%.3g").OnChange(func() { s.ChangeWithin = float64(within) })),
+		giu.Tooltip("How soon a change of wind level completes once it begins. Longer is smoother: the groups' switching times are freer, and the blends cheaper (on the banner, 2.7 s keeps 0.45 of a synchronous blend's cost Φ(0), the default 1.33 s 0.93); shorter answers the slider sooner"),
 		giu.InputInt(&s.Seed).Label("seed").Size(80),
 	}
 	if err := s.Check(); err != nil {
@@ -139,6 +141,9 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 		}
 		if len(b.Latency) > 1 {
 			l = append(l, panels.Marked("ensemble: latency", latencyTable(b)))
+		}
+		for _, msg := range p.m.Blockages() {
+			l = append(l, panels.Marked("ensemble: unreachable", panels.ErrorLabel(msg)))
 		}
 	}
 	return l
@@ -247,8 +252,12 @@ func traceplots(pr *ensemble.Progress) giu.Widget {
 func tableI(b *ensemble.Built) giu.Widget {
 	g := b.Graph
 	if b.FromFile {
+		from := "the project" // a graph no file held, kept in the project
+		if b.Path != "" {
+			from = filepath.Base(b.Path)
+		}
 		return panels.Text(fmt.Sprintf("%s from %s (built with %d tries, %d samples, η %g, seed %d)",
-			words.Count(len(g.Transitions), "transition", "transitions"), filepath.Base(b.Path), b.Settings.Tries, b.Settings.Samples, b.Settings.Eta, b.Settings.Seed))
+			words.Count(len(g.Transitions), "transition", "transitions"), from, b.Settings.Tries, b.Settings.Samples, b.Settings.Eta, b.Settings.Seed))
 	}
 	st := b.Stats
 	c := st.CSP
@@ -278,11 +287,28 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 	}
 	wind := p.m.Settings.Wind
 	record := float32(p.m.Settings.Record)
+	// The slider marks a level the graph cannot reach from every other.
+	marks := p.m.UnreachableFrom()
+	format := "%d"
+	if w := int(wind) - 1; w >= 0 && w < len(marks) && len(marks[w]) > 0 {
+		format = "%d: unreachable from " + levelList(marks[w])
+	}
 	l := giu.Layout{
 		giu.Label("Play"),
-		panels.Marked("ensemble: wind", giu.SliderInt(&wind, 1, int32(levels)).Label("wind level").Size(panels.Room("wind level")).
+		panels.Marked("ensemble: wind", giu.SliderInt(&wind, 1, int32(levels)).Label("wind level").Size(panels.Room("wind level")).Format(format).
 			OnChange(func() { p.m.SetWind(h, int(wind)) })),
 		giu.Tooltip("The level the player heads for, through the graph's transitions"),
+	}
+	var cannot []string
+	for w, from := range marks {
+		if len(from) > 0 {
+			cannot = append(cannot, fmt.Sprintf("level %d (from %s)", w+1, levelList(from)))
+		}
+	}
+	if len(cannot) > 0 {
+		l = append(l, panels.Marked("ensemble: wind marks", panels.ErrorLabel("The wind cannot change to "+strings.Join(cannot, ", ")+": the player stays where it is; see why under the build.")))
+	}
+	l = append(l,
 		giu.Row(
 			panels.Marked("ensemble: play", giu.Button("Play").Disabled(p.m.Built() == nil).OnClick(func() { p.m.Play(h) })),
 			giu.Tooltip("Play the motion graph forever from the wind level's first frame, in place of the scene; the timeline pauses and scrubs the last seconds played"),
@@ -300,7 +326,7 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 			}),
 			giu.Tooltip("The most seconds of the played stretch kept on the timeline, to scrub and export"),
 		),
-	}
+	)
 	ps, ok := p.m.PlayState(h)
 	if !ok {
 		return l
@@ -322,6 +348,18 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 		l = append(l, giu.Label("no group blending"))
 	}
 	return l
+}
+
+// levelList is "1", "1 and 3", "1, 2 and 3".
+func levelList(levels []int) string {
+	s := make([]string, len(levels))
+	for x, w := range levels {
+		s[x] = fmt.Sprint(w)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // variantLabels are the variants' radio buttons: τ = 0, the unconstrained

@@ -115,8 +115,9 @@
 // Build runs COMPUTE-MEMG-TRANSITION for every one-second interval of
 // every clip: within the leaving frame's wind level first, toward each run
 // of that level in any clip (late intervals jump back, or a level of a
-// few seconds never loops), then, within each level's largest strongly
-// connected component over every clip, to every other level's. A clip
+// few seconds never loops), then, from each level's components (per run
+// of the level, the strongly connected component over every clip holding
+// most of the run's frames), to every other level's. A clip
 // whose wind changes (Level.Wind) also joins levels by its own frames,
 // which are played, never left or landed in, while the wind changes. A
 // Player plays the graph forever, heading for the wind level it is given

@@ -82,9 +82,10 @@ func (t *Transition) Duration(m *Model) int {
 }
 
 // Graph is a Mesh Ensemble Motion Graph (§2.4): transitions within and
-// between wind levels, and per wind level the source frames of its largest
-// strongly connected component, over every clip, from which the output
-// can play forever.
+// between wind levels, and per wind level the source frames of its
+// components (strongly connected, over every clip; one per run of the
+// level that has a loop, see components), from which the output can play
+// forever.
 //
 // Its nodes are the source frames, where the output plays pure source:
 // frame f leads to f+1 in its clip and, by each transition starting at f
@@ -239,6 +240,7 @@ type BuildStats struct {
 	Levels    []LevelReport // per clip
 	Winds     []WindReport  // per wind level
 	Latency   [][]Latency   // [from][to], per wind level: the wind-change latency (see Graph.Latencies)
+	Blocked   []Blockage    // why levels cannot be reached from others (see Explain)
 }
 
 // LevelReport is what a build found for one level.
@@ -296,8 +298,9 @@ var ErrNoGraph = errors.New("no motion graph can be built")
 // leaving frame's level: one task per run of frames at that level, in
 // any clip (a steady clip is one run; a take whose wind changes has a run
 // per stretch of steady wind), so that a level's loop may span clips;
-// then each level's largest strongly connected component over every clip
-// (a level without one cuts back in its steady clips, see Graph). Phase
+// then each level's components (per run of the level, the strongly
+// connected component over every clip that holds most of the run's
+// frames; a level without one cuts back in its steady clips, see Graph). Phase
 // 2: for every half-second interval holding leaving frames of a
 // component, transitions to each other level's component in each clip
 // that has it (and, should it have none left, to elsewhere in its own).
@@ -318,7 +321,7 @@ var ErrNoGraph = errors.New("no motion graph can be built")
 // only on the options (unless a time Budget cuts tasks short).
 //
 // Build is PlanBuild, RunTasks over phase 1, JoinLevels, RunTasks over
-// phase 2 and FinishBuild in turn; a build split over processes or
+// phase 2, FinishBuild and Explain in turn; a build split over processes or
 // machines runs the same steps, each task anywhere, and gets the same
 // graph. The budget's clock starts with Build (in a split build, with
 // each process).
@@ -349,6 +352,9 @@ func Build(ctx context.Context, m *Model, opts BuildOptions, progress func(t Tas
 		return nil, BuildStats{}, err
 	}
 	st := FinishBuild(m, opts, g, first, second)
+	if st.Blocked, err = Explain(ctx, m, g, opts); err != nil {
+		return nil, BuildStats{}, err
+	}
 	st.Seconds = time.Since(start).Seconds()
 	return g, st, nil
 }
@@ -448,8 +454,8 @@ func RunTasks(ctx context.Context, m *Model, opts BuildOptions, tasks []Task, fi
 }
 
 // JoinLevels takes the results of phase 1 (every task of PlanBuild, in
-// order) and returns the graph so far, each level's largest strongly
-// connected component with the transitions that start and land in it (a
+// order) and returns the graph so far, each level's components (see
+// components) with the transitions that start and land in them (a
 // level without one cuts back: Graph.Cut), and the tasks of phase 2,
 // numbered from len(phase 1): from every interval of length
 // BuildOptions.Between holding leaving frames of its level's component to
@@ -489,6 +495,7 @@ func FinishBuild(m *Model, opts BuildOptions, g *Graph, phase1, phase2 []TaskRes
 			g.Transitions = append(g.Transitions, t)
 		}
 	}
+	g.prune(m)
 	g.sort()
 	st := BuildStats{Found: len(g.Transitions), C: opts.CSP.C}
 	L := len(m.data.Levels)
@@ -874,11 +881,6 @@ func (b *builder) attempt(ctx context.Context, worker int, st *taskState, e int,
 // would spend N_samples on near-duplicates.
 func (b *builder) candidates(from State, to, w, run int, g *Graph, e int) []csp.Candidate {
 	m, o := b.m, b.opts
-	// Each harder attempt halves the shortest loop and jump it asks for:
-	// where dense contacts let two frames blend only when they are close
-	// in time (the reeds: back jumps of 20 frames feasible, of 60 proved
-	// infeasible), a loop of a few tenths of a second is what exists.
-	loop, minJump := max(1, o.Interval>>e), max(1, o.MinJump>>e)
 	H := m.margin
 	i := from.Frame
 	n := len(m.data.Levels[to].Frames)
@@ -887,6 +889,14 @@ func (b *builder) candidates(from State, to, w, run int, g *Graph, e int) []csp.
 	// clip), at least MinJump away and, late enough in the run, only
 	// back; other runs and clips of the level from anywhere.
 	own := m.runOf[m.index(from)]
+	// The shortest loop and jump asked for: a second each, but at most a
+	// sixth and a third of the run, since a take that holds a level for
+	// 2.5 s has no room for both (its loops need jumps of 30 to 40 frames
+	// and blends within ±7 to ±14 frames: the reeds' ramp); each harder
+	// attempt halves both, where dense contacts let two frames blend only
+	// when they are close in time.
+	span := m.runs[own].hi - m.runs[own].lo
+	loop, minJump := max(1, min(o.Interval, span/6)>>e), max(1, min(o.MinJump, span/3)>>e)
 	back := within && i-minJump-loop >= max(H, m.runs[own].lo)
 	type cand struct {
 		j   int
@@ -936,11 +946,16 @@ func abs(x int) int {
 	return x
 }
 
-// components sets In and Cut. Per wind level, In holds the frames of the
-// largest strongly connected component of the graph of that level's
-// frames, in every clip, with the next frame within a clip (both at the
-// level) and the transitions that start and land at the level (gonum's
-// Tarjan). A level without one of more than one frame has no component:
+// components sets In and Cut. Per wind level, over the graph of that
+// level's frames in every clip, with the next frame within a run and the
+// transitions that start and land at the level, In holds for each run
+// of the level the strongly connected component (gonum's Tarjan) of more
+// than one frame that holds the most of the run's frames: a steady
+// clip's level keeps its largest loop, as the paper's graph does, and a
+// take that holds a level several times keeps a loop in each stretch
+// that has one, so that the wind can change from any of them (on the
+// reeds' ramp the stretches of one level never join each other; see the
+// README). A level without any such component has none:
 // its clips at that level alone (a clip simulated in a steady wind) get
 // every frame and Cut, and the level's frames in clips whose wind
 // changes are played only on the way to other levels.
@@ -972,23 +987,34 @@ func (g *Graph) components(m *Model) {
 				dg.SetEdge(simple.Edge{F: simple.Node(a), T: simple.Node(b)})
 			}
 		}
-		// The largest component; of equal ones the one with the earliest
-		// state (Tarjan's order follows the graph's map iteration).
-		var best []int
-		for _, c := range topo.TarjanSCC(dg) {
-			ids := make([]int, len(c))
-			for x, nd := range c {
-				ids[x] = int(nd.ID())
+		// Per run, the component with the most of its frames; of equal
+		// ones the one with the earliest state (Tarjan's order follows the
+		// graph's map iteration).
+		type pick struct{ n, first, c int }
+		best := map[int]pick{} // run → its component
+		sccs := topo.TarjanSCC(dg)
+		for c, nodes := range sccs {
+			if len(nodes) < 2 {
+				continue
 			}
-			if len(ids) > len(best) || len(ids) == len(best) && len(ids) > 0 && slices.Min(ids) < slices.Min(best) {
-				best = ids
+			count, first := map[int]int{}, math.MaxInt
+			for _, nd := range nodes {
+				count[m.runOf[nd.ID()]]++
+				first = min(first, int(nd.ID()))
+			}
+			for r, n := range count {
+				if b, ok := best[r]; !ok || n > b.n || n == b.n && first < b.first {
+					best[r] = pick{n, first, c}
+				}
 			}
 		}
-		if len(best) > 1 {
-			for _, i := range best {
-				st := m.state(i)
+		for _, b := range best {
+			for _, nd := range sccs[b.c] {
+				st := m.state(int(nd.ID()))
 				g.In[st.Level][st.Frame] = true
 			}
+		}
+		if len(best) > 0 {
 			continue
 		}
 		for l := range L {
@@ -1000,6 +1026,95 @@ func (g *Graph) components(m *Model) {
 			}
 		}
 	}
+}
+
+// prune keeps, of the levels' components, those in the strongly connected
+// component of the whole graph (every frame, the routes of Distances:
+// the next frame, cut backs and transitions) that holds the most of their
+// frames, when it holds components of every wind level that has one; the
+// transitions that no longer start and land in components go. So a
+// player never settles in a loop from which some level cannot be reached
+// (on the reeds' ramp: a loop in the take's last stretch of calm, which
+// no blend leaves), as motion graphs keep their largest strongly
+// connected component (Kovar et al. 2002). When the components of some
+// level lie outside it (levels that no route joins, as the reeds' steady
+// clips), nothing is pruned: the latency table and Explain say which
+// levels cannot be reached.
+func (g *Graph) prune(m *Model) {
+	L := len(g.In)
+	first := make([]int, L+1)
+	for l := range L {
+		first[l+1] = first[l] + len(g.In[l])
+	}
+	dg := simple.NewDirectedGraph()
+	for n := range first[L] {
+		dg.AddNode(simple.Node(n))
+	}
+	edge := func(a, b int) {
+		if a != b {
+			dg.SetEdge(simple.Edge{F: simple.Node(a), T: simple.Node(b)})
+		}
+	}
+	for l := range L {
+		for f := range g.In[l] {
+			if nx := g.Onward(m, l, f); nx >= 0 {
+				edge(first[l]+f, first[l]+nx)
+			}
+		}
+	}
+	for x := range g.Transitions {
+		t := &g.Transitions[x]
+		if land := t.Landing(m); g.Connects(m, t) {
+			edge(first[t.From.Level]+t.Start(m), first[land.Level]+land.Frame)
+		}
+	}
+	levels := func(in func(l, f int) bool) []bool {
+		out := make([]bool, len(m.winds))
+		for l := range L {
+			for f, ok := range g.In[l] {
+				if w := m.LevelOf(State{l, f}); ok && w >= 0 && in(l, f) {
+					out[w] = true
+				}
+			}
+		}
+		return out
+	}
+	var best []int
+	bestIn := -1
+	for _, c := range topo.TarjanSCC(dg) {
+		ids := make([]int, len(c))
+		n := 0
+		for x, nd := range c {
+			ids[x] = int(nd.ID())
+			st := g.frame(first, ids[x])
+			if g.In[st.Level][st.Frame] {
+				n++
+			}
+		}
+		if n > bestIn || n == bestIn && slices.Min(ids) < slices.Min(best) {
+			best, bestIn = ids, n
+		}
+	}
+	keep := make([]bool, first[L])
+	for _, n := range best {
+		keep[n] = true
+	}
+	if !slices.Equal(levels(func(l, f int) bool { return true }), levels(func(l, f int) bool { return keep[first[l]+f] })) {
+		return
+	}
+	for l := range L {
+		for f := range g.In[l] {
+			g.In[l][f] = g.In[l][f] && keep[first[l]+f]
+		}
+	}
+	g.Transitions = slices.DeleteFunc(g.Transitions, func(t Transition) bool { return !g.Connects(m, &t) })
+}
+
+// frame returns the clip and frame of node n of a graph over every frame
+// whose clips start at nodes first.
+func (g *Graph) frame(first []int, n int) State {
+	l, _ := slices.BinarySearch(first, n+1)
+	return State{l - 1, n - first[l-1]}
 }
 
 // Connects reports whether t starts in its level's component and lands

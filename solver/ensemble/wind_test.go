@@ -182,3 +182,32 @@ func TestWindTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneDeadEnds: rampGraph with a transition from strong back to
+// calm (strong 70 → calm 30) joins both levels; a second loop of calm in
+// the calm clip (calm 100 → calm 80: frames 85–95), marked as a component
+// too, leads nowhere else. prune drops it and its transition, keeping the
+// joined components; without the way back from strong, the levels are
+// not joined and nothing is pruned.
+func TestPruneDeadEnds(t *testing.T) {
+	for _, joined := range []bool{true, false} {
+		m, g := rampGraph(t)
+		tau := make([]int, m.Groups())
+		g.Transitions = append(g.Transitions, Transition{From: State{0, 100}, To: State{0, 80}, Tau: tau})
+		if joined {
+			g.Transitions = append(g.Transitions, Transition{From: State{1, 70}, To: State{0, 30}, Tau: tau})
+		}
+		for f := 85; f <= 95; f++ {
+			g.In[0][f] = true
+		}
+		n := len(g.Transitions)
+		g.prune(m)
+		switch {
+		case joined && (g.In[0][90] || !g.In[0][30] || !g.In[1][60] || !g.In[2][30] || len(g.Transitions) != n-1):
+			t.Errorf("joined: calm 90 %v, calm 30 %v, strong 60 %v, ramp 30 %v, %d of %d transitions kept",
+				g.In[0][90], g.In[0][30], g.In[1][60], g.In[2][30], len(g.Transitions), n)
+		case !joined && (!g.In[0][90] || len(g.Transitions) != n):
+			t.Errorf("not joined: pruned (calm 90 %v, %d of %d transitions)", g.In[0][90], len(g.Transitions), n)
+		}
+	}
+}

@@ -70,6 +70,9 @@ type BuildReport struct {
 	// Winds are the wind levels the clips' frames are at (the latency
 	// tables' rows and columns), with what the graph offers at each.
 	Winds []WindReport `json:"wind_levels"`
+	// Unreachable says, per ordered pair of wind levels that some frames
+	// cannot change between, what stops the transitions that would.
+	Unreachable []Unreachable `json:"unreachable,omitempty"`
 }
 
 // WindReport is one wind level's report in a BuildReport.
@@ -180,7 +183,7 @@ func (c *BuildCommand) Run(ctx context.Context, run *shard.Run) (*BuildReport, e
 		return nil, run.WritePrepared(&prep)
 	}
 	m := prep.Model.Model
-	opts, within, err := ensemble.PlanBuild(m, c.Settings.Options())
+	opts, within, err := ensemble.PlanBuild(m, c.Settings.Options(m.Dataset().FPS))
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +194,7 @@ func (c *BuildCommand) Run(ctx context.Context, run *shard.Run) (*BuildReport, e
 	case run.Sharded():
 		return nil, c.round2(ctx, run, m, opts, within)
 	case run.Merged != nil:
-		b, err = merge(run.Merged, m, opts, within)
+		b, err = merge(ctx, run.Merged, m, opts, within)
 	default:
 		b, err = c.build(ctx, m)
 	}
@@ -227,7 +230,7 @@ func (c *BuildCommand) taskProgress(_ ensemble.Task, done, total int) {
 func (c *BuildCommand) build(ctx context.Context, m *ensemble.Model) (graphBuilt, error) {
 	var b graphBuilt
 	var err error
-	b.g, b.st, err = ensemble.Build(ctx, m, c.Settings.Options(), c.taskProgress, nil)
+	b.g, b.st, err = ensemble.Build(ctx, m, c.Settings.Options(m.Dataset().FPS), c.taskProgress, nil)
 	if err != nil {
 		return b, err
 	}
@@ -307,7 +310,7 @@ func (c *BuildCommand) round2(ctx context.Context, run *shard.Run, m *ensemble.M
 
 // merge finishes the build from round 2's files, in order: both phases'
 // results and every transition's check.
-func merge(files []*shard.File, m *ensemble.Model, opts ensemble.BuildOptions, within []ensemble.Task) (graphBuilt, error) {
+func merge(ctx context.Context, files []*shard.File, m *ensemble.Model, opts ensemble.BuildOptions, within []ensemble.Task) (graphBuilt, error) {
 	var b graphBuilt
 	var phase1, phase2 []ensemble.TaskResult
 	var seconds float64
@@ -336,6 +339,10 @@ func merge(files []*shard.File, m *ensemble.Model, opts ensemble.BuildOptions, w
 		return b, fmt.Errorf("%s: round 2's files hold %d tasks of phase 2, the build has %d", files[0].Path, len(phase2), len(between))
 	}
 	b.g, b.st = g, ensemble.FinishBuild(m, opts, g, phase1, phase2)
+	var err error
+	if b.st.Blocked, err = ensemble.Explain(ctx, m, g, opts); err != nil {
+		return b, err
+	}
 	b.st.Seconds = seconds
 	b.chk = &Check{After: make([]int, len(g.Transitions)), Unconstrained: make([]int, len(g.Transitions))}
 	for x, t := range g.Transitions {
@@ -405,6 +412,9 @@ func (res *BuildReport) levelReports(m *ensemble.Model, g *ensemble.Graph, st en
 	for _, w := range st.Winds {
 		res.Winds = append(res.Winds, WindReport{Level: w.Level, Component: w.Component, Loops: w.Loops})
 		res.Loops = res.Loops && w.Loops
+	}
+	for _, b := range st.Blocked {
+		res.Unreachable = append(res.Unreachable, unreachable(m, b))
 	}
 	for from, l := range st.Levels {
 		ok, cull, timeOut, inf := l.Programs.Fractions()

@@ -36,7 +36,7 @@ var bannerGraph = sync.OnceValues(func() (*bannerSetup, error) {
 		return nil, err
 	}
 	b.settings = BuildSettings{Seed: 5, Tries: 1, Samples: 2}
-	b.g, _, err = ensemble.Build(context.Background(), b.m, b.settings.Options(), nil, nil)
+	b.g, _, err = ensemble.Build(context.Background(), b.m, b.settings.Options(30), nil, nil)
 	return b, err
 })
 

@@ -1,6 +1,7 @@
 package ensemble
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"gallop/internal/option"
 	"gallop/internal/words"
+	"gallop/solver/ensemble"
 	"gallop/tools"
 	"gallop/tools/farmrun"
 )
@@ -125,5 +128,7 @@ func buildCommand(data *Data, s BuildSettings, tauMax int32) ([]string, error) {
 	}
 	return append(cmd, "--tau-max", strconv.Itoa(int(tauMax)), "--samples", strconv.Itoa(s.Samples),
 		"--eta", words.Float(s.Eta), "--tries", strconv.Itoa(s.Tries),
+		"--effort", words.Float(option.Resolve(s.Effort, ensemble.DefaultEffort)), "--budget", words.Float(s.Budget),
+		"--change-within", words.Float(cmp.Or(s.ChangeWithin, DefaultChangeWithin)),
 		"--seed", strconv.FormatUint(s.Seed, 10)), nil
 }

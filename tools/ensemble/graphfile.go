@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -77,15 +78,38 @@ type BuildSettings struct {
 	Effort float64 `json:"effort,omitempty"`
 	// Budget caps the build's seconds softly (0: none).
 	Budget float64 `json:"budget_seconds,omitempty"`
+	// ChangeWithin is how soon, in seconds, a transition between wind
+	// levels completes its blends once it begins (0: the default,
+	// DefaultChangeWithin): ensemble.BuildOptions.Reach is half of it. A
+	// longer change is smoother (its offsets free to reach the cheapest
+	// Φ), a shorter one answers the wind sooner.
+	ChangeWithin float64 `json:"change_within_seconds,omitempty"`
 	// Walk searches with the paper's LOCAL-SEARCH instead of propagation.
 	Walk bool `json:"walk,omitempty"`
 }
 
-// Options returns the settings as the solver's build options.
-func (s BuildSettings) Options() ensemble.BuildOptions {
+// DefaultChangeWithin is BuildSettings.ChangeWithin's default, seconds:
+// the solver's default reach (two thirds of a second) on either side of a
+// transition's centre.
+const DefaultChangeWithin = 4.0 / 3
+
+// The range of BuildSettings.ChangeWithin an artist may set, seconds:
+// beyond a transition's whole window (2H + 1 frames, 2.7 s at τ_max 30)
+// a longer setting changes nothing.
+const (
+	MinChangeWithin = 0.1
+	MaxChangeWithin = 10.0
+)
+
+// Options returns the settings as the solver's build options for data at
+// fps frames per second.
+func (s BuildSettings) Options(fps float64) ensemble.BuildOptions {
 	o := ensemble.BuildOptions{Seed: s.Seed, Tries: s.Tries, Harder: s.Harder, StepTolerance: s.StepTolerance,
 		Effort: s.Effort, Budget: time.Duration(s.Budget * float64(time.Second)),
 		CSP: csp.Options{Samples: s.Samples, Eta: s.Eta, Alpha: s.Alpha, C: s.C}}
+	if s.ChangeWithin > 0 {
+		o.Reach = max(1, int(math.Round(s.ChangeWithin*fps/2)))
+	}
 	if s.Walk {
 		o.CSP.Search = csp.Walk
 	}

@@ -176,7 +176,8 @@ func LevelFolders(path string) (levels []string, groups string, err error) {
 type openRun struct {
 	levels []string // the dataset's, when it opens without a graph
 	groups string
-	graph  string // the graph file, which names its dataset; "" to open the dataset only
+	graph  string     // the graph file, which names its dataset; "" to open the dataset only
+	file   *GraphFile // or the graph itself, from a project
 	task   jobs.Task[Progress]
 	data   *Data  // set when it succeeds
 	built  *Built // set when it opened a graph
@@ -184,7 +185,10 @@ type openRun struct {
 
 func (r *openRun) start(runner *jobs.Runner, done func()) {
 	name := "Ensemble: open " + r.graph
-	if r.graph == "" {
+	switch {
+	case r.file != nil:
+		name = "Ensemble: open the project's motion graph"
+	case r.graph == "":
 		name = "Ensemble: open " + filepath.Dir(filepath.Clean(r.levels[0]))
 	}
 	r.task.Start(runner, name, r.work, done)
@@ -198,14 +202,18 @@ func (r *openRun) work(ctx context.Context, rep jobs.Reporter) error {
 	progress := func(done, total int) {
 		publish(float64(done)/float64(max(1, total)), fmt.Sprintf("loading frames %d of %d", done, total))
 	}
-	if r.graph != "" {
-		f, err := LoadGraph(r.graph)
-		if err != nil {
-			return err
+	if r.graph != "" || r.file != nil {
+		f, name := r.file, "the project's motion graph"
+		if f == nil {
+			var err error
+			if f, err = LoadGraph(r.graph); err != nil {
+				return err
+			}
+			name = r.graph
 		}
 		m, g, e, err := f.Open(ctx, progress)
 		if err != nil {
-			return fmt.Errorf("%s: %w", r.graph, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		d := newData(f.Levels, f.Groups, m.Dataset(), e)
 		r.data = d
@@ -284,7 +292,7 @@ func (r *buildRun) work(ctx context.Context, rep jobs.Reporter) error {
 			tr.add(e)
 		}
 	}
-	g, st, err := ensemble.Build(ctx, m, bs.Options(), func(t ensemble.Task, done, total int) {
+	g, st, err := ensemble.Build(ctx, m, bs.Options(m.Dataset().FPS), func(t ensemble.Task, done, total int) {
 		fraction = fitShare + (1-fitShare)*float64(done)/float64(max(1, total))
 		if t.From == t.To {
 			levels[t.From].Within++

@@ -188,3 +188,48 @@ func decodeAltered(t *testing.T, enc []byte, alter func(f *modelFile)) error {
 	_, err := DecodeModel(b.Bytes())
 	return err
 }
+
+// TestChangeWithin checks the seconds of BuildSettings.ChangeWithin as
+// the solver's reach in frames, half of it on either side of a
+// transition's centre: the default the solver's own, longer and shorter
+// changes a wider and a narrower reach.
+func TestChangeWithin(t *testing.T) {
+	for _, tc := range []struct {
+		within, fps float64
+		reach       int
+	}{{0, 30, 0}, {DefaultChangeWithin, 30, 20}, {2.7, 30, 41}, {0.5, 30, 8}, {0.1, 24, 1}, {DefaultChangeWithin, 60, 40}} {
+		if got := (BuildSettings{ChangeWithin: tc.within}).Options(tc.fps).Reach; got != tc.reach {
+			t.Errorf("%g s at %g fps: reach %d frames, want %d", tc.within, tc.fps, got, tc.reach)
+		}
+	}
+	s := DefaultSettings()
+	s.ChangeWithin = 0
+	if err := s.Check(); err == nil || !strings.Contains(err.Error(), "wind changes within 0 s") {
+		t.Errorf("no change within: %v", err)
+	}
+}
+
+// TestFarmCommandCarriesSettings checks that the farm's command line
+// carries every build setting of the panel, the search effort 0 (none)
+// and the change of wind's seconds included: a farm build is the
+// window's build.
+func TestFarmCommandCarriesSettings(t *testing.T) {
+	d := &Data{Levels: []string{"/data/reeds/wind-1"}}
+	s := DefaultSettings()
+	s.Effort, s.Budget, s.ChangeWithin = 0, 30, 2
+	cmd, err := buildCommand(d, s.build(), s.TauMax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Join(cmd, " ")
+	for _, want := range []string{"--effort 0 ", "--budget 30 ", "--change-within 2 ", "--tries 4 ", "--tau-max 30 "} {
+		if !strings.Contains(line+" ", want) {
+			t.Errorf("%q lacks %q", line, want)
+		}
+	}
+	s = DefaultSettings()
+	cmd, _ = buildCommand(d, s.build(), s.TauMax)
+	if line := strings.Join(cmd, " "); !strings.Contains(line, "--effort 4 ") || !strings.Contains(line, "--change-within 1.333") {
+		t.Errorf("defaults: %q", line)
+	}
+}

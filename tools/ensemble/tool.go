@@ -37,8 +37,11 @@ type Settings struct {
 	// Budget is the build's time cap in seconds (0: none): a task that
 	// begins after it does not search harder.
 	Budget float64 `json:"budget_seconds"`
-	Seed   int32   `json:"seed"` // the build's and the player's random streams
-	Wind   int32   `json:"wind"` // the wind level played, 1-based
+	// ChangeWithin is how soon a change of wind completes its blends, in
+	// seconds (BuildSettings.ChangeWithin).
+	ChangeWithin float64 `json:"change_within_seconds"`
+	Seed         int32   `json:"seed"` // the build's and the player's random streams
+	Wind         int32   `json:"wind"` // the wind level played, 1-based
 	// Record is the most seconds of the played stretch kept for scrubbing
 	// and export; older frames are dropped as play goes on.
 	Record float64 `json:"record_seconds"`
@@ -46,9 +49,11 @@ type Settings struct {
 
 // DefaultSettings returns the command line's defaults: τ_max 30, the
 // solver's N_samples and η (of its default search), 4 tries, the default
-// search effort, no time cap, seed 1, wind level 1, and 60 s kept.
+// search effort, no time cap, wind changes within 4/3 s, seed 1, wind
+// level 1, and 60 s kept.
 func DefaultSettings() Settings {
-	return Settings{TauMax: 30, Samples: csp.DefaultSamples, Eta: csp.DefaultEtaPropagate, Tries: 4, Effort: ensemble.DefaultEffort, Budget: DefaultBudget, Seed: 1, Wind: 1, Record: 60}
+	return Settings{TauMax: 30, Samples: csp.DefaultSamples, Eta: csp.DefaultEtaPropagate, Tries: 4, Effort: ensemble.DefaultEffort, Budget: DefaultBudget,
+		ChangeWithin: DefaultChangeWithin, Seed: 1, Wind: 1, Record: 60}
 }
 
 // Check names the first setting out of range.
@@ -66,6 +71,8 @@ func (s Settings) Check() error {
 		return fmt.Errorf("ensemble: a search effort of %g, want 0 to 1000", s.Effort)
 	case !(s.Budget >= 0) || s.Budget > 7*24*3600:
 		return fmt.Errorf("ensemble: a budget of %g s, want 0 (none) to a week", s.Budget)
+	case !(s.ChangeWithin >= MinChangeWithin) || s.ChangeWithin > MaxChangeWithin:
+		return fmt.Errorf("ensemble: wind changes within %g s, want %g to %g s", s.ChangeWithin, MinChangeWithin, MaxChangeWithin)
 	case s.Seed < 0:
 		return fmt.Errorf("ensemble: seed %d, want 0 or more", s.Seed)
 	case s.Wind < 1:
@@ -78,7 +85,7 @@ func (s Settings) Check() error {
 
 // build returns the settings of a build.
 func (s Settings) build() BuildSettings {
-	return BuildSettings{Seed: uint64(s.Seed), Samples: int(s.Samples), Eta: s.Eta, Tries: int(s.Tries), Effort: option.Literal(s.Effort), Budget: s.Budget}
+	return BuildSettings{Seed: uint64(s.Seed), Samples: int(s.Samples), Eta: s.Eta, Tries: int(s.Tries), Effort: option.Literal(s.Effort), Budget: s.Budget, ChangeWithin: s.ChangeWithin}
 }
 
 // Tool is the Ensemble tool's model. Its zero value is ready to use, with
@@ -119,6 +126,10 @@ type Tool struct {
 	// restored are the dataset's folders and the graph file of a restored
 	// project, until they open.
 	restored *state
+	// work counts the graphs the tool has held (built or opened) and
+	// saved the count of the last one a saved project keeps: the graph is
+	// unsaved work while they differ and no graph file holds it.
+	work, saved uint64
 
 	colors shownColors // what ClipColors last returned
 }
@@ -250,6 +261,10 @@ func (t *Tool) opened(h tools.Host, r *openRun) {
 	}
 	t.endCompare(h)
 	t.data, t.built, t.build, t.report = r.data, r.built, nil, ""
+	t.work++
+	if r.file != nil {
+		t.saved = t.work // the project it came from keeps it
+	}
 	t.endPlay(h)
 	t.Settings.Wind = min(t.Settings.Wind, int32(len(r.data.Winds())))
 	t.showLevel(h)
@@ -366,9 +381,27 @@ func (t *Tool) builtDone(h tools.Host, r *buildRun) {
 	t.endCompare(h)
 	t.endPlay(h)
 	t.built, t.report = r.res, ""
+	t.work++
 	st := r.res.Stats
 	h.Info("Ensemble: %d transitions in %.1f s", st.Found, st.Seconds)
 }
+
+// UnsavedWork names the graph when neither a graph file nor a saved
+// project holds it ("" when one does, or there is none): quitting asks
+// first.
+func (t *Tool) UnsavedWork() string {
+	if t.built == nil || t.built.Path != "" || t.work == t.saved {
+		return ""
+	}
+	return "the Ensemble tool's motion graph of " + t.data.Name()
+}
+
+// WorkMark returns a mark of the graph the tool holds now, for SavedWork.
+func (t *Tool) WorkMark() uint64 { return t.work }
+
+// SavedWork records that a project holding the tool's state as of mark
+// (WorkMark, taken with the project's snapshot) was saved.
+func (t *Tool) SavedWork(mark uint64) { t.saved = max(t.saved, mark) }
 
 // Building reports whether the graph is being built.
 func (t *Tool) Building() bool { return t.build != nil && t.build.task.Running() }
@@ -663,13 +696,14 @@ func (t *Tool) SaveGraph(h tools.Host) {
 }
 
 // state is what the project file keeps of the tool: its settings, the
-// dataset's folders and the graph file (the data and the graph are read
-// again).
+// dataset's folders and the graph file, or the graph itself (a GraphFile)
+// when no file holds it (the data and the graph are read again).
 type state struct {
-	Settings Settings `json:"settings"`
-	Levels   []string `json:"levels,omitempty"`
-	Groups   string   `json:"groups,omitempty"`
-	Graph    string   `json:"graph,omitempty"`
+	Settings  Settings        `json:"settings"`
+	Levels    []string        `json:"levels,omitempty"`
+	Groups    string          `json:"groups,omitempty"`
+	Graph     string          `json:"graph,omitempty"`
+	GraphData json.RawMessage `json:"graph_data,omitempty"`
 }
 
 // State returns the tool's state for the project file.
@@ -679,17 +713,25 @@ func (t *Tool) State() (json.RawMessage, error) {
 	switch {
 	case t.data != nil:
 		st.Levels, st.Groups = t.data.Levels, t.data.Groups
-		if t.built != nil {
-			st.Graph = t.built.Path
+		if b := t.built; b != nil && b.Path != "" {
+			st.Graph = b.Path
+		} else if b != nil {
+			f, err := NewGraphFile(t.data.Levels, t.data.Groups, b.Model, b.Settings, b.Graph)
+			if err != nil {
+				return nil, err
+			}
+			if st.GraphData, err = json.Marshal(f); err != nil {
+				return nil, err
+			}
 		}
 	case t.restored != nil:
-		st.Levels, st.Groups, st.Graph = t.restored.Levels, t.restored.Groups, t.restored.Graph
+		st.Levels, st.Groups, st.Graph, st.GraphData = t.restored.Levels, t.restored.Groups, t.restored.Graph, t.restored.GraphData
 	}
 	return json.Marshal(st)
 }
 
 // Restore sets the tool's state from a project file and opens its dataset
-// (with its graph file when one was saved) as a job.
+// (with its graph file, or the graph the project holds) as a job.
 func (t *Tool) Restore(h tools.Host, raw json.RawMessage) error {
 	st := state{Settings: DefaultSettings()}
 	if err := json.Unmarshal(raw, &st); err != nil {
@@ -698,8 +740,18 @@ func (t *Tool) Restore(h tools.Host, raw json.RawMessage) error {
 	if err := st.Settings.Check(); err != nil {
 		return fmt.Errorf("ensemble tool state: %w", err)
 	}
+	var file *GraphFile
+	if len(st.GraphData) > 0 {
+		f, err := parseGraph("the project's ensemble graph", st.GraphData)
+		if err != nil {
+			return fmt.Errorf("ensemble tool state: %w", err)
+		}
+		file = f
+	}
 	t.Settings, t.restored = st.Settings, &st
 	switch {
+	case file != nil:
+		t.startOpen(h, &openRun{file: file})
 	case st.Graph != "":
 		t.OpenGraphFile(h, st.Graph)
 	case len(st.Levels) > 0:

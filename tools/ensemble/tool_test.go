@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -647,4 +648,64 @@ func TestItem3EnsembleStretchAsObject(t *testing.T) {
 	if len(c.Frames) != len(shown) || !slices.Equal(c.Frames[0], shown[0]) || o.Clip != c {
 		t.Errorf("play went on and the object's clip changed: %d frames", len(c.Frames))
 	}
+}
+
+// TestUnsavedGraph (issue 33, item 5): a graph just built is unsaved work
+// until a saved project holds it; the project's state holds the graph
+// itself (no graph file names it) and a new tool restored from it reopens
+// the same transitions, as saved work; a later build is unsaved again.
+func TestUnsavedGraph(t *testing.T) {
+	tool, h := openBuilt(t)
+	if w := tool.UnsavedWork(); !strings.Contains(w, "motion graph of ensemble-banner") {
+		t.Fatalf("unsaved work after a build: %q", w)
+	}
+	mark := tool.WorkMark()
+	raw, err := tool.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st state
+	if err := json.Unmarshal(raw, &st); err != nil || st.Graph != "" || len(st.GraphData) == 0 {
+		t.Fatalf("state without the graph: %.300s", raw)
+	}
+	tool.SavedWork(mark)
+	if w := tool.UnsavedWork(); w != "" {
+		t.Errorf("unsaved work after the project was saved: %q", w)
+	}
+	h2 := toolstest.New(nil)
+	again := &Tool{}
+	if err := again.Restore(h2, raw); err != nil {
+		t.Fatal(err)
+	}
+	finish(again, h2)
+	b, b2 := tool.Built(), again.Built()
+	if b2 == nil || len(h2.Errs) > 0 || !reflect.DeepEqual(b2.Graph.Transitions, b.Graph.Transitions) {
+		t.Fatalf("restored: %v", h2.Errs)
+	}
+	if w := again.UnsavedWork(); w != "" {
+		t.Errorf("a graph from the project is unsaved work: %q", w)
+	}
+	tool.Build(h)
+	finish(tool, h)
+	if tool.UnsavedWork() == "" {
+		t.Error("a new build is not unsaved work")
+	}
+	// A project saved from a snapshot taken before that build does not
+	// make it saved.
+	tool.SavedWork(mark)
+	if tool.UnsavedWork() == "" {
+		t.Error("an older snapshot's save made the new build saved")
+	}
+	if err := again.Restore(h2, json.RawMessage(`{"settings":`+string(mustJSON(t, DefaultSettings()))+`,"graph_data":{"format":"nope"}}`)); err == nil || !strings.Contains(err.Error(), "the project's ensemble graph") {
+		t.Errorf("a broken graph in the project: %v", err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
