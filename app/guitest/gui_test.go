@@ -551,7 +551,7 @@ func colourCentre(img *image.RGBA, c [3]uint8) (image.Point, int) {
 func (s *session) saveAndQuit(cmd *proc, project string) {
 	s.t.Helper()
 	s.xdo("key", "ctrl+s")
-	s.waitFor("the project file", 20*time.Second, func() bool {
+	s.waitFor("the project file", 120*time.Second, func() bool {
 		_, err := os.Stat(project)
 		return err == nil
 	})

@@ -889,14 +889,20 @@ func (b *builder) candidates(from State, to, w, run int, g *Graph, e int) []csp.
 	// clip), at least MinJump away and, late enough in the run, only
 	// back; other runs and clips of the level from anywhere.
 	own := m.runOf[m.index(from)]
-	// The shortest loop and jump asked for: a second each, but at most a
-	// sixth and a third of the run, since a take that holds a level for
-	// 2.5 s has no room for both (its loops need jumps of 30 to 40 frames
-	// and blends within ±7 to ±14 frames: the reeds' ramp); each harder
-	// attempt halves both, where dense contacts let two frames blend only
-	// when they are close in time.
-	span := m.runs[own].hi - m.runs[own].lo
-	loop, minJump := max(1, min(o.Interval, span/6)>>e), max(1, min(o.MinJump, span/3)>>e)
+	// The shortest loop and jump asked for: a second each (Interval,
+	// MinJump), unless the run's frames that can leave and land (H from
+	// either end of the clip) are fewer than twice both: then a sixth and
+	// a third of them, since a take that holds a level for 2.5 s has no
+	// room for a second's loop and jump (its loops need jumps of 30 to 40
+	// frames and blends within ±7 to ±14 frames: the reeds' ramp; its last
+	// stretch can leave in only 35 of its 75 frames). Each harder attempt
+	// halves both, where dense contacts let two frames blend only when
+	// they are close in time.
+	loop, minJump := o.Interval, o.MinJump
+	if span := min(m.runs[own].hi, len(m.data.Levels[from.Level].Frames)-H) - max(m.runs[own].lo, H); span < 2*(loop+minJump) {
+		loop, minJump = span/6, span/3
+	}
+	loop, minJump = max(1, loop>>e), max(1, minJump>>e)
 	back := within && i-minJump-loop >= max(H, m.runs[own].lo)
 	type cand struct {
 		j   int
