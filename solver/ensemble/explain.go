@@ -4,8 +4,8 @@ import (
 	"context"
 	"math"
 	"slices"
-	"sync"
 
+	"gallop/internal/parallel"
 	"gallop/solver/ensemble/csp"
 )
 
@@ -167,28 +167,15 @@ func Explain(ctx context.Context, m *Model, g *Graph, opts BuildOptions) ([]Bloc
 		}
 	}
 	found := make([][]csp.Pair, len(jobs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for x := range next {
-				j := jobs[x]
-				inA := m.levelMask(j.a.Level, m.LevelOf(j.a), -1, nil)
-				inB := m.levelMask(j.t.Level, m.LevelOf(j.t), -1, nil)
-				found[x] = m.program(j.a, j.t, opts.StepTolerance, m.margin, inA, inB).Blockers()
-			}
-		}()
-	}
-	for x := range jobs {
+	parallel.For(len(jobs), func(x int) {
 		if ctx.Err() != nil {
-			break
+			return
 		}
-		next <- x
-	}
-	close(next)
-	wg.Wait()
+		j := jobs[x]
+		inA := m.levelMask(j.a.Level, m.LevelOf(j.a), -1, nil)
+		inB := m.levelMask(j.t.Level, m.LevelOf(j.t), -1, nil)
+		found[x] = m.program(j.a, j.t, opts.StepTolerance, m.margin, inA, inB).Blockers()
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -231,15 +218,6 @@ func (m *Model) closest(a State, dist [][]int, s1, n int) []State {
 	var cs []cand
 	for l, lv := range m.data.Levels {
 		var run []cand
-		flush := func() {
-			for x, c := range run {
-				if x > 0 && run[x-1].s.Frame == c.s.Frame-1 && run[x-1].phi < c.phi || x+1 < len(run) && run[x+1].s.Frame == c.s.Frame+1 && run[x+1].phi <= c.phi {
-					continue
-				}
-				cs = append(cs, c)
-			}
-			run = run[:0]
-		}
 		for j := m.margin; j+m.margin < len(lv.Frames); j++ {
 			t, land := State{l, j}, State{l, j + s1 + 1}
 			w := m.LevelOf(t)
@@ -248,7 +226,11 @@ func (m *Model) closest(a State, dist [][]int, s1, n int) []State {
 			}
 			run = append(run, cand{t, m.Distance(a, t)})
 		}
-		flush()
+		for x, c := range run {
+			if localMinimum(len(run), x, func(y int) (int, float64) { return run[y].s.Frame, run[y].phi }) {
+				cs = append(cs, c)
+			}
+		}
 	}
 	slices.SortStableFunc(cs, func(p, q cand) int {
 		switch {

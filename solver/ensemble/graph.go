@@ -929,8 +929,8 @@ func (b *builder) candidates(from State, to, w, run int, g *Graph, e int) []csp.
 	inA, inB = m.levelMask(from.Level, m.LevelOf(from), -1, inA), m.levelMask(to, w, run, inB)
 	var out []csp.Candidate
 	for x, c := range cs {
-		if x > 0 && cs[x-1].j == c.j-1 && cs[x-1].phi < c.phi || x+1 < len(cs) && cs[x+1].j == c.j+1 && cs[x+1].phi <= c.phi {
-			continue // not a local minimum (ties go to the earlier frame)
+		if !localMinimum(len(cs), x, func(y int) (int, float64) { return cs[y].j, cs[y].phi }) {
+			continue
 		}
 		dest := State{to, c.j}
 		reach := m.margin
@@ -943,6 +943,24 @@ func (b *builder) candidates(from State, to, w, run int, g *Graph, e int) []csp.
 		out = append(out, csp.Candidate{J: c.j, Phi0: c.phi, Program: func() csp.Program { return m.program(from, dest, o.StepTolerance, reach, inA, inB) }})
 	}
 	return out
+}
+
+// localMinimum reports whether item x of n, frames increasing with their
+// costs given by at, is a local minimum of the cost along the frames:
+// no neighbour one frame away is cheaper (ties go to the earlier frame).
+func localMinimum(n, x int, at func(y int) (frame int, phi float64)) bool {
+	f, phi := at(x)
+	if x > 0 {
+		if g, q := at(x - 1); g == f-1 && q < phi {
+			return false
+		}
+	}
+	if x+1 < n {
+		if g, q := at(x + 1); g == f+1 && q <= phi {
+			return false
+		}
+	}
+	return true
 }
 
 func abs(x int) int {
