@@ -92,7 +92,8 @@ func (t *Transition) Duration(m *Model) int {
 // (Transition.Start), to the transition's landing. In marks, per clip and
 // frame, the frames in the component of their level (a frame while the
 // wind changes is in none); a transition in the graph starts in its
-// level's component and lands in its target's. A steady clip whose level
+// level's component and lands where the output plays on into its
+// target's (Arrives: in it, or before it in the same run). A steady clip whose level
 // has no loop of transitions has Cut set: every frame is in the
 // component, and the last leads back to the first by a cut (a jump, not a
 // transition), so that the output never stops there.
@@ -445,8 +446,9 @@ type TaskResult struct {
 
 // RunTasks runs tasks, numbered from first in their build, on both cores
 // and returns their results in task order. g, when set (phase 2: the
-// Graph of JoinLevels), restricts leaving and landing frames to the
-// levels' components. opts must come from PlanBuild; the budget counts
+// Graph of JoinLevels), restricts leaving frames to the levels'
+// components and landing frames to where the output plays on into them
+// (Graph.Arrivals). opts must come from PlanBuild; the budget counts
 // from began. progress and trace are as Build's.
 func RunTasks(ctx context.Context, m *Model, opts BuildOptions, tasks []Task, first int, g *Graph, began time.Time, progress func(t Task, done, total int), trace func(worker int, e csp.Event)) ([]TaskResult, error) {
 	b := newBuilder(m, opts, began, progress, trace, len(tasks))
@@ -455,7 +457,7 @@ func RunTasks(ctx context.Context, m *Model, opts BuildOptions, tasks []Task, fi
 
 // JoinLevels takes the results of phase 1 (every task of PlanBuild, in
 // order) and returns the graph so far, each level's components (see
-// components) with the transitions that start and land in them (a
+// components) with the transitions that connect them (Connects; a
 // level without one cuts back: Graph.Cut), and the tasks of phase 2,
 // numbered from len(phase 1): from every interval of length
 // BuildOptions.Between holding leaving frames of its level's component to
@@ -486,8 +488,8 @@ func JoinLevels(m *Model, opts BuildOptions, phase1 []TaskResult) (*Graph, []Tas
 	return g, between
 }
 
-// FinishBuild adds phase 2's transitions that start and land in the
-// components to g (from JoinLevels), sorts them, and returns the build's
+// FinishBuild adds phase 2's transitions that connect the components
+// (Connects) to g (from JoinLevels), sorts them, and returns the build's
 // figures over both phases (all but Seconds, the caller's wall time).
 func FinishBuild(m *Model, opts BuildOptions, g *Graph, phase1, phase2 []TaskResult) BuildStats {
 	for _, t := range transitionsOf(phase2) {
@@ -634,6 +636,10 @@ type builder struct {
 
 	mu   sync.Mutex
 	done int
+
+	// arrive, in phase 2, per wind level the graph's Arrivals: where a
+	// transition toward the level may land.
+	arrive [][][]bool
 }
 
 func newBuilder(m *Model, opts BuildOptions, began time.Time, progress func(Task, int, int), trace func(int, csp.Event), total int) *builder {
@@ -651,8 +657,8 @@ func (b *builder) pastBudget(share float64) bool {
 const harderShare = 0.5
 
 // run runs tasks (numbered from first) and returns their results in task
-// order. g, when set, restricts leaving and landing frames to the levels'
-// components.
+// order. g, when set, restricts leaving frames to the levels' components
+// and landing frames to their Arrivals.
 //
 // It runs in rounds: round 0 makes every task's first attempt, round e
 // the e-th harder attempt of the tasks that have found nothing yet, each
@@ -668,6 +674,8 @@ func (b *builder) run(ctx context.Context, tasks []Task, first int, g *Graph) ([
 	share := 1.0
 	if g == nil {
 		share = harderShare
+	} else {
+		b.landIn(g)
 	}
 	order := interleaved(tasks)
 	for e := 0; e <= b.opts.Harder && len(order) > 0; e++ {
@@ -727,6 +735,15 @@ func (b *builder) run(ctx context.Context, tasks []Task, first int, g *Graph) ([
 		results[i] = st.r
 	}
 	return results, nil
+}
+
+// landIn sets where phase 2's transitions, with g's components, may land
+// toward each wind level: its Arrivals.
+func (b *builder) landIn(g *Graph) {
+	b.arrive = make([][][]bool, len(b.m.winds))
+	for w := range b.arrive {
+		b.arrive[w] = g.Arrivals(b.m, w)
+	}
 }
 
 // interleaved returns the indices of tasks (in their build order: by
@@ -874,7 +891,8 @@ func (b *builder) attempt(ctx context.Context, worker int, st *taskState, e int,
 // least Interval/2^e frames before it starts, whatever its offsets (its
 // programs' values are bounded to make sure: see Model.program); with g
 // (phase 2), only where the transition would land in the target's
-// component. Between levels the first attempt's programs keep within
+// component or before it in the same run, where the output plays on into
+// it (Graph.Arrivals). Between levels the first attempt's programs keep within
 // Reach. Of those, only the local minima of Φ(0; i, ·) along j are kept,
 // as motion graphs do (Kovar et al. 2002): a frame next to a better one
 // is the same transition a frame later or earlier, and sampling it too
@@ -909,24 +927,28 @@ func (b *builder) candidates(from State, to, w, run int, g *Graph, e int) []csp.
 		phi float64
 	}
 	_, s1 := blendSpan(0, m.opts.TauBlend)
+	var arrive []bool
+	if g != nil {
+		arrive = b.arrive[w][to]
+	}
 	var cs []cand
 	for j := H; j < n-H; j++ {
 		if same := within && to == from.Level && m.runOf[m.index(State{to, j})] == own; same &&
 			(abs(j-i) < minJump || back && j > i-minJump-loop) {
 			continue // backward jumps only, far enough
 		}
-		if land := (State{to, j + s1 + 1}); m.LevelOf(land) != w || run >= 0 && m.runOf[m.index(land)] != run || g != nil && !g.In[to][land.Frame] {
-			continue // not even the synchronous transition lands at the level (its run, its component)
+		if land := (State{to, j + s1 + 1}); m.LevelOf(land) != w || run >= 0 && m.runOf[m.index(land)] != run || arrive != nil && !arrive[land.Frame] {
+			continue // not even the synchronous transition lands at the level (its run, on the way into its component)
 		}
 		cs = append(cs, cand{j, m.Distance(from, State{to, j})})
 	}
 	// A transition starts at the leaving frame's level and lands at w (in
 	// their components, phase 2), whatever its offsets.
-	var inA, inB []bool
+	var inA []bool
 	if g != nil {
-		inA, inB = g.In[from.Level], g.In[to]
+		inA = g.In[from.Level]
 	}
-	inA, inB = m.levelMask(from.Level, m.LevelOf(from), -1, inA), m.levelMask(to, w, run, inB)
+	inA, inB := m.levelMask(from.Level, m.LevelOf(from), -1, inA), m.levelMask(to, w, run, arrive)
 	var out []csp.Candidate
 	for x, c := range cs {
 		if !localMinimum(len(cs), x, func(y int) (int, float64) { return cs[y].j, cs[y].phi }) {
@@ -1056,7 +1078,7 @@ func (g *Graph) components(m *Model) {
 // component of the whole graph (every frame, the routes of Distances:
 // the next frame, cut backs and transitions) that holds the most of their
 // frames, when it holds components of every wind level that has one; the
-// transitions that no longer start and land in components go. So a
+// transitions that no longer connect them go. So a
 // player never settles in a loop from which some level cannot be reached
 // (on the reeds' ramp: a loop in the take's last stretch of calm, which
 // no blend leaves), as motion graphs keep their largest strongly
@@ -1142,11 +1164,34 @@ func (g *Graph) frame(first []int, n int) State {
 }
 
 // Connects reports whether t starts in its level's component and lands
-// in its target's.
+// where the output plays on into its target's (Arrives).
 func (g *Graph) Connects(m *Model, t *Transition) bool {
-	land := t.Landing(m)
 	st := t.Start(m)
-	return st >= 0 && st < len(g.In[t.From.Level]) && g.In[t.From.Level][st] && land.Frame < len(g.In[land.Level]) && g.In[land.Level][land.Frame]
+	return st >= 0 && st < len(g.In[t.From.Level]) && g.In[t.From.Level][st] && g.Arrives(m, t.Landing(m))
+}
+
+// Arrives reports whether s is a frame at a wind level from which playing
+// on (Onward) stays at that level until a frame of its component: a frame
+// of the component itself, or one before it in the same run (on the
+// reeds' ramp, a stretch of strong wind before its loop), where a
+// transition may land as the take itself arrives there. Its walk is
+// Arrivals' for one frame.
+func (g *Graph) Arrives(m *Model, s State) bool {
+	w := m.LevelOf(s)
+	if w < 0 || s.Frame < 0 || s.Frame >= len(g.In[s.Level]) {
+		return false
+	}
+	for f := s.Frame; m.LevelOf(State{s.Level, f}) == w; {
+		if g.In[s.Level][f] {
+			return true
+		}
+		nx := g.Onward(m, s.Level, f)
+		if nx <= f {
+			return false
+		}
+		f = nx
+	}
+	return false
 }
 
 // Next returns the frame that follows frame f of clip l in the graph

@@ -211,3 +211,72 @@ func TestPruneDeadEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestWindLandBeforeLoop: a transition may land where the take arrives at
+// its target level before the level's loop (ramp 70–84 at strong, its
+// component from 85): it connects, the route through it counts from its
+// landing, a player asked for strong takes it, and phase 2's candidates
+// toward strong include such frames. Landing after the loop (ramp 95,
+// whence the take plays to its end) or while the wind changes does not
+// connect.
+func TestWindLandBeforeLoop(t *testing.T) {
+	m, g := rampGraph(t)
+	tau := make([]int, m.Groups())
+	for _, c := range []struct {
+		to   int
+		want bool
+	}{{70, true}, {79, true}, {90, false}, {55, false}} {
+		tr := Transition{From: State{0, 50}, To: State{2, c.to}, Tau: tau}
+		if got := g.Connects(m, &tr); got != c.want {
+			t.Errorf("calm 50 → ramp %d (landing %d): connects %v, want %v", c.to, tr.Landing(m).Frame, got, c.want)
+		}
+	}
+	g.Transitions = append(g.Transitions, Transition{From: State{0, 50}, To: State{2, 70}, Tau: tau})
+	g.sort()
+	if err := g.Validate(m); err != nil {
+		t.Fatal(err)
+	}
+	d := g.Distances(m, 1)
+	if want := 10; d[0][45] != want {
+		t.Fatalf("calm 45 → strong: %d frames, want %d (the transition's own)", d[0][45], want)
+	}
+	p, err := NewPlayer(m, g, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Wander = 0
+	p.SetWind(1)
+	for steps := 0; p.Level() != 1; steps++ {
+		p.Step(nil)
+		if steps > 1000 {
+			t.Fatal("never reached strong")
+		}
+	}
+	if p.Clip() != 2 || p.frame != 75 {
+		t.Fatalf("reached strong at clip %d frame %d, want ramp 75", p.Clip(), p.frame)
+	}
+	for range 30 {
+		p.Step(nil)
+		if p.Level() != 1 {
+			t.Fatalf("left strong for %d after landing before its loop", p.Level())
+		}
+	}
+
+	opts, _, err := PlanBuild(m, BuildOptions{Interval: 15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder(m, opts, time.Now(), nil, nil, 0)
+	b.landIn(g)
+	var before bool
+	for _, c := range b.candidates(State{0, 50}, 2, 1, -1, g, 0) {
+		land := c.J + 5
+		if !g.Arrives(m, State{2, land}) {
+			t.Errorf("candidate ramp %d lands at %d, where the take does not play on into strong's loop", c.J, land)
+		}
+		before = before || !g.In[2][land]
+	}
+	if !before {
+		t.Error("no candidate lands before strong's loop in the take")
+	}
+}
