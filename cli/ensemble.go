@@ -258,6 +258,14 @@ func parseWinds(list string, levels int) ([]int, error) {
 // printEnsemblePlay prints a play's report.
 func printEnsemblePlay(w io.Writer, res *tens.PlayReport) {
 	fmt.Fprintf(w, "%d frames (%.1f s) at %g fps, %d transitions, %d wind changes, levels shown %v\n", res.Frames, res.Seconds, res.FPS, res.Transitions, res.WindChanges, res.LevelsShown)
+	if len(res.Changes) > 0 {
+		fmt.Fprintf(w, "wind changes reached: %d of %d, the slowest after %.2f s\n", len(res.Changes)-res.Missed, len(res.Changes), res.ChangeWorst)
+		for _, ch := range res.Changes {
+			if ch.Reached == nil {
+				fmt.Fprintf(w, "  at %.1f s, wind %d: not reached before the next change (no route from where the output was: see gallop ensemble build's report)\n", ch.At, ch.Level)
+			}
+		}
+	}
 	if len(res.NotReached) > 0 {
 		fmt.Fprintf(w, "levels asked for but never reached: %v (the graph has no route to them: see gallop ensemble build's report)\n", res.NotReached)
 	}

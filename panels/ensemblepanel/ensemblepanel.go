@@ -70,7 +70,7 @@ func (p *Panel) Update(h tools.Host) {
 		s += fmt.Sprintf("; building, %s (%.0f%%)", pr.Text, 100*pr.Fraction)
 	}
 	if playing {
-		s += fmt.Sprintf("; playing level %d, wind %d, %d transitions, %d groups blending, at most %d so far", ps.Level, ps.Wind, ps.Transitions, blending, p.mostBlending)
+		s += fmt.Sprintf("; playing level %d, wind %d, heading %d, %d transitions, %d groups blending, at most %d so far", ps.Level, ps.Wind, ps.Heading, ps.Transitions, blending, p.mostBlending)
 	}
 	if pr := p.m.CompareProgress(); pr != nil && p.m.Comparing() {
 		s += fmt.Sprintf("; comparing, %s (%.0f%%)", pr.Text, 100*pr.Fraction)

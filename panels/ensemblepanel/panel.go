@@ -339,8 +339,15 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 	if ps.Level == 0 {
 		shown = "the wind changing"
 	}
-	l = append(l, panels.Marked("ensemble: playing", panels.Text(fmt.Sprintf("%.1f s played; %s, heading for level %d; %s taken",
-		float64(ps.Output+1)/fps, shown, ps.Wind, words.Count(ps.Transitions, "transition", "transitions")))))
+	heading := fmt.Sprintf("heading for level %d", ps.Wind)
+	switch {
+	case ps.Heading == 0:
+		heading = fmt.Sprintf("level %d cannot be reached from here (see why above)", ps.Wind)
+	case ps.Heading != ps.Wind:
+		heading = fmt.Sprintf("level %d cannot be reached from here (see why above), so it plays on at level %d", ps.Wind, ps.Heading)
+	}
+	l = append(l, panels.Marked("ensemble: playing", panels.Text(fmt.Sprintf("%.1f s played; %s, %s; %s taken",
+		float64(ps.Output+1)/fps, shown, heading, words.Count(ps.Transitions, "transition", "transitions")))))
 	// The line stays when no group blends, so the layout does not jump.
 	if n := ensemble.Marked(ps.Blending); n > 0 {
 		l = append(l, giu.Style().SetColor(giu.StyleColorText, blendText).To(giu.Label(fmt.Sprintf("%s blending (yellow)", words.Count(n, "group", "groups")))))

@@ -209,10 +209,10 @@ func (p *Player) strand() {
 	}
 }
 
-// heading returns the wind level the player makes for from its pure
+// Heading returns the wind level the player makes for from its pure
 // frame: the wind's when a route leads there, else the nearest level a
 // route leads to (its own, when it is in a component), −1 if none.
-func (p *Player) heading() int {
+func (p *Player) Heading() int {
 	if p.dist[p.wind][p.clip][p.frame] != Unreachable {
 		return p.wind
 	}
@@ -232,7 +232,7 @@ func (p *Player) choose() int {
 	m := p.m
 	here := p.starts[p.clip][p.frame]
 	p.onward = false
-	head := p.heading()
+	head := p.Heading()
 	if head >= 0 && !p.arrived[head][p.clip][p.frame] {
 		// The fastest route to the level: on, or a transition.
 		dist := p.dist[head]

@@ -128,6 +128,9 @@ func TestWindRouteThroughRamp(t *testing.T) {
 		t.Fatalf("starts at clip %d frame %d, want calm 25", p.Clip(), p.frame)
 	}
 	p.SetWind(1)
+	if p.Heading() != 1 {
+		t.Fatalf("asked for strong, heading for %d", p.Heading())
+	}
 	steps, transit := 0, false
 	for p.Level() != 1 {
 		p.Step(nil)
@@ -143,8 +146,8 @@ func TestWindRouteThroughRamp(t *testing.T) {
 	p.SetWind(0)
 	for range 3 * synthLevel {
 		p.Step(nil)
-		if p.Level() != 1 {
-			t.Fatalf("left strong for %d, which cannot reach calm", p.Level())
+		if p.Level() != 1 || p.Heading() != 1 {
+			t.Fatalf("left strong for %d (heading for %d), which cannot reach calm", p.Level(), p.Heading())
 		}
 	}
 }

@@ -175,6 +175,35 @@ func TestPlayCheck(t *testing.T) {
 	}
 }
 
+// TestPlayChanges: Play reports each change of wind, when it was asked,
+// the level and the frames until the output first showed that level: on
+// the banner's graph, whose levels all reach each other, every change is
+// reached, within the graph's worst latency into that level.
+func TestPlayChanges(t *testing.T) {
+	b := banner(t)
+	o := PlayOptions{Frames: 600, Winds: []int{0, 2, 1}, ChangeEvery: 150, Seed: 5}
+	played, err := Play(b.m, b.g, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(played.Changes) != 3 {
+		t.Fatalf("%d changes, want 3: %+v", len(played.Changes), played.Changes)
+	}
+	lat := b.g.Latencies(b.m)
+	fps := b.m.Dataset().FPS
+	for x, c := range played.Changes {
+		worst := 0.0
+		for from := range lat {
+			if from != c.Wind {
+				worst = max(worst, lat[from][c.Wind].Worst)
+			}
+		}
+		if c.Frame != 150*(x+1) || c.Wind != o.Winds[(x+1)%3] || c.After < 0 || float64(c.After)/fps > worst+1e-9 {
+			t.Errorf("change %d: %+v; want at frame %d to wind %d, reached within %.2f s", x+1, c, 150*(x+1), o.Winds[(x+1)%3], worst)
+		}
+	}
+}
+
 // TestItem6SewnVerticesStayOnTheRope (issue 25, item 6): in the exported
 // banner a flag's top vertex sat up to 1.3 cm from the rope vertex it is
 // sewn to, where play keeps them together. Twenty seconds are played with

@@ -35,8 +35,17 @@ type PlayResult struct {
 	NewPairFrames            int     // with Check: (frame, pair)s intersecting anew
 	FramesWithNew            int     // with Check: frames with at least one
 	StepSeconds              float64 // the player's Step calls alone
+	Changes                  []Change
 	Recording                *Recording
 	Positions                [][]mgl64.Vec3
+}
+
+// Change is one change of wind in a play: the output frame at which it
+// was asked, the wind level asked for (0-based), and After, the frames
+// from then until the output first showed a frame at that level (0 when
+// it already did), −1 when it did not before the next change or the end.
+type Change struct {
+	Frame, Wind, After int
 }
 
 // Play plays graph g of model m for o.Frames frames, the wind moving
@@ -75,14 +84,19 @@ func Play(m *ensemble.Model, g *ensemble.Graph, o PlayOptions, each func(f int, 
 	every := max(1, o.ChangeEvery)
 	for f := range o.Frames {
 		if f > 0 && f%every == 0 && len(winds) > 1 {
-			p.SetWind(winds[(f/every)%len(winds)])
+			w := winds[(f/every)%len(winds)]
+			p.SetWind(w)
 			res.WindChanges++
+			res.Changes = append(res.Changes, Change{Frame: f, Wind: w, After: -1})
 		}
 		t0 := time.Now()
 		x = p.Step(x)
 		res.StepSeconds += time.Since(t0).Seconds()
 		if l := p.Level(); l >= 0 {
 			shown[l] = true
+			if c := len(res.Changes) - 1; c >= 0 && res.Changes[c].After < 0 && res.Changes[c].Wind == l {
+				res.Changes[c].After = f - res.Changes[c].Frame
+			}
 		}
 		res.MaxSewnGap = max(res.MaxSewnGap, m.SewnGap(x))
 		if prev != nil {

@@ -21,27 +21,40 @@ import (
 // PlayReport is what `gallop ensemble play` reports (with --json, as one
 // JSON object).
 type PlayReport struct {
-	Frames        int     `json:"frames"`
-	Seconds       float64 `json:"seconds"`
-	FPS           float64 `json:"fps"`
-	Transitions   int     `json:"transitions"`
-	Cuts          int     `json:"cuts"` // jumps back to the first frame of a level without a loop
-	WindChanges   int     `json:"wind_changes"`
-	LevelsShown   []int   `json:"levels_shown"`          // 1-based
-	NotReached    []int   `json:"levels_not_reached"`    // levels of --wind never shown, 1-based
-	Checked       bool    `json:"checked"`               // --check: every frame tested by the exhaustive checker
-	NewPairFrames int     `json:"new_interpenetrations"` // with --check: (frame, pair)s intersecting in no source frame the frame shows
-	FramesWithNew int     `json:"frames_with_new"`       // with --check: frames with one or more
-	MaxStepRatio  float64 `json:"max_step_ratio"`        // largest step of a group over the model's source frames' largest
-	MaxStepData   float64 `json:"max_step_ratio_data"`   // the same over the data's own
-	MaxSewnGap    float64 `json:"max_sewn_gap"`
-	MsPerFrame    float64 `json:"ms_per_frame"` // the player alone, one core
-	Out           string  `json:"out,omitempty"`
-	Bytes         int64   `json:"bytes,omitempty"`       // the compact glTF
-	PlainBytes    int64   `json:"plain_bytes,omitempty"` // the same frames as a plain per-frame morph glTF
-	ModelSeconds  float64 `json:"model_seconds"`
-	PlaySeconds   float64 `json:"play_seconds"`
-	ExportSeconds float64 `json:"export_seconds,omitempty"`
+	Frames        int          `json:"frames"`
+	Seconds       float64      `json:"seconds"`
+	FPS           float64      `json:"fps"`
+	Transitions   int          `json:"transitions"`
+	Cuts          int          `json:"cuts"` // jumps back to the first frame of a level without a loop
+	WindChanges   int          `json:"wind_changes"`
+	LevelsShown   []int        `json:"levels_shown"`          // 1-based
+	NotReached    []int        `json:"levels_not_reached"`    // levels of --wind never shown, 1-based
+	Changes       []PlayChange `json:"changes"`               // every change of wind
+	Missed        int          `json:"changes_missed"`        // of those, the ones the output did not reach before the next or the end
+	ChangeWorst   float64      `json:"change_worst_s"`        // the longest a reached change took, seconds
+	Checked       bool         `json:"checked"`               // --check: every frame tested by the exhaustive checker
+	NewPairFrames int          `json:"new_interpenetrations"` // with --check: (frame, pair)s intersecting in no source frame the frame shows
+	FramesWithNew int          `json:"frames_with_new"`       // with --check: frames with one or more
+	MaxStepRatio  float64      `json:"max_step_ratio"`        // largest step of a group over the model's source frames' largest
+	MaxStepData   float64      `json:"max_step_ratio_data"`   // the same over the data's own
+	MaxSewnGap    float64      `json:"max_sewn_gap"`
+	MsPerFrame    float64      `json:"ms_per_frame"` // the player alone, one core
+	Out           string       `json:"out,omitempty"`
+	Bytes         int64        `json:"bytes,omitempty"`       // the compact glTF
+	PlainBytes    int64        `json:"plain_bytes,omitempty"` // the same frames as a plain per-frame morph glTF
+	ModelSeconds  float64      `json:"model_seconds"`
+	PlaySeconds   float64      `json:"play_seconds"`
+	ExportSeconds float64      `json:"export_seconds,omitempty"`
+}
+
+// PlayChange is one change of wind in a play's report: when it was asked
+// (seconds into the output), the level asked for (1-based) and how long
+// the output took to first show a frame at that level (seconds; null when
+// it did not before the next change or the end).
+type PlayChange struct {
+	At      float64  `json:"at_s"`
+	Level   int      `json:"level"`
+	Reached *float64 `json:"reached_after_s"`
 }
 
 // plainLimit is the most frames whose plain per-frame export a play
@@ -111,6 +124,18 @@ func (c *PlayCommand) Run(ctx context.Context) (*PlayReport, error) {
 	res.MsPerFrame = played.StepSeconds * 1000 / float64(n)
 	for _, l := range played.LevelsShown {
 		res.LevelsShown = append(res.LevelsShown, l+1)
+	}
+	res.Changes = []PlayChange{}
+	for _, ch := range played.Changes {
+		pc := PlayChange{At: float64(ch.Frame) / res.FPS, Level: ch.Wind + 1}
+		if ch.After >= 0 {
+			after := float64(ch.After) / res.FPS
+			pc.Reached = &after
+			res.ChangeWorst = max(res.ChangeWorst, after)
+		} else {
+			res.Missed++
+		}
+		res.Changes = append(res.Changes, pc)
 	}
 	for _, w := range c.Winds {
 		if !slices.Contains(res.LevelsShown, w+1) && !slices.Contains(res.NotReached, w+1) {

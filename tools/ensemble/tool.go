@@ -532,7 +532,8 @@ type PlayState struct {
 	Frame, Frames int    // the timeline's frame and the clip's frames
 	Output        int    // the output frame shown, counted from the start of play
 	Level         int    // the wind level shown, 1-based; 0 while the wind changes (a take's frames between levels)
-	Wind          int    // the wind level the player heads for, 1-based
+	Wind          int    // the wind level asked for, 1-based
+	Heading       int    // the level the player makes for, 1-based: Wind when a route leads there from where it is, else the nearest it can reach (0: none)
 	Blending      []bool // per group: blending at this frame
 	Transitions   int    // taken so far
 }
@@ -547,7 +548,7 @@ func (t *Tool) PlayState(h tools.Host) (PlayState, bool) {
 	f, _ := h.ShownFrame()
 	f = max(0, min(f, p.rec.Frames()-1))
 	return PlayState{Frame: f, Frames: p.rec.Frames(), Output: p.start + f, Level: p.rec.Levels[f] + 1,
-		Wind: p.player.Wind() + 1, Blending: p.rec.Blend[f], Transitions: p.player.Transitions()}, true
+		Wind: p.player.Wind() + 1, Heading: p.player.Heading() + 1, Blending: p.rec.Blend[f], Transitions: p.player.Transitions()}, true
 }
 
 // blendColour is the highlight of the groups blending (the paper's yellow
