@@ -9,12 +9,19 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"reflect"
 )
 
 // Decode decodes data, a whole gob stream, into v, after checking that
 // every message's declared length fits in what is left of data: no
-// message buffer is larger than data.
+// message buffer is larger than data. A v whose type holds a map (or an
+// interface, which could hold one) is refused before any decoding: gob
+// makes a map of its declared entry count before reading an entry, a
+// count no length check bounds; keep pairs in a slice instead.
 func Decode(data []byte, v any) error {
+	if where := unbounded(reflect.TypeOf(v), "", map[reflect.Type]bool{}); where != "" {
+		return fmt.Errorf("gobbytes: %T holds %s, which gob allocates at its declared size: decode a slice instead", v, where)
+	}
 	for pos := 0; pos < len(data); {
 		n, w, err := readUint(data[pos:])
 		if err != nil {
@@ -51,4 +58,43 @@ func readUint(b []byte) (uint64, int, error) {
 		x = x<<8 | uint64(c)
 	}
 	return x, 1 + n, nil
+}
+
+// unbounded returns where in t (a field path, "" for t itself) a map or an
+// interface lies, described, or "" when none does; seen stops recursive
+// types.
+func unbounded(t reflect.Type, at string, seen map[reflect.Type]bool) string {
+	if t == nil || seen[t] {
+		return ""
+	}
+	seen[t] = true
+	name := func(what string) string {
+		if at == "" {
+			return what
+		}
+		return what + " (" + at + ")"
+	}
+	switch t.Kind() {
+	case reflect.Map:
+		return name("a map")
+	case reflect.Interface:
+		return name("an interface")
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return unbounded(t.Elem(), at, seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue // gob skips unexported fields
+			}
+			path := f.Name
+			if at != "" {
+				path = at + "." + f.Name
+			}
+			if w := unbounded(f.Type, path, seen); w != "" {
+				return w
+			}
+		}
+	}
+	return ""
 }

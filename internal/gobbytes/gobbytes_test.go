@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,34 @@ func TestDeclaredLengthNotAllocated(t *testing.T) {
 		if got := after.TotalAlloc - before.TotalAlloc; got > 1<<16 {
 			t.Errorf("% x: %d bytes allocated", data, got)
 		}
+	}
+}
+
+// TestMapsRefused: a type holding a map anywhere (a field of a field, in a
+// slice) or an interface is refused before decoding, naming where: gob
+// would make the map at its declared size, a count the stream's length
+// does not bound. A map-free type decodes as before.
+func TestMapsRefused(t *testing.T) {
+	type inner struct{ Index map[string]int }
+	type outer struct {
+		Name  string
+		Parts []inner
+	}
+	type any1 struct{ Value any }
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(outer{Name: "x", Parts: []inner{{Index: map[string]int{"a": 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	var o outer
+	if err := Decode(b.Bytes(), &o); err == nil || !strings.Contains(err.Error(), "a map (Parts.Index)") {
+		t.Errorf("a map in a slice's struct: %v", err)
+	}
+	var a any1
+	if err := Decode(b.Bytes(), &a); err == nil || !strings.Contains(err.Error(), "an interface (Value)") {
+		t.Errorf("an interface field: %v", err)
+	}
+	var m map[string]int
+	if err := Decode(b.Bytes(), &m); err == nil || !strings.Contains(err.Error(), "holds a map,") {
+		t.Errorf("a map itself: %v", err)
 	}
 }
