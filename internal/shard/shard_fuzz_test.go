@@ -12,8 +12,8 @@ import (
 
 // FuzzRead checks that a file's header and payload (parse, Decode) and a
 // set of two copies of it (checkSet, as ReadSet checks them) never panic,
-// that their errors name the file or the shard, that they answer at once
-// whatever the header claims (10¹² shards among them) and that they
+// that their errors name the file or the shard, that they do not loop
+// over what the header claims (10¹² shards among them) and that they
 // allocate in proportion to the file.
 func FuzzRead(f *testing.F) {
 	dir := f.TempDir()
@@ -50,7 +50,9 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("checkSet: error %q names neither a file nor a shard", err)
 			}
 		})
-		if d := time.Since(start); d > time.Second {
+		// A bound that fails only on a real hang (a loop over the
+		// header's 10¹² shards), not on a loaded machine.
+		if d := time.Since(start); d > time.Minute {
 			t.Fatalf("reading took %v", d)
 		}
 	})
