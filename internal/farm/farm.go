@@ -156,12 +156,18 @@ type Progress struct {
 	N    int `json:"shards"`
 	// Failure is the task that failed when State is Failed.
 	Failure *TaskError `json:"failure,omitempty"`
+	// Note says what the status cannot tell from here: a local run's
+	// tasks run on another host, whose processes this one cannot see.
+	Note string `json:"note,omitempty"`
 }
 
 func (p Progress) String() string {
 	s := fmt.Sprintf("%s, %d/%d shards done", p.State, p.Done, p.N)
 	if p.State == Running {
 		s += ", stage " + string(p.Stage)
+	}
+	if p.Note != "" {
+		s += "; " + p.Note
 	}
 	return s
 }

@@ -419,6 +419,43 @@ func TestLogTail(t *testing.T) {
 	}
 }
 
+// TestLocalStatusElsewhere: a detached local run whose tasks run on
+// another host, or whose file (an older Gallop's) does not record the
+// host, is reported running with a note that this host cannot tell, not
+// as failed (its process is not visible here); Cancel says the same and
+// leaves it alone. A run of this host whose process is gone has failed.
+func TestLocalStatusElsewhere(t *testing.T) {
+	host, _ := os.Hostname()
+	l := &Local{}
+	ctx := context.Background()
+	dir := func() string {
+		d := t.TempDir()
+		if err := os.Mkdir(filepath.Join(d, "state"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		host, want string
+	}{
+		{host + "-elsewhere", "running on " + host + "-elsewhere; status from here cannot tell"},
+		{"", "does not say which host runs it"},
+	} {
+		run := &Run{Engine: "local", Dir: dir(), N: 2, PID: 1 << 22, Host: c.host, PIDStart: 1}
+		p, err := l.Status(ctx, run)
+		if err != nil || p.State != Running || !strings.Contains(p.Note, c.want) || !strings.Contains(p.String(), c.want) {
+			t.Errorf("host %q: %v (%q), %v; want running, noting %q", c.host, p, p.Note, err, c.want)
+		}
+		if err := l.Cancel(ctx, run); err == nil || !strings.Contains(err.Error(), c.want[:20]) {
+			t.Errorf("host %q: cancel: %v", c.host, err)
+		}
+	}
+	run := &Run{Engine: "local", Dir: dir(), N: 2, PID: 1 << 22, Host: host, PIDStart: 1}
+	if p, err := l.Status(ctx, run); err != nil || p.State != Failed || p.Note != "" {
+		t.Errorf("this host, its process gone: %v (%q), %v; want failed", p, p.Note, err)
+	}
+}
+
 // TestLocalCancelOnlyItsRunner: a local run names its process by pid,
 // host and start time; Cancel signals a live process only where all three
 // agree, so a reused pid or another host's process is left alone.

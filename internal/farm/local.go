@@ -214,6 +214,10 @@ func (l *Local) Status(ctx context.Context, run *Run) (Progress, error) {
 		}
 		reason = fmt.Sprintf("the run stopped: %v", lr.err)
 	} else {
+		if where := elsewhere(run); where != "" {
+			p.Note = where + "; status from here cannot tell whether it still runs"
+			return p, nil
+		}
 		if runnerAlive(run) {
 			return p, nil
 		}
@@ -221,6 +225,21 @@ func (l *Local) Status(ctx context.Context, run *Run) (Progress, error) {
 	}
 	// A task may have written its marker just before the run ended.
 	return ended(run, func(Stage, int) string { return reason })
+}
+
+// elsewhere says where a detached local run's tasks run when that is not
+// this host ("running on HOST", or for a run file written before the host
+// was recorded, that it does not say), "" when they run here: only here
+// can its process be seen and signalled.
+func elsewhere(run *Run) string {
+	host, _ := os.Hostname()
+	switch {
+	case run.Host == "":
+		return "the run file does not say which host runs it (an older Gallop wrote it)"
+	case run.Host != host:
+		return "running on " + run.Host
+	}
+	return ""
 }
 
 // runnerAlive reports whether the process that runs run's tasks still
@@ -283,8 +302,8 @@ func (l *Local) Cancel(ctx context.Context, run *Run) error {
 	if run.PID == os.Getpid() {
 		return errors.New("the run is this process's own; cancel the context given to Wait")
 	}
-	if host, _ := os.Hostname(); run.Host != "" && run.Host != host {
-		return fmt.Errorf("the run's tasks run on host %q; cancel it there", run.Host)
+	if where := elsewhere(run); where != "" {
+		return fmt.Errorf("%s; cancel it there", where)
 	}
 	if !runnerAlive(run) {
 		return nil // ended, and its pid is free or another process's
