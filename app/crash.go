@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"gallop/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/AllenDang/cimgui-go/imgui"
@@ -131,8 +133,14 @@ func panicSite(stack []byte) string {
 	return "Gallop"
 }
 
+// crashes numbers this process's crash reports, so that two in one
+// second do not share a file.
+var crashes atomic.Int64
+
 // writeCrashReport writes msg and stack to a new file under the user's
-// cache folder (gallop/crash) and returns its path.
+// cache folder (gallop/crash), named for the time, the process and its
+// count of reports, atomically (a reader never sees half of one), and
+// returns its path.
 func writeCrashReport(msg string, stack []byte) (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
@@ -142,6 +150,6 @@ func writeCrashReport(msg string, stack []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, fmt.Sprintf("crash-%s-%d.txt", time.Now().Format("20060102-150405"), os.Getpid()))
-	return path, os.WriteFile(path, []byte(msg+"\n\n"+string(stack)), 0o644)
+	path := filepath.Join(dir, fmt.Sprintf("crash-%s-%d-%d.txt", time.Now().Format("20060102-150405"), os.Getpid(), crashes.Add(1)))
+	return path, atomicfile.WriteBytes(path, []byte(msg+"\n\n"+string(stack)))
 }

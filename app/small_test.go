@@ -138,3 +138,25 @@ func TestItem5ObstaclesShownWhileAVariationPlays(t *testing.T) {
 		t.Errorf("%d spheres over a variation playing, want 1", n)
 	}
 }
+
+// TestCrashReportsDoNotOverwrite (issue 34): two crash reports of one
+// process in one second are two files, each whole.
+func TestCrashReportsDoNotOverwrite(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	a, err := writeCrashReport("first", []byte("stack 1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := writeCrashReport("second", []byte("stack 2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b {
+		t.Fatalf("both reports in %s", a)
+	}
+	for path, want := range map[string]string{a: "first\n\nstack 1", b: "second\n\nstack 2"} {
+		if got, err := os.ReadFile(path); err != nil || string(got) != want {
+			t.Errorf("%s: %q, %v; want %q", path, got, err, want)
+		}
+	}
+}

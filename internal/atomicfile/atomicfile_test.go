@@ -37,3 +37,26 @@ func TestWrite(t *testing.T) {
 		t.Errorf("%d files in the folder, want 1", len(es))
 	}
 }
+
+// TestWriteKeepsMode: a file that exists keeps its permissions (a script
+// the user made executable, a file made private); a new one gets
+// WriteMode's.
+func TestWriteKeepsMode(t *testing.T) {
+	dir := t.TempDir()
+	private := filepath.Join(dir, "private")
+	if err := os.WriteFile(private, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBytes(private, []byte("y")); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "job.sh")
+	if err := WriteMode(script, 0o755, func(w io.Writer) error { _, err := w.Write([]byte("#!/bin/sh\n")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]os.FileMode{private: 0o600, script: 0o755} {
+		if st, err := os.Stat(path); err != nil || st.Mode().Perm() != want {
+			t.Errorf("%s: %v, %v; want %v", path, st.Mode().Perm(), err, want)
+		}
+	}
+}

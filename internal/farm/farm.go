@@ -35,7 +35,6 @@ import (
 	"errors"
 	"fmt"
 	"gallop/internal/atomicfile"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -290,8 +289,5 @@ func (r *Run) save() error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(stateFile(r.Dir), func(w io.Writer) error {
-		_, err := w.Write(append(data, '\n'))
-		return err
-	})
+	return atomicfile.WriteBytes(stateFile(r.Dir), append(data, '\n'))
 }

@@ -135,6 +135,11 @@ func TestRunSucceeds(t *testing.T) {
 		if err != nil || !strings.Contains(string(log), "farm: shard-3: done") {
 			t.Errorf("shard 3's log %q (%v) does not say it is done", log, err)
 		}
+		for _, stage := range []Stage{StagePrepare, StageShards, StageMerge} {
+			if st, err := os.Stat(scriptPath(job.Dir, stage)); err != nil || st.Mode().Perm() != 0o755 {
+				t.Errorf("the %s job script: %v, %v; want an executable file", stage, st.Mode(), err)
+			}
+		}
 		t.Logf("%s: 4 shards with a prepare stage in %v", e.Name(), time.Since(start).Round(time.Millisecond))
 	})
 }

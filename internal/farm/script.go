@@ -3,6 +3,8 @@ package farm
 import (
 	"errors"
 	"fmt"
+	"gallop/internal/atomicfile"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -145,16 +147,25 @@ func writeScripts(job Job) error {
 		}
 	}
 	if job.Prepare != nil {
-		if err := os.WriteFile(scriptPath(job.Dir, StagePrepare), []byte(script(job, StagePrepare)), 0o755); err != nil {
+		if err := writeScript(scriptPath(job.Dir, StagePrepare), script(job, StagePrepare)); err != nil {
 			return err
 		}
 	}
 	for _, s := range append(shardStages(job.Rounds), StageMerge) {
-		if err := os.WriteFile(scriptPath(job.Dir, s), []byte(script(job, s)), 0o755); err != nil {
+		if err := writeScript(scriptPath(job.Dir, s), script(job, s)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeScript writes an executable job script atomically: the scheduler
+// never runs half of one.
+func writeScript(path, text string) error {
+	return atomicfile.WriteMode(path, 0o755, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	})
 }
 
 // script is the job script of stage: its #SBATCH lines, then the command

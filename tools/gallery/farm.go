@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gallop/internal/atomicfile"
 	"gallop/internal/words"
 	"gallop/solver/mcmc"
 	"gallop/solver/plausible"
@@ -35,13 +36,14 @@ type SampleFile struct {
 	State     json.RawMessage `json:"state"`
 }
 
-// WriteSampleFiles writes list to path as JSON.
+// WriteSampleFiles writes list to path as JSON, atomically (a farm's
+// merge replaces the list a reader may be reading).
 func WriteSampleFiles(path string, list []SampleFile) error {
 	data, err := json.MarshalIndent(list, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return atomicfile.WriteBytes(path, append(data, '\n'))
 }
 
 // Flags implements Settings.
