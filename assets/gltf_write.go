@@ -480,7 +480,9 @@ const CorrectionTolerance = 1e-5
 // The mesh node's weights are animated in the same animation as the
 // joints, frame f showing target f alone, so every reader that plays the
 // skin plays the secondary motion with it. A vertex whose A is singular
-// (its bones collapse it) keeps plain skinning there.
+// (its bones collapse it; see singular) keeps plain skinning there. A clip
+// of more than MaxMorphFrames frames is refused at its first frame that
+// differs, before any more are computed.
 func addCorrections(a *gltfChannels, obj *Object, node int, src []int, rest32 [][3]float32) error {
 	clip, rig, skin := obj.Clip, obj.Rig, obj.Skin
 	if clip == nil || len(clip.Frames) != len(skin.Frames) {
@@ -508,9 +510,12 @@ func addCorrections(a *gltfChannels, obj *Object, node int, src []int, rest32 []
 			if r.Len() <= tol {
 				continue
 			}
+			if !differs && nf > MaxMorphFrames {
+				return fmt.Errorf("%s: the clip differs from its skinning (secondary motion) in frame %d; a skinned export carries that as one morph target a frame, at most %d, and the clip has %d: export morph targets, or fewer frames", obj.Name, f+1, MaxMorphFrames, nf)
+			}
 			differs = true
 			A := blend.Mat3()
-			if math.Abs(A.Det()) < 1e-12 {
+			if singular(A) {
 				continue
 			}
 			x := A.Inv().Mul3x1(r)
@@ -521,11 +526,22 @@ func addCorrections(a *gltfChannels, obj *Object, node int, src []int, rest32 []
 	if !differs {
 		return nil
 	}
-	if nf > MaxMorphFrames {
-		return fmt.Errorf("%s: the clip differs from its skinning (secondary motion) in %d frames; a skinned export carries that as one morph target a frame, at most %d: export morph targets, or fewer frames", obj.Name, nf, MaxMorphFrames)
-	}
 	addMorphTargets(a.doc, node, deltas)
 	return a.add(node, gltf.TRSWeights, oneHotWeights(nf))
+}
+
+// singular reports whether A is singular relative to its scale: |det A| ≤
+// 10⁻¹² (‖A‖_F/√3)³, the determinant against that of the uniform scaling
+// of the same Frobenius norm, so that a rig in millimetres or in
+// kilometres is judged alike (an absolute bound on det A, which scales as
+// the cube of the units, called a rig 10⁻⁵ of a unit across singular).
+func singular(A mgl64.Mat3) bool {
+	var n2 float64
+	for _, x := range A {
+		n2 += x * x
+	}
+	s := math.Sqrt(n2 / 3)
+	return math.Abs(A.Det()) <= 1e-12*s*s*s
 }
 
 // addMorphTargets adds one POSITION morph target per frame (deltas[f] per

@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -308,5 +310,69 @@ func TestItem2SkinnedExportCarriesSecondaryMotion(t *testing.T) {
 	}
 	if n := len(doc.Meshes[0].Primitives[0].Targets); n != 0 {
 		t.Errorf("a clip that is plain skinning got %d morph targets", n)
+	}
+}
+
+// TestSingularIsRelative (issue 34): a skinning matrix's singularity is
+// judged against its own scale: a uniform scaling by 10⁻⁵ (a rig in tiny
+// units; |det| = 10⁻¹⁵) is not singular, a matrix that collapses a
+// direction is, at any scale.
+func TestSingularIsRelative(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		A    mgl64.Mat3
+		want bool
+	}{
+		{"identity", mgl64.Ident3(), false},
+		{"scaled by 1e-5", mgl64.Ident3().Mul(1e-5), false},
+		{"scaled by 1e5", mgl64.Ident3().Mul(1e5), false},
+		{"flattened", mgl64.Mat3{1, 0, 0, 0, 1, 0, 0, 0, 0}, true},
+		{"flattened, scaled by 1e-5", mgl64.Mat3{1, 0, 0, 0, 1, 0, 0, 0, 0}.Mul(1e-5), true},
+		{"zero", mgl64.Mat3{}, true},
+	} {
+		if got := singular(c.A); got != c.want {
+			t.Errorf("%s: singular %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestSkinnedExportRefusesLongClipsAtOnce (issue 34): a skinned export of a
+// clip longer than MaxMorphFrames that differs from its skinning in its
+// first frame fails there, naming the frame, without computing the other
+// frames' corrections (which would hold every vertex of every frame).
+func TestSkinnedExportRefusesLongClipsAtOnce(t *testing.T) {
+	o := gltfRiggedTetra()
+	const n = 400
+	for len(o.Mesh.Positions) < n {
+		v := len(o.Mesh.Positions)
+		o.Mesh.Positions = append(o.Mesh.Positions, Vec3{0.01 * float64(v), 0.3, 0})
+		o.Rig.Weights = append(o.Rig.Weights, []Influence{{1, 1}})
+	}
+	anim := &SkinAnimation{Name: "still", FPS: 24}
+	rest := make([]Transform, len(o.Rig.Joints))
+	for j := range rest {
+		rest[j] = o.Rig.Joints[j].Rest
+	}
+	for range MaxMorphFrames + 1 {
+		anim.Frames = append(anim.Frames, rest)
+	}
+	o.Skin = anim
+	clip, err := o.Rig.Bake(o.Mesh.Positions, anim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip.Frames[0] = append([]Vec3(nil), clip.Frames[0]...)
+	clip.Frames[0][5] = clip.Frames[0][5].Add(Vec3{0.1, 0, 0})
+	o.Clip = clip
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = buildGLTF(o, ExportOptions{Mode: ExportSkin})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "in frame 1;") {
+		t.Fatalf("got %v, want the morph-target limit named at frame 1", err)
+	}
+	// The corrections of every frame would be n·12 bytes each, 39 MB.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("%d MB allocated before refusing", got>>20)
 	}
 }
