@@ -55,18 +55,27 @@ func (s *poseSample) distance(i, j int) float64 {
 	return math.Sqrt(sum / float64(n))
 }
 
-// step returns the median distance between adjacent frames x and x+1,
-// x = 1 … n−2 (the pairs a transition's frames can be), or the smallest
-// positive number for an input that never moves.
+// step returns the median of the positive distances between adjacent
+// frames x and x+1, x = 1 … n−2 (the pairs a transition's frames can be),
+// or the smallest positive number for an input that never moves. A frame
+// held (animation on twos or threes: two or three identical frames in a
+// row) is not a step: counted, its zeros would make the median 0 and every
+// transition's distance, in steps, infinite.
 func (s *poseSample) step() float64 {
-	var d []float64
+	var all []float64
 	for x := 1; x+1 < len(s.frames); x++ {
-		d = append(d, s.distance(x, x+1))
+		all = append(all, s.distance(x, x+1))
 	}
-	slices.Sort(d)
-	if len(d) == 0 || !(d[len(d)/2] > 0) {
+	// Held: within rounding of the rigid fit (10⁻⁹ of the largest step).
+	var most float64
+	for _, v := range all {
+		most = max(most, v)
+	}
+	d := slices.DeleteFunc(all, func(v float64) bool { return !(v > 1e-9*most) })
+	if len(d) == 0 {
 		return math.SmallestNonzeroFloat64
 	}
+	slices.Sort(d)
 	return d[len(d)/2]
 }
 
