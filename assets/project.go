@@ -16,8 +16,15 @@ import (
 )
 
 // ProjectVersion is the version of the .gallop format this build writes. It
-// reads this version and every earlier one.
-const ProjectVersion = 1
+// reads this version and every earlier one (migrate), and refuses a later
+// one: an older reader would drop what it does not know and write the file
+// back without it. Versions:
+//
+//  1. The scene, the session's state, the tools' states.
+//  2. Objects may be hidden (hidden) and keep the clips they held before
+//     (takes); the Ensemble tool's state may hold its motion graph
+//     (graph_data). A version 1 file reads as one with none of them.
+const ProjectVersion = 2
 
 // Project is the content of a .gallop file: the scene and the state of the
 // session, so reopening restores it.
@@ -162,6 +169,23 @@ func LoadProject(ctx context.Context, path string, progress func(done, total int
 	return p, nil
 }
 
+// migrate brings a project file of an earlier version to this one, or
+// refuses one that is not a version this build reads: a later one, written
+// by a newer Gallop, is refused rather than read without the fields this
+// build does not know (its next save would drop them).
+func migrate(f *projectFile) error {
+	switch {
+	case f.Version > ProjectVersion:
+		return fmt.Errorf("project version %d was written by a newer Gallop; this one reads versions 1 to %d and would lose what it does not know: open it with the Gallop that wrote it", f.Version, ProjectVersion)
+	case f.Version < 1:
+		return fmt.Errorf("project version %d; this Gallop reads versions 1 to %d", f.Version, ProjectVersion)
+	}
+	// 1 → 2 adds optional fields only (hidden, takes, graph_data): their
+	// absence is a version 1 file's meaning.
+	f.Version = ProjectVersion
+	return nil
+}
+
 // decodeProject reads a project file's bytes; sources are relative to dir
 // and loaded with load. Everything it allocates for embedded objects is
 // proportional to the size of data (base64 text decodes to at most 3/4
@@ -176,8 +200,8 @@ func decodeProject(ctx context.Context, data []byte, dir string, load sourceLoad
 	if f.Format != projectFormat {
 		return nil, fmt.Errorf("not a Gallop project (format %q)", f.Format)
 	}
-	if f.Version < 1 || f.Version > ProjectVersion {
-		return nil, fmt.Errorf("project version %d; this Gallop reads versions 1 to %d", f.Version, ProjectVersion)
+	if err := migrate(&f); err != nil {
+		return nil, err
 	}
 	p := &Project{Scene: &Scene{}, Active: f.Active, Frame: f.Frame, Selection: f.Selection, Settings: f.Settings, Tools: f.Tools}
 	for i, oj := range f.Objects {

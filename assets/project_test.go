@@ -189,7 +189,9 @@ func TestLoadProjectRejectsBadFiles(t *testing.T) {
 		{name: "not json", raw: "{oops", want: "not a Gallop project"},
 		{name: "truncated", raw: `{"format":"gallop-project","version":1,"objects":[{"name":"a","mesh":{"positions":"AAAA`, want: "not a Gallop project"},
 		{name: "format", edit: func(m map[string]any) { m["format"] = "blend" }, want: "format"},
-		{name: "future version", edit: func(m map[string]any) { m["version"] = 99 }, want: "version 99"},
+		{name: "future version", edit: func(m map[string]any) { m["version"] = 99 }, want: "version 99 was written by a newer Gallop"},
+		{name: "next version", edit: func(m map[string]any) { m["version"] = ProjectVersion + 1 }, want: "newer Gallop"},
+		{name: "version 0", edit: func(m map[string]any) { m["version"] = 0 }, want: "version 0"},
 		{name: "bad base64", edit: func(m map[string]any) { obj(m)["mesh"].(map[string]any)["positions"] = "!!!" }, want: "positions"},
 		{name: "ragged positions", edit: func(m map[string]any) { obj(m)["mesh"].(map[string]any)["positions"] = EncodeFloat64s([]float64{1, 2}) }, want: "triples"},
 		{name: "triangle out of range", edit: func(m map[string]any) { obj(m)["mesh"].(map[string]any)["triangles"] = encodeInts([]int{0, 1, 999}) }, want: "out of range"},
@@ -235,4 +237,44 @@ func compact(raw json.RawMessage) string {
 		return "invalid: " + err.Error()
 	}
 	return b.String()
+}
+
+// TestProjectVersion1Opens (issue 34): a version 1 file (before hidden
+// objects, takes and embedded graphs) opens, its objects shown and without
+// takes; a saved project says version 2.
+func TestProjectVersion1Opens(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "old.gallop")
+	if err := SaveProject(path, &Project{Scene: DemoScene()}); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["version"] != float64(2) {
+		t.Fatalf("saved as version %v, want 2", m["version"])
+	}
+	m["version"] = 1
+	for _, o := range m["objects"].([]any) {
+		delete(o.(map[string]any), "hidden")
+		delete(o.(map[string]any), "takes")
+	}
+	b, _ = json.Marshal(m)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProject(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Scene.Objects) != len(DemoScene().Objects) {
+		t.Fatalf("%d objects", len(p.Scene.Objects))
+	}
+	for _, o := range p.Scene.Objects {
+		if o.Hidden || len(o.Takes) > 0 {
+			t.Errorf("%s: hidden %v, %d takes", o.Name, o.Hidden, len(o.Takes))
+		}
+	}
 }
