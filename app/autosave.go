@@ -35,9 +35,16 @@ const DefaultAutosave = 2 * time.Minute
 // while it runs; the kernel drops it when the process dies however it
 // dies, so at the next start a recovery file whose lock is free belongs to
 // a session that ended without a clean exit, and "Recover Last Session"
-// offers the newest of them. A clean exit removes the session's files;
-// saving the document removes the recovery file (the project is the
-// newer copy).
+// offers the newest of them. A clean exit removes the session's files
+// (and a dead session's file the artist declined to recover); saving the
+// document removes the recovery file (the project is the newer copy).
+//
+// Every write, removal and rename of the recovery file happens under io,
+// in the order of the snapshots: each snapshot is numbered (seq, on the UI
+// thread), a write lands only if no later snapshot, removal or recovery
+// came first (floor, onDisk), so a background write still in flight can
+// never bring back a file a save removed, overwrite a recovered session,
+// or put an older state over the one written after a caught panic.
 type autosaver struct {
 	dir   string
 	id    string // this session's: pid and start time
@@ -47,6 +54,13 @@ type autosaver struct {
 	last     time.Time // the last autosave began
 	wrote    stamp     // what it held
 	orphan   string    // the newest recovery file of a session that died, "" none
+	declined bool      // the artist chose Not Now for orphan
+	seq      uint64    // snapshots numbered so far (UI thread)
+
+	io     sync.Mutex
+	floor  uint64 // under io: snapshots up to it are not written (a removal or recovery came later)
+	onDisk uint64 // under io: the snapshot the file holds
+
 	mu       sync.Mutex
 	results  []error // autosaves finished since the last poll
 	inFlight bool
@@ -150,7 +164,7 @@ func (s *autosaver) tick(a *App) {
 	}
 	if !a.dirty() {
 		if s.wrote.doc != nil {
-			os.Remove(s.path())
+			s.remove()
 			s.wrote = stamp{}
 		}
 		return
@@ -206,8 +220,10 @@ func (s *autosaver) start(a *App) error {
 	s.inFlight = true
 	s.mu.Unlock()
 	s.wrote = st
+	s.seq++
+	seq := s.seq
 	go func() {
-		err := safely(func() error { return assets.SaveProject(s.path(), p) })
+		err := safely(func() error { return s.put(p, seq) })
 		s.mu.Lock()
 		s.inFlight = false
 		s.results = append(s.results, err)
@@ -221,10 +237,18 @@ func (s *autosaver) start(a *App) error {
 }
 
 // now writes the recovery file at once, waiting for it (after a caught
-// panic, when the next frame may not come). A panic while it snapshots or
-// writes (the bug that was caught may be in a tool's state) is its error.
-func (s *autosaver) now(a *App) error {
-	return safely(func() error { return s.write(a) })
+// panic, when the next frame may not come), and reports whether it did: a
+// document without unsaved changes has nothing to recover. A panic while
+// it snapshots or writes (the bug that was caught may be in a tool's
+// state) is its error, and so is a snapshot that is not a project Gallop
+// would read back (the state the bug left): the last good recovery file
+// stays.
+func (s *autosaver) now(a *App) (wrote bool, err error) {
+	if !a.dirty() {
+		return false, nil
+	}
+	err = safely(func() error { return s.write(a) })
+	return err == nil, err
 }
 
 func (s *autosaver) write(a *App) error {
@@ -232,12 +256,53 @@ func (s *autosaver) write(a *App) error {
 	if err != nil {
 		return err
 	}
+	if err := p.Check(); err != nil {
+		return fmt.Errorf("the work after the error is not a whole project (%w); the last autosave is kept", err)
+	}
 	st := stampOf(a, p)
 	if err := s.mark(a, p); err != nil {
 		return err
 	}
+	s.seq++
+	if err := s.put(p, s.seq); err != nil {
+		return err
+	}
 	s.wrote, s.last = st, time.Now()
-	return assets.SaveProject(s.path(), p)
+	return nil
+}
+
+// put writes snapshot seq to the recovery file unless a later snapshot,
+// a removal or a recovery got there first.
+func (s *autosaver) put(p *assets.Project, seq uint64) error {
+	s.io.Lock()
+	defer s.io.Unlock()
+	if seq <= s.floor || seq <= s.onDisk {
+		return nil
+	}
+	if err := assets.SaveProject(s.path(), p); err != nil {
+		return err
+	}
+	s.onDisk = seq
+	return nil
+}
+
+// remove removes the recovery file (the document was saved, or the
+// session ends); no snapshot taken before writes it again.
+func (s *autosaver) remove() {
+	s.io.Lock()
+	defer s.io.Unlock()
+	s.floor, s.onDisk = s.seq, 0
+	os.Remove(s.path())
+}
+
+// adopt makes the dead session's recovery file from this session's (the
+// recovered document's state as that session autosaved it); no snapshot
+// taken before writes over it.
+func (s *autosaver) adopt(from string) error {
+	s.io.Lock()
+	defer s.io.Unlock()
+	s.floor, s.onDisk = s.seq, 0
+	return os.Rename(from, s.path())
 }
 
 // safely runs f, turning a panic in it into its error.
@@ -260,7 +325,9 @@ func (s *autosaver) mark(a *App, p *assets.Project) error {
 	return nil
 }
 
-// close ends the session cleanly: its recovery file and lock go.
+// close ends the session cleanly: its recovery file and lock go, and so
+// does a dead session's file the artist declined to recover (unless
+// another session is recovering it).
 func (s *autosaver) close() {
 	for {
 		s.mu.Lock()
@@ -271,9 +338,37 @@ func (s *autosaver) close() {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	os.Remove(s.path())
+	s.remove()
 	os.Remove(s.lockPath(s.id))
 	s.lock.Close()
+	if s.declined && s.orphan != "" {
+		if lock, err := claim(s.orphan); err == nil {
+			os.Remove(s.orphan)
+			os.Remove(lock.Name())
+			lock.Close()
+		}
+	}
+}
+
+// orphanLock is the lock file of the session that wrote recovery file
+// path.
+func orphanLock(path string) string {
+	return strings.TrimSuffix(path, assets.ProjectExt) + ".lock"
+}
+
+// claim takes the lock of a dead session's recovery file, so that no
+// other session recovers (or offers) it meanwhile; it fails when another
+// session holds it.
+func claim(path string) (*os.File, error) {
+	lock, err := os.OpenFile(orphanLock(path), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, errors.New("another Gallop is recovering it")
+	}
+	return lock, nil
 }
 
 // recoverLast opens the newest recovery file of a session that died as the
@@ -287,11 +382,23 @@ func (a *App) recoverLast() {
 		return
 	}
 	from := s.orphan
+	lock, err := claim(from)
+	if err != nil {
+		a.fail(fmt.Errorf("recovering %s: %w", from, err))
+		return
+	}
+	// The claim is held until the file is this session's (or the load
+	// failed); the kernel drops it should Gallop die meanwhile.
+	release := func() { lock.Close() }
 	var p *assets.Project
 	a.loadJob("Recovering "+filepath.Base(from), func(ctx context.Context, progress func(done, total int)) (err error) {
 		p, err = assets.LoadProject(ctx, from, progress)
+		if err != nil {
+			release()
+		}
 		return err
 	}, func() {
+		defer release()
 		var origin recoveryOrigin
 		if raw, ok := p.Settings["autosave"]; ok {
 			if err := json.Unmarshal(raw, &origin); err != nil {
@@ -302,10 +409,10 @@ func (a *App) recoverLast() {
 		a.setDocument(d, p)
 		d.Frame = max(0, min(d.Frame, d.NumFrames()-1))
 		a.history.MarkSavedAt(-1) // unsaved: the recovered work is not on disk as a project
-		if err := os.Rename(from, s.path()); err == nil {
-			os.Remove(strings.TrimSuffix(from, assets.ProjectExt) + ".lock")
+		if err := s.adopt(from); err == nil {
+			os.Remove(lock.Name())
 		}
-		s.orphan = newestOrphan(s.dir)
+		s.orphan, s.declined = newestOrphan(s.dir), false
 		s.wrote = stamp{}
 		a.win.SetTitle("Gallop - " + filepath.Base(d.DisplayName()) + " (recovered)")
 		a.info("Recovered %s as autosaved at %s", d.DisplayName(), origin.Saved.Format("15:04:05"))
@@ -350,13 +457,16 @@ func (a *App) recoverModal() giu.Widget {
 		centreNext()
 		giu.PopupModal("Recover last session").Flags(giu.WindowFlagsAlwaysAutoResize).Layout(
 			windowMark("popup Recover last session"),
-			giu.Label("Gallop closed without saving the last session's work"+when+".\nRecover it? It stays available from File > Recover Last Session."),
+			giu.Label("Gallop closed without saving the last session's work"+when+".\nRecover it? Until you quit, it stays available from File > Recover Last Session."),
 			giu.Row(
 				panels.Marked("recover: Recover", giu.Button("Recover").Size(110, 0).OnClick(func() {
 					giu.CloseCurrentPopup()
 					a.confirmDiscard("recovering the last session", a.recoverLast)
 				})),
-				panels.Marked("recover: Not Now", giu.Button("Not Now").Size(110, 0).OnClick(giu.CloseCurrentPopup)),
+				panels.Marked("recover: Not Now", giu.Button("Not Now").Size(110, 0).OnClick(func() {
+					s.declined = true
+					giu.CloseCurrentPopup()
+				})),
 			),
 			escapeCloses(),
 		).Build()

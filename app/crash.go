@@ -74,8 +74,10 @@ func (a *App) caught(doing string, p any, stack []byte) {
 	a.crash.streak++
 	where := panicSite(stack)
 	msg := fmt.Sprintf("Gallop hit a bug in %s: %v.", where, p)
+	shown := fmt.Sprintf("Gallop hit a bug: %v.", p)
 	if doing != "" {
 		msg = fmt.Sprintf("Gallop hit a bug in %s while %s: %v.", where, doing, p)
+		shown = fmt.Sprintf("Gallop hit a bug while %s: %v.", doing, p)
 	}
 	if msg == a.crash.last && a.crash.streak > 1 {
 		if a.crash.streak == 3 {
@@ -87,12 +89,13 @@ func (a *App) caught(doing string, p any, stack []byte) {
 	a.crash.last = msg
 	report, err := writeCrashReport(msg, stack)
 	fmt.Fprintf(os.Stderr, "gallop: %s\n%s\n", msg, stack)
-	text := msg + " The action stopped; the window goes on."
+	text := shown + " The action stopped; the window goes on."
 	if a.autosave != nil {
-		if err := a.autosave.now(a); err == nil {
-			text += " Your work was autosaved (File > Recover Last Session brings it back if Gallop closes)."
-		} else {
+		switch wrote, err := a.autosave.now(a); {
+		case err != nil:
 			text += fmt.Sprintf(" Autosave failed: %v; save your work under a new name.", err)
+		case wrote:
+			text += " Your work was autosaved (File > Recover Last Session brings it back if Gallop closes)."
 		}
 	}
 	if err == nil {

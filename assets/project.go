@@ -209,23 +209,39 @@ func decodeProject(ctx context.Context, data []byte, dir string, load sourceLoad
 		if err != nil {
 			return nil, fmt.Errorf("object %d (%q): %w", i, oj.Name, err)
 		}
-		if err := o.Validate(); err != nil {
-			return nil, err
-		}
 		p.Scene.Objects = append(p.Scene.Objects, o)
 	}
-	if n := len(p.Scene.Objects); p.Active < 0 || p.Active >= max(n, 1) {
-		return nil, fmt.Errorf("active object %d out of range (%d objects)", p.Active, n)
+	if err := p.Check(); err != nil {
+		return nil, err
 	}
-	if len(p.Scene.Objects) > 0 {
-		nv := p.Scene.Objects[p.Active].Mesh.NumVertices()
+	return p, nil
+}
+
+// Check reports what would make p a project that LoadProject refuses: an
+// object that does not validate (Object.Validate: sizes, non-finite
+// numbers), the active object or a selected vertex out of range.
+func (p *Project) Check() error {
+	var objs []*Object
+	if p.Scene != nil {
+		objs = p.Scene.Objects
+	}
+	for _, o := range objs {
+		if err := o.Validate(); err != nil {
+			return err
+		}
+	}
+	if n := len(objs); p.Active < 0 || p.Active >= max(n, 1) {
+		return fmt.Errorf("active object %d out of range (%d objects)", p.Active, n)
+	}
+	if len(objs) > 0 {
+		nv := objs[p.Active].Mesh.NumVertices()
 		for _, v := range p.Selection {
 			if v < 0 || v >= nv {
-				return nil, fmt.Errorf("selected vertex %d out of range (%d vertices)", v, nv)
+				return fmt.Errorf("selected vertex %d out of range (%d vertices)", v, nv)
 			}
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // encodeObject is an object's entry in a project file: a reference to
