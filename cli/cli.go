@@ -95,10 +95,11 @@ func Main(args []string) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, `Usage:
-  gallop [--save-to PATH] [--size WxH] [FILE...]
+  gallop [--save-to PATH] [--size WxH] [--autosave SECONDS] [FILE...]
         open the window on FILE (a .gallop project, an .obj, .gltf or .glb
         file, several .obj frames, or a folder of them), or on the built-in
-        demo scene when no file is given
+        demo scene when no file is given; --autosave sets the seconds
+        between autosaves of unsaved work (120; 0: never)
   gallop COMMAND [options]   (gallop COMMAND --help for its options)
 
 Commands:`)

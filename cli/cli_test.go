@@ -197,3 +197,37 @@ func TestProgressLineOnlyOnATerminal(t *testing.T) {
 		t.Errorf("the terminal got %q", got)
 	}
 }
+
+// TestUsageListsWindowOptions (issue 34): gallop --help names every option
+// of the window, --autosave among them.
+func TestUsageListsWindowOptions(t *testing.T) {
+	var b strings.Builder
+	usage(&b)
+	for _, opt := range []string{"--save-to PATH", "--size WxH", "--autosave SECONDS"} {
+		if !strings.Contains(b.String(), opt) {
+			t.Errorf("usage does not list %s:\n%s", opt, b.String())
+		}
+	}
+}
+
+// TestInfoSeveralFiles (issue 34): gallop info on several glTF files
+// describes each in turn (with --json, a line each), as its usage
+// FILE|DIR... says; several .obj files are still one sequence.
+func TestInfoSeveralFiles(t *testing.T) {
+	dir := sharedSet(t, "gltf")
+	a, b := filepath.Join(dir, "RiggedSimple.gltf"), filepath.Join(dir, "SimpleMorph.gltf")
+	var out bytes.Buffer
+	if err := runInfo([]string{"--json", a, b}, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), out.String())
+	}
+	for i, want := range []string{a, b} {
+		var fi fileInfo
+		if err := json.Unmarshal([]byte(lines[i]), &fi); err != nil || fi.File != want || fi.Vertices == 0 {
+			t.Errorf("line %d: %+v, %v; want %s", i+1, fi, err, want)
+		}
+	}
+}

@@ -38,7 +38,7 @@ func runInfo(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("info", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: gallop info [--json] FILE|DIR...\n\nPrints the vertices, triangles, frames, groups and bounding box of a mesh,\nan OBJ sequence (a folder or several .obj files), a glTF file or a project.")
+		fmt.Fprintln(fs.Output(), "Usage: gallop info [--json] FILE|DIR...\n\nPrints the vertices, triangles, frames, groups and bounding box of a mesh,\nan OBJ sequence (a folder or several .obj files), a glTF file or a project;\nof several files that are not all .obj, each in turn (--json: a line each).")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -48,11 +48,41 @@ func runInfo(args []string, stdout io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	objs, err := loadObjects(fs.Args())
+	// Several .obj files are one sequence; any other list is described a
+	// file at a time (with --json, one object per line).
+	groups := [][]string{fs.Args()}
+	if fs.NArg() > 1 && !allOBJ(fs.Args()) {
+		groups = groups[:0]
+		for _, a := range fs.Args() {
+			groups = append(groups, []string{a})
+		}
+	}
+	for _, paths := range groups {
+		if err := printInfo(paths, *asJSON, stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allOBJ reports whether every path is an .obj file.
+func allOBJ(paths []string) bool {
+	for _, p := range paths {
+		if assets.DetectFormat(p) != assets.FormatOBJ {
+			return false
+		}
+	}
+	return true
+}
+
+// printInfo prints what paths (one file or folder, or an OBJ sequence)
+// hold.
+func printInfo(paths []string, asJSON bool, stdout io.Writer) error {
+	objs, err := loadObjects(paths)
 	if err != nil {
 		return err
 	}
-	info := fileInfo{File: fs.Arg(0)}
+	info := fileInfo{File: paths[0]}
 	for i, o := range objs {
 		oi := describe(o)
 		info.Objects = append(info.Objects, oi)
@@ -74,9 +104,8 @@ func runInfo(args []string, stdout io.Writer) error {
 			t.BBoxMax[k] = max(t.BBoxMax[k], oi.BBoxMax[k])
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(info)
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(info)
 	}
 	for _, oi := range info.Objects {
 		fmt.Fprintf(stdout, "%s\n  %s, %s, %s at %g fps, %s %v, %s\n  bbox min (%g, %g, %g) max (%g, %g, %g)\n",
