@@ -269,6 +269,55 @@ func TestEnsembleReedsSession(t *testing.T) {
 	s.quitAnswering(cmd, "confirm: Don't Save") // the graph is unsaved work
 }
 
+// TestEnsembleRampSession (issue 33, acceptance 6): the real binary opens
+// the reeds' take whose wind changes (ensemble-reeds-ramp: one clip and
+// its wind.csv) through the Ensemble tool's Open dialog, builds the motion
+// graph with the panel's defaults, plays from the calm start and moves the
+// wind slider to 3, 1 and 2: the player reaches each level (the panel's
+// line says which level is playing), through the take's own frames where
+// no blend joins the levels. The build takes about ten minutes on two
+// cores; the wait fails only on a hang.
+func TestEnsembleRampSession(t *testing.T) {
+	s := newSession(t)
+	groups := filepath.Join(s.root, "..", "shared", "data", "ensemble-reeds-ramp", "groups.csv")
+	_, err := os.Stat(groups)
+	need(t, "../shared/data/ensemble-reeds-ramp", err == nil)
+	cmd := s.startEnv([]string{"GALLOP_TRACE=1"})
+	s.clickUntil("tool Ensemble", "ensemble: open")
+	defer func() {
+		if t.Failed() {
+			s.screenshot("ramp-failed")
+			t.Log(lastLines(cmd.output(), 20))
+		}
+	}()
+	view := centre(s.widget("viewport"))
+	s.clickAt(s.widgetInView("ensemble: open"))
+	s.chooseInDialog(groups)
+	s.waitFor("the ramp to open", 180*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "ensemble: ensemble-reeds-ramp: 80 groups") && strings.Contains(cmd.output(), "765 frames")
+	})
+	time.Sleep(time.Second)
+	s.clickAt(s.widgetInView("ensemble: build"))
+	s.waitFor("the motion graph", 60*time.Minute, func() bool {
+		return strings.Contains(cmd.output(), "; motion graph of ")
+	})
+	s.screenshot("ramp-1-built")
+	s.clickAt(s.widgetInView("ensemble: play"))
+	s.waitFor("playing", 60*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "; playing level 1, wind 1")
+	})
+	for _, level := range []string{"3", "1", "2"} {
+		mark := len(cmd.output())
+		s.setWind(level)
+		s.waitFor("level "+level+" playing", 180*time.Second, func() bool {
+			return strings.Contains(cmd.output()[mark:], "; playing level "+level+", wind "+level+",")
+		})
+		s.moveTo(view)
+		s.screenshot("ramp-2-level-" + level)
+	}
+	s.quitAnswering(cmd, "confirm: Don't Save")
+}
+
 // typeInto replaces the text of the input field marked name by value:
 // a click into it, Ctrl+A, the keys and Return.
 func (s *session) typeInto(name, value string) {
