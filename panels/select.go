@@ -138,7 +138,7 @@ func (s *Select) Panel(h Host) giu.Layout {
 		first = giu.Labelf("First: #%d (%.4g, %.4g, %.4g)", sel[0], p[0], p[1], p[2])
 	}
 	return giu.Layout{
-		giu.Label(fmt.Sprintf("%d of %s selected", len(sel), words.Count(n, "vertex", "vertices"))),
+		giu.Label(fmt.Sprintf("%s of %s selected", words.Int(len(sel)), words.Count(n, "vertex", "vertices"))),
 		first,
 		giu.Checkbox("X-ray (box selects hidden vertices)", &s.XRay),
 		giu.Row(

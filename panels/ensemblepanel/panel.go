@@ -154,7 +154,7 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 func levelProgress(d *ensemble.Data, levels []ensemble.LevelProgress) giu.Widget {
 	var out giu.Layout
 	for i, lp := range levels {
-		out = append(out, panels.Text(fmt.Sprintf("level %d %s: %d tasks within, %d toward other levels", i+1, filepath.Base(d.Levels[i]), lp.Within, lp.Between)))
+		out = append(out, panels.Text(fmt.Sprintf("clip %d (%s): %d tasks within, %d toward other levels", i+1, filepath.Base(d.Levels[i]), lp.Within, lp.Between)))
 	}
 	return out
 }
@@ -164,12 +164,12 @@ func levelProgress(d *ensemble.Data, levels []ensemble.LevelProgress) giu.Widget
 // transitions to each level.
 func levelReports(levels []memg.LevelReport) giu.Widget {
 	var out giu.Layout
-	for i, r := range levels {
+	for _, r := range levels {
 		loops := "loops"
 		if !r.Loops {
 			loops = "NO LOOP: plays its frames and cuts back to the first"
 		}
-		line := fmt.Sprintf("level %d %s: %s; %d of %d frames in its loop; transitions to each level %v", i+1, r.Name, loops, r.Component, r.Frames, r.Out)
+		line := fmt.Sprintf("clip %s: %s; %d of %d frames in its loop; transitions to each level %v", r.Name, loops, r.Component, r.Frames, r.Out)
 		if r.Skipped > 0 {
 			line += fmt.Sprintf("; %d of %d tasks skipped, the budget spent", r.Skipped, r.Tasks)
 		}
