@@ -5,6 +5,7 @@ import (
 
 	"github.com/AllenDang/giu"
 
+	"gallop/assets"
 	"gallop/internal/words"
 	"gallop/panels"
 	"gallop/solver/ssdr"
@@ -87,10 +88,20 @@ func (p *Panel) progressPanel() giu.Widget {
 	}
 }
 
+// noResult says what the panel shows before a run of this session: the
+// rig the object already has (applied before, or reopened with a project
+// or a recovered session), or that it has none.
+func noResult(o *assets.Object) string {
+	if o != nil && o.Rig != nil && len(o.Rig.Joints) > 0 {
+		return fmt.Sprintf("%s has a rig (%s), applied before; Start infers a new one.", o.Name, words.Count(len(o.Rig.Joints), "joint", "joints"))
+	}
+	return "No rig yet."
+}
+
 func (p *Panel) resultPanel(h tools.Host) giu.Widget {
 	r := p.m.Result(h)
 	if r == nil {
-		return giu.Label("No rig yet.")
+		return giu.Label(noResult(h.Object()))
 	}
 	rr := r.SSDR
 	radio := func(label string, v rig.Show) giu.Widget {
