@@ -29,7 +29,8 @@ type dialogs struct {
 	mu      sync.Mutex
 	open    bool
 	results []func()
-	dir     string // where the next dialog starts: next to the data last opened or chosen
+	dir     string // where the next Open dialog starts: next to the data last opened or chosen
+	saveDir string // where the next Save dialog starts without a suggested folder: where the last save went
 }
 
 func newDialogs(wake func(), fail func(error)) *dialogs {
@@ -45,7 +46,9 @@ func newDialogs(wake func(), fail func(error)) *dialogs {
 
 // run starts show on the dialog thread unless a dialog is already open;
 // on the UI thread, done then receives the chosen path, unless cancelled.
-func (d *dialogs) run(show func() (string, error), done func(string)) {
+// The chosen path's folder is where the next dialog of its kind starts
+// (saving: a Save dialog; else an Open one).
+func (d *dialogs) run(saving bool, show func() (string, error), done func(string)) {
 	d.mu.Lock()
 	if d.open {
 		d.mu.Unlock()
@@ -58,6 +61,9 @@ func (d *dialogs) run(show func() (string, error), done func(string)) {
 		d.mu.Lock()
 		d.open = false
 		switch {
+		case err == nil && path != "" && saving:
+			d.saveDir = filepath.Dir(path)
+			d.results = append(d.results, func() { done(path) })
 		case err == nil && path != "":
 			d.dir = startDir(path)
 			d.results = append(d.results, func() { done(path) })
@@ -101,11 +107,37 @@ func (d *dialogs) near(path string) {
 	}
 }
 
-// start returns where the next dialog starts ("": the toolkit's choice).
+// start returns where the next Open dialog starts ("": the toolkit's
+// choice).
 func (d *dialogs) start() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.dir
+}
+
+// isOpen reports whether a native dialog is open: the window then takes
+// no shortcut keys (the letters typed go to the dialog).
+func (d *dialogs) isOpen() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.open
+}
+
+// saveStart returns where a Save dialog for suggested starts: the
+// suggestion's folder (the project's own path), else where the last save
+// went, else the user's home folder; never the data's folder, so that
+// exports do not land beside a capture that is not the artist's.
+func (d *dialogs) saveStart(suggested string) string {
+	if filepath.Dir(suggested) != "." {
+		return filepath.Dir(suggested)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.saveDir != "" {
+		return d.saveDir
+	}
+	home, _ := os.UserHomeDir()
+	return home
 }
 
 // poll delivers finished dialogs' results on the UI thread.
@@ -121,20 +153,16 @@ func (d *dialogs) poll() {
 
 func (d *dialogs) load(title string, f fileFilter, done func(string)) {
 	dir := d.start()
-	d.run(func() (string, error) {
+	d.run(false, func() (string, error) {
 		return dialog.File().Title(title).Filter(f.desc, f.exts...).Filter("All files", "*").SetStartDir(dir).Load()
 	}, done)
 }
 
-// save asks where to save, suggesting a file name; a suggestion with a
-// folder (the project's own path) starts there, one without starts next
-// to the data last opened.
+// save asks where to save, suggesting a file name, starting where
+// saveStart says.
 func (d *dialogs) save(title string, f fileFilter, suggested string, done func(string)) {
-	dir := d.start()
-	if filepath.Dir(suggested) != "." {
-		dir = filepath.Dir(suggested)
-	}
-	d.run(func() (string, error) {
+	dir := d.saveStart(suggested)
+	d.run(true, func() (string, error) {
 		b := dialog.File().Title(title).Filter(f.desc, f.exts...).SetStartDir(dir)
 		if suggested != "" {
 			b = b.SetStartFile(filepath.Base(suggested))
@@ -145,5 +173,5 @@ func (d *dialogs) save(title string, f fileFilter, suggested string, done func(s
 
 func (d *dialogs) folder(title string, done func(string)) {
 	dir := d.start()
-	d.run(func() (string, error) { return dialog.Directory().Title(title).SetStartDir(dir).Browse() }, done)
+	d.run(false, func() (string, error) { return dialog.Directory().Title(title).SetStartDir(dir).Browse() }, done)
 }

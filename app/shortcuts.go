@@ -31,12 +31,12 @@ func (a *App) onKey(k giu.Key, m giu.Modifier, act giu.Action) {
 
 // shortcuts handles the key presses queued since the last frame, with
 // Blender's keys where Blender has them. Keys are ignored while a text
-// field has the keyboard; only Ctrl combinations work while a modal dialog
-// is open.
+// field has the keyboard or a native file dialog is open; only Ctrl
+// combinations work while a modal dialog is open.
 func (a *App) shortcuts() {
 	keys := a.keys
 	a.keys = a.keys[:0]
-	if imgui.CurrentIO().WantTextInput() {
+	if imgui.CurrentIO().WantTextInput() || a.dialogs != nil && a.dialogs.isOpen() {
 		return
 	}
 	for _, e := range keys {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gallop/assets"
 	"gallop/panels/synthpanel"
@@ -70,6 +71,39 @@ func TestItem14DialogsStartNextToTheData(t *testing.T) {
 	d.near(filepath.Join(data, "gone.obj"))
 	if got, want := d.start(), filepath.Dir(frames); got != want {
 		t.Errorf("a path that does not exist moved the start to %q", got)
+	}
+}
+
+// TestSaveDialogsStartAwayFromTheData (issue 34): a Save or Export dialog
+// starts in the suggested file's folder (the project's own), else where
+// the last save went, else the home folder; not next to the data opened,
+// where exports landed beside a capture that is not the artist's.
+func TestSaveDialogsStartAwayFromTheData(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	data := t.TempDir()
+	file := filepath.Join(data, "lion.obj")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := newDialogs(func() {}, func(error) {})
+	d.near(file)
+	if got := d.saveStart("lion.glb"); got != home {
+		t.Errorf("an export after opening %s starts in %q, want the home folder %q", file, got, home)
+	}
+	if got, want := d.saveStart(filepath.Join(data, "p.gallop")), data; got != want {
+		t.Errorf("saving the project %s starts in %q", want, got)
+	}
+	out := filepath.Join(t.TempDir(), "exports")
+	d.run(true, func() (string, error) { return filepath.Join(out, "a.glb"), nil }, func(string) {})
+	for d.isOpen() {
+		time.Sleep(time.Millisecond)
+	}
+	if got := d.saveStart("b.glb"); got != out {
+		t.Errorf("after saving to %s the next export starts in %q", out, got)
+	}
+	if got := d.start(); got != data {
+		t.Errorf("a save moved the Open dialogs' start to %q", got)
 	}
 }
 
