@@ -9,8 +9,10 @@ FUZZRUNS      ?= 500000
 
 .PHONY: run setup setup-test build test lint fuzz bench clean
 
+# XDG_RUNTIME_DIR: GTK and Mesa complain on every start without one (a
+# fresh container or an ssh session has none); a private one is made.
 run: setup build
-	./gallop
+	@if [ -z "$$XDG_RUNTIME_DIR" ]; then export XDG_RUNTIME_DIR=$$(mktemp -d /tmp/gallop-runtime-XXXXXX); fi; ./gallop
 
 setup:
 	@scripts/setup.sh
@@ -18,8 +20,13 @@ setup:
 setup-test:
 	@scripts/setup.sh --test
 
+# The first build compiles Dear ImGui's C++ (cimgui-go), whose compiler
+# warnings run to hundreds of lines: they go to .cache/build.log, shown
+# whole only when the build fails.
 build:
-	$(GO) build -o gallop .
+	@mkdir -p .cache
+	@echo "building gallop (the first build compiles Dear ImGui: a few minutes; log in .cache/build.log)"
+	@if ! $(GO) build -o gallop . > .cache/build.log 2>&1; then cat .cache/build.log; exit 1; fi
 
 $(VALIDATOR):
 	npm install --silent --no-audit --no-fund --prefix $(NPM_DIR) gltf-validator@$(VALIDATOR_VER)
