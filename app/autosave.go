@@ -409,13 +409,17 @@ func (a *App) recoverLast() {
 		a.setDocument(d, p)
 		d.Frame = max(0, min(d.Frame, d.NumFrames()-1))
 		a.history.MarkSavedAt(-1) // unsaved: the recovered work is not on disk as a project
+		at := origin.Saved
+		if st, err := os.Stat(from); err == nil {
+			at = st.ModTime() // the time the start's question showed
+		}
 		if err := s.adopt(from); err == nil {
 			os.Remove(lock.Name())
 		}
 		s.orphan, s.declined = newestOrphan(s.dir), false
 		s.wrote = stamp{}
 		a.win.SetTitle("Gallop - " + filepath.Base(d.DisplayName()) + " (recovered)")
-		a.info("Recovered %s as autosaved at %s", d.DisplayName(), origin.Saved.Format("15:04:05"))
+		a.info("Recovered %s as autosaved at %s", d.DisplayName(), at.Format("15:04:05"))
 	})
 }
 

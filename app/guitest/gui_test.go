@@ -189,7 +189,7 @@ func (s *session) quitAnswering(p *proc, button string) {
 				s.t.Fatalf("gallop exited with %v", err)
 			}
 			return
-		case <-time.After(20 * time.Second):
+		case <-time.After(60 * time.Second):
 			if try == 3 {
 				s.screenshot("quit-failed")
 				s.t.Fatalf("gallop did not quit after Ctrl+Q (answering %q), tried three times:\n%s", button, lastLines(p.output(), 10))
@@ -248,8 +248,17 @@ func (s *session) screenshot(name string) *image.RGBA {
 	return rgba
 }
 
+// patience is the least time waitFor gives a condition: a wait fails only
+// on a hang, not because a loaded machine (both cores busy beside the
+// test) drew the window's frames slowly. A condition that holds returns at
+// once, so the bound costs a passing test nothing.
+const patience = 3 * time.Minute
+
+// waitFor waits until ok holds, failing the test after timeout (at least
+// patience) with what it waited for.
 func (s *session) waitFor(what string, timeout time.Duration, ok func() bool) {
 	s.t.Helper()
+	timeout = max(timeout, patience)
 	deadline := time.Now().Add(timeout)
 	for !ok() {
 		if time.Now().After(deadline) {
