@@ -20,6 +20,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/option"
+	"gallop/internal/words"
 	"gallop/solver/ssdr"
 	"gallop/tools"
 	"gallop/viewport"
@@ -194,8 +195,8 @@ func (t *Rig) finished(h tools.Host, r *run) {
 		t.Bone = 0
 	}
 	rr := r.res.SSDR
-	h.Info("Rig: %d bones, RMSE %.4g (%.3g of the bounding-box diagonal) after %d iterations",
-		r.res.Bones(), rr.RMSE, rr.RMSE/r.res.Diagonal, rr.Iterations)
+	h.Info("Rig: %d bones, RMSE %.4g (%.3g of the bounding-box diagonal) after %s",
+		r.res.Bones(), rr.RMSE, rr.RMSE/r.res.Diagonal, iterationWords(rr.Iterations, rr.PolishRounds))
 }
 
 // Progress returns the latest progress of the running or last run (nil
@@ -395,4 +396,14 @@ func (t *Rig) Bones(h tools.Host) []BoneSegment {
 		}
 	}
 	return out
+}
+
+// iterationWords says how long a run took as the progress bar counted it:
+// "19 iterations and 5 polish rounds" (SSDR's Iterations holds both).
+func iterationWords(iterations, polish int) string {
+	s := words.Count(iterations-polish, "iteration", "iterations")
+	if polish > 0 {
+		s += " and " + words.Count(polish, "polish round", "polish rounds")
+	}
+	return s
 }

@@ -411,3 +411,17 @@ func TestItem14RigProgressSaysPolish(t *testing.T) {
 		t.Errorf("progress at iteration 12: %q, want %q", got, want)
 	}
 }
+
+// TestIterationWords (issue 34): the status counts iterations as the
+// progress bar does, polish rounds apart ("after 24 iterations" read
+// against the panel's 19 and 5 polish rounds).
+func TestIterationWords(t *testing.T) {
+	for _, c := range []struct {
+		it, polish int
+		want       string
+	}{{24, 5, "19 iterations and 5 polish rounds"}, {1, 0, "1 iteration"}, {6, 1, "5 iterations and 1 polish round"}} {
+		if got := iterationWords(c.it, c.polish); got != c.want {
+			t.Errorf("%d, %d: %q, want %q", c.it, c.polish, got, c.want)
+		}
+	}
+}
