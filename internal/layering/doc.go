@@ -1,4 +1,3 @@
 // Package layering holds the test that keeps Gallop's import graph
-// pointing down the layers (see layering_test.go and the README's
-// Architecture section). It has no code of its own.
+// pointing down the layers (see layering_test.go and docs/architecture.md). It has no code of its own.
 package layering

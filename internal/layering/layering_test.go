@@ -16,7 +16,7 @@ import (
 
 // The layers, top to bottom. A package belongs to the layer of the longest
 // pattern that matches its import path ("x/..." matches x and everything
-// below it). The README's Architecture section shows the same table.
+// below it). docs/architecture.md shows the same table.
 var layerOf = []struct{ pattern, layer string }{
 	{"gallop", "main"},
 	{"gallop/app/...", "app"},

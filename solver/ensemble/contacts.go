@@ -135,7 +135,7 @@ func hasPair(pairs []csp.Pair, p csp.Pair) bool {
 // SourceInterpenetrations counts the interpenetrating (source frame,
 // group pair)s over every reconstructed source frame of every level, and
 // the source frames with at least one, on every core; the source data
-// themselves should have none (the banner's README checks that), so these
+// themselves should have none (the banner's data README says so), so these
 // come from PCA truncation, or from the data. It fills the SourceContacts
 // cache. It returns ctx.Err() when cancelled.
 func (m *Model) SourceInterpenetrations(ctx context.Context) (pairFrames, frames int, err error) {

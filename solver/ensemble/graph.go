@@ -1001,7 +1001,7 @@ func abs(x int) int {
 // take that holds a level several times keeps a loop in each stretch
 // that has one, so that the wind can change from any of them (on the
 // reeds' ramp the stretches of one level never join each other; see the
-// README). A level without any such component has none:
+// method as built). A level without any such component has none:
 // its clips at that level alone (a clip simulated in a steady wind) get
 // every frame and Cut, and the level's frames in clips whose wind
 // changes are played only on the way to other levels.

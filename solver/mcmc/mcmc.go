@@ -1,28 +1,3 @@
-// Package mcmc samples plausible animations by Markov chain Monte Carlo, as
-// in Chenney and Forsyth, "Sampling Plausible Solutions to Multi-body
-// Constraint Problems" (SIGGRAPH 2000).
-//
-// A world model (Model) has random variables, a state S; a log prior
-// log p_w(S) over them (Section 3.1); a deterministic simulator that turns a
-// state into an outcome O; and a constraint log-likelihood log p_c(O)
-// (Section 3.2): a Gaussian in a distance, or a Gibbs term k·log λ for k
-// constraints met. A chain samples
-//
-//	p(A) ∝ p_w(A)·p_c(A)
-//
-// by Metropolis-Hastings (Section 4): from the current state A_i a proposal
-// kernel, drawn from a weighted mixture, makes a candidate A_c and reports
-// log q(A_i|A_c) − log q(A_c|A_i); the candidate is simulated and accepted
-// with probability
-//
-//	min(1, p(A_c)·q(A_i|A_c) / (p(A_i)·q(A_c|A_i))),
-//
-// all in log space. The mixture weights do not depend on the state, so
-// each kernel's own ratio keeps detailed balance.
-//
-// Chains are deterministic: the same model, kernels and seed give the same
-// chain, sample for sample, whatever else runs at the same time (each chain
-// owns its random source; the simulator must be deterministic too).
 package mcmc
 
 import (

@@ -90,7 +90,7 @@ func BlockageMessage(m *ensemble.Model, b ensemble.Blockage) string {
 	if passes(m, b.From, b.To) {
 		fmt.Fprintf(&s, ". The clips in which the wind changes from %g to %g cannot be entered from these frames: a take that returns to each level more often gives the graph more places to join.", from, to)
 	} else {
-		fmt.Fprintf(&s, ". Add a clip in which the wind changes from %g to %g (Add clip folder...; see the README: clips whose wind changes).", from, to)
+		fmt.Fprintf(&s, ". Add a clip in which the wind changes from %g to %g (Add clip folder...; the user guide's Ensemble page says how to simulate one).", from, to)
 	}
 	return s.String()
 }

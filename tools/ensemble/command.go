@@ -64,7 +64,7 @@ type BuildReport struct {
 	Missing       int           `json:"tasks_missing"`     // tasks that found no transition
 	Tasks         int           `json:"tasks"`             // (interval, target) tasks
 	LevelReports  []LevelReport `json:"level_reports"`     // per level: what was found, why the rest failed
-	LatencyMedian [][]float64   `json:"latency_median_s"`  // [from][to] wind-change latency, seconds (see the README)
+	LatencyMedian [][]float64   `json:"latency_median_s"`  // [from][to] wind-change latency, seconds (see docs/command-line.md)
 	LatencyWorst  [][]float64   `json:"latency_worst_s"`   // [from][to]
 	Loops         bool          `json:"every_level_loops"` // every wind level has a loop of transitions
 	// Winds are the wind levels the clips' frames are at (the latency
@@ -468,7 +468,7 @@ func missingTransitions(name string, st csp.Stats) string {
 	msg := fmt.Sprintf("No transition to level %s was found (%d programs: %.0f%% feasible, %.0f%% culled, %.0f%% timed out, %.0f%% proved infeasible).",
 		name, st.Programs, 100*ok, 100*cull, 100*timeOut, 100*inf)
 	if st.Programs > 0 && inf >= 0.5 {
-		msg += " Most were proved infeasible: some groups lie on opposite sides of each other in the two levels' frames, and a blend moves every vertex straight between them, through the other group (see the README: Ensemble, transitions between levels)."
+		msg += " Most were proved infeasible: some groups lie on opposite sides of each other in the two levels' frames, and a blend moves every vertex straight between them, through the other group (go doc gallop/solver/ensemble: transitions between levels)."
 	} else {
 		msg += " A larger --budget or --harder may find some."
 	}

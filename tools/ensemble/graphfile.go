@@ -21,7 +21,7 @@ import (
 // GraphFormat names Gallop's motion graph files in their "format" field.
 const GraphFormat = "gallop-ensemble-graph"
 
-// GraphFile is a motion graph as Gallop saves it (JSON, see the README):
+// GraphFile is a motion graph as Gallop saves it (JSON, see docs/formats.md):
 // the data it was built from (absolute paths: the file does not hold the
 // meshes), the options of the model and of the build, and the graph: per
 // level the runs of frames of its component (and whether it cuts back: no
