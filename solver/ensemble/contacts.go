@@ -21,10 +21,10 @@ import (
 func (m *Model) intersect(k, l int, mk, ml *collide.Mesh) bool {
 	gk, gl := &m.groups[k], &m.groups[l]
 	switch {
-	case gk.triSewn != nil && gk.parent == l:
-		return sewnIntersect(gk, gl.triangles, mk, ml)
-	case gl.triSewn != nil && gl.parent == k:
-		return sewnIntersect(gl, gk.triangles, ml, mk)
+	case gk.TriSewn != nil && gk.Parent == l:
+		return sewnIntersect(gk, gl.Triangles, mk, ml)
+	case gl.TriSewn != nil && gl.Parent == k:
+		return sewnIntersect(gl, gk.Triangles, ml, mk)
 	}
 	return collide.MeshesIntersect(mk, ml)
 }
@@ -36,7 +36,7 @@ func sewnIntersect(child *groupModel, ptri [][3]int, cm, pm *collide.Mesh) bool 
 	hit := false
 	collide.MeshPairs(cm, pm, func(i, j int) bool {
 		pt := ptri[j]
-		for _, v := range child.triSewn[i] {
+		for _, v := range child.TriSewn[i] {
 			if v >= 0 && (int(v) == pt[0] || int(v) == pt[1] || int(v) == pt[2]) {
 				return true // sewn: keep looking
 			}
@@ -71,12 +71,12 @@ func (m *Model) contacts(sc *scene, dst []csp.Pair, x []mgl64.Vec3) []csp.Pair {
 		sc.meshes = make([]*collide.Mesh, len(m.groups))
 		for k := range m.groups {
 			g := &m.groups[k]
-			sc.meshes[k] = collide.NewMesh(x[g.first:g.first+g.count], g.triangles)
+			sc.meshes[k] = collide.NewMesh(x[g.First:g.First+g.Count], g.Triangles)
 		}
 	} else {
 		for k := range m.groups {
 			g := &m.groups[k]
-			sc.meshes[k].Refit(x[g.first : g.first+g.count])
+			sc.meshes[k].Refit(x[g.First : g.First+g.Count])
 		}
 	}
 	for k := range m.groups {

@@ -43,19 +43,19 @@ func (m *Model) Distance(i, j State) float64 {
 // d is D_k between state indices a and b.
 func (m *Model) d(k, a, b int) float64 {
 	g := &m.groups[k]
-	r := g.rank
+	r := g.Rank
 	beta2 := m.opts.Beta * m.opts.Beta
-	qa, qb := g.q[a*r:(a+1)*r], g.q[b*r:(b+1)*r]
-	va, vb := g.qdot[a*r:(a+1)*r], g.qdot[b*r:(b+1)*r]
+	qa, qb := g.Q[a*r:(a+1)*r], g.Q[b*r:(b+1)*r]
+	va, vb := g.QDot[a*r:(a+1)*r], g.QDot[b*r:(b+1)*r]
 	pos, vel := 0.0, 0.0
 	for c := range r {
 		dq, dv := qa[c]-qb[c], va[c]-vb[c]
 		pos += dq * dq
 		vel += dv * dv
 	}
-	if g.own {
+	if g.Own {
 		fa, fb := &g.frames[a], &g.frames[b]
-		rho2, n := g.radius*g.radius, float64(g.count)
+		rho2, n := g.Radius*g.Radius, float64(g.Count)
 		theta := rotation.Log(fa.R.Transpose().Mul3(fb.R)).Len()
 		pos += n * (fa.O.Sub(fb.O).LenSqr() + rho2*theta*theta)
 		vel += n * (fa.ODot.Sub(fb.ODot).LenSqr() + rho2*fa.Omega.Sub(fb.Omega).LenSqr())

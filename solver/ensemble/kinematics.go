@@ -12,39 +12,11 @@ import (
 
 // groupModel is the reduced model of one group.
 type groupModel struct {
-	first, count, parent int
-	path                 []int // the groups from the root down to this one
-	triangles            [][3]int
-
-	rest     []mgl64.Vec3 // p_k
-	centroid mgl64.Vec3   // c_k, the rest centroid
-	radius   float64      // ρ_k, the RMS distance of the rest vertices from c_k
-
-	// own: the frame is fitted to the group's own vertices (a root, or a
-	// child without attachments) and stored per state in frames, relative
-	// to the parent's world frame (to the world for a root).
-	own    bool
+	// GroupParts are the group's persistent parts (what Model.Parts
+	// keeps); its Frames is nil here: a group with its own frame holds it
+	// per state in frames.
+	GroupParts
 	frames []frameState
-	// Otherwise the frame is the rigid fit of the parent's patch (the
-	// parent-local vertices in patch) from patchRest to their posed
-	// positions.
-	patch     []int
-	patchRest []mgl64.Vec3
-	// sewnTo[v] is the parent-local vertex that group-local vertex v is
-	// sewn to, −1 for none; triSewn[t] the same for triangle t's corners,
-	// nil when the group has no attachments.
-	sewnTo  []int32
-	triSewn [][3]int32
-	// The sewing correction (see Poser): sewVertex[a] and sewParent[a]
-	// are attachment a's group-local and parent-local vertices, sew its
-	// falloff.
-	sewVertex, sewParent []int
-	sew                  []SewWeight
-
-	rank    int
-	sigma   []float64 // every singular value of the displacement matrix
-	basis   []float64 // U_k by vertex: [(v·rank + c)·3 + d] = U_k[3v+d, c]
-	q, qdot []float64 // per state, rank values each
 }
 
 // frameState is an own frame at one source frame with the quantities the
@@ -63,23 +35,23 @@ func (m *Model) buildHierarchy() error {
 	m.groups = make([]groupModel, len(d.Groups))
 	for k, g := range d.Groups {
 		gm := &m.groups[k]
-		gm.first, gm.count, gm.parent = g.First, g.Count, g.Parent
-		gm.triangles = g.Triangles
+		gm.First, gm.Count, gm.Parent = g.First, g.Count, g.Parent
+		gm.Triangles = g.Triangles
 		for a := k; a >= 0; a = d.Groups[a].Parent {
-			gm.path = append([]int{a}, gm.path...)
+			gm.Path = append([]int{a}, gm.Path...)
 		}
-		gm.rest = d.Rest[g.First : g.First+g.Count]
-		for _, p := range gm.rest {
-			gm.centroid = gm.centroid.Add(p)
+		gm.Rest = d.Rest[g.First : g.First+g.Count]
+		for _, p := range gm.Rest {
+			gm.Centroid = gm.Centroid.Add(p)
 		}
-		gm.centroid = gm.centroid.Mul(1 / float64(g.Count))
+		gm.Centroid = gm.Centroid.Mul(1 / float64(g.Count))
 		ss := 0.0
-		for _, p := range gm.rest {
-			ss += p.Sub(gm.centroid).LenSqr()
+		for _, p := range gm.Rest {
+			ss += p.Sub(gm.Centroid).LenSqr()
 		}
-		gm.radius = math.Sqrt(ss / float64(g.Count))
-		gm.own = len(g.Attach) == 0
-		if gm.own {
+		gm.Radius = math.Sqrt(ss / float64(g.Count))
+		gm.Own = len(g.Attach) == 0
+		if gm.Own {
 			continue
 		}
 		parent := d.Groups[g.Parent]
@@ -87,26 +59,26 @@ func (m *Model) buildHierarchy() error {
 		if err != nil {
 			return err
 		}
-		gm.patch = patch
+		gm.Patch = patch
 		for _, v := range patch {
-			gm.patchRest = append(gm.patchRest, d.Rest[parent.First+v])
+			gm.PatchRest = append(gm.PatchRest, d.Rest[parent.First+v])
 		}
-		gm.sewnTo = make([]int32, g.Count)
-		for v := range gm.sewnTo {
-			gm.sewnTo[v] = -1
+		gm.SewnTo = make([]int32, g.Count)
+		for v := range gm.SewnTo {
+			gm.SewnTo[v] = -1
 		}
 		for _, at := range g.Attach {
-			gm.sewnTo[at.Vertex] = int32(at.ParentVertex)
-			gm.sewVertex = append(gm.sewVertex, at.Vertex)
-			gm.sewParent = append(gm.sewParent, at.ParentVertex)
+			gm.SewnTo[at.Vertex] = int32(at.ParentVertex)
+			gm.SewVertex = append(gm.SewVertex, at.Vertex)
+			gm.SewParent = append(gm.SewParent, at.ParentVertex)
 		}
-		if gm.sew, err = newSewing(g.Count, g.Triangles, g.Attach); err != nil {
+		if gm.Sew, err = newSewing(g.Count, g.Triangles, g.Attach); err != nil {
 			return fmt.Errorf("ensemble: group %q: %w", g.Name, err)
 		}
-		gm.triSewn = make([][3]int32, len(g.Triangles))
+		gm.TriSewn = make([][3]int32, len(g.Triangles))
 		for t, tri := range g.Triangles {
 			for c, v := range tri {
-				gm.triSewn[t][c] = gm.sewnTo[v]
+				gm.TriSewn[t][c] = gm.SewnTo[v]
 			}
 		}
 	}
@@ -121,7 +93,7 @@ func (m *Model) buildHierarchy() error {
 func (m *Model) layers() [][]int {
 	var out [][]int
 	for k := range m.groups {
-		d := len(m.groups[k].path) - 1
+		d := len(m.groups[k].Path) - 1
 		for len(out) <= d {
 			out = append(out, nil)
 		}
@@ -196,16 +168,16 @@ func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error
 	g := &m.groups[k]
 	F := m.states()
 	frames := make([]Rigid, F)
-	A := mat.NewDense(3*g.count, F, nil)
-	if g.own {
+	A := mat.NewDense(3*g.Count, F, nil)
+	if g.Own {
 		g.frames = make([]frameState, F)
 	}
 	for i := range F {
 		s := m.state(i)
-		x := d.Levels[s.Level].Frames[s.Frame][g.first : g.first+g.count]
-		if g.own {
+		x := d.Levels[s.Level].Frames[s.Frame][g.First : g.First+g.Count]
+		if g.Own {
 			var sums rotation.RigidSums
-			for v, p := range g.rest {
+			for v, p := range g.Rest {
 				sums.Add(1, x[v], p)
 			}
 			frames[i].R, frames[i].T, _ = sums.Fit()
@@ -219,13 +191,13 @@ func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error
 		}
 		inv := frames[i].Inverse()
 		for v, p := range x {
-			u := inv.Apply(p).Sub(g.rest[v])
+			u := inv.Apply(p).Sub(g.Rest[v])
 			A.Set(3*v, i, u[0])
 			A.Set(3*v+1, i, u[1])
 			A.Set(3*v+2, i, u[2])
 		}
 	}
-	if g.own {
+	if g.Own {
 		m.frameVelocities(g)
 	}
 
@@ -233,28 +205,28 @@ func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error
 	if !svd.Factorize(A, mat.SVDThin) {
 		return nil, fmt.Errorf("ensemble: group %q: the SVD of its displacements did not converge", d.Groups[k].Name)
 	}
-	g.sigma = svd.Values(nil)
+	g.Sigma = svd.Values(nil)
 	var U, V mat.Dense
 	svd.UTo(&U)
 	svd.VTo(&V)
-	g.rank = m.stepRank(g, truncation(g.sigma, m.opts.Threshold, g.rest, F), &U, &V, frames)
-	r := g.rank
-	g.basis = make([]float64, 3*g.count*r)
-	for v := range g.count {
+	g.Rank = m.stepRank(g, truncation(g.Sigma, m.opts.Threshold, g.Rest, F), &U, &V, frames)
+	r := g.Rank
+	g.Basis = make([]float64, 3*g.Count*r)
+	for v := range g.Count {
 		for c := range r {
 			for dim := range 3 {
-				g.basis[(v*r+c)*3+dim] = U.At(3*v+dim, c)
+				g.Basis[(v*r+c)*3+dim] = U.At(3*v+dim, c)
 			}
 		}
 	}
 	// q(t) = Uᵀ u(t) = σ_c V[t, c].
-	g.q = make([]float64, F*r)
+	g.Q = make([]float64, F*r)
 	for i := range F {
 		for c := range r {
-			g.q[i*r+c] = g.sigma[c] * V.At(i, c)
+			g.Q[i*r+c] = g.Sigma[c] * V.At(i, c)
 		}
 	}
-	g.qdot = make([]float64, F*r)
+	g.QDot = make([]float64, F*r)
 	for l := range len(m.levels) - 1 {
 		lo, hi := m.levels[l], m.levels[l+1]
 		for i := lo; i < hi; i++ {
@@ -263,14 +235,14 @@ func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error
 				a, b = lo, lo+1
 			}
 			for c := range r {
-				g.qdot[i*r+c] = (g.q[b*r+c] - g.q[a*r+c]) * d.FPS
+				g.QDot[i*r+c] = (g.Q[b*r+c] - g.Q[a*r+c]) * d.FPS
 			}
 		}
 	}
 	if !world {
 		return nil, nil
 	}
-	if g.own && parentWorld != nil {
+	if g.Own && parentWorld != nil {
 		for i := range frames {
 			frames[i] = parentWorld[i].Compose(g.frames[i].Rigid)
 		}
@@ -292,7 +264,7 @@ func (m *Model) fitGroup(k int, parentWorld []Rigid, world bool) ([]Rigid, error
 func (m *Model) stepRank(g *groupModel, r0 int, U, V *mat.Dense, frames []Rigid) int {
 	d := m.data
 	F := len(frames)
-	full := len(g.sigma)
+	full := len(g.Sigma)
 	limit := 0.0
 	for l := range len(m.levels) - 1 {
 		lv := d.Levels[l].Frames
@@ -302,14 +274,14 @@ func (m *Model) stepRank(g *groupModel, r0 int, U, V *mat.Dense, frames []Rigid)
 	}
 	limit *= 1 + stepSlack
 	// local[i·n + v]: the reconstruction in the group's frame at rank r.
-	n := g.count
+	n := g.Count
 	local := make([]mgl64.Vec3, F*n)
 	for i := range F {
-		copy(local[i*n:(i+1)*n], g.rest)
+		copy(local[i*n:(i+1)*n], g.Rest)
 	}
 	add := func(c int) {
 		for i := range F {
-			w := g.sigma[c] * V.At(i, c)
+			w := g.Sigma[c] * V.At(i, c)
 			for v := range n {
 				local[i*n+v] = local[i*n+v].Add(mgl64.Vec3{U.At(3*v, c), U.At(3*v+1, c), U.At(3*v+2, c)}.Mul(w))
 			}
@@ -332,7 +304,7 @@ func (m *Model) stepRank(g *groupModel, r0 int, U, V *mat.Dense, frames []Rigid)
 		add(c)
 	}
 	r := r0
-	for r < full && g.sigma[r] > 0 && !steps() {
+	for r < full && g.Sigma[r] > 0 && !steps() {
 		add(r)
 		r++
 	}
@@ -345,7 +317,7 @@ const stepSlack = 1e-9
 // frameVelocities fills in O, Ȯ and ω of an own frame at every state.
 func (m *Model) frameVelocities(g *groupModel) {
 	for i := range g.frames {
-		g.frames[i].O = g.frames[i].Apply(g.centroid)
+		g.frames[i].O = g.frames[i].Apply(g.Centroid)
 	}
 	for l := range len(m.levels) - 1 {
 		lo, hi := m.levels[l], m.levels[l+1]
@@ -364,10 +336,10 @@ func (m *Model) frameVelocities(g *groupModel) {
 // reconstructPatch returns the reconstructed world positions of attached
 // group g's parent patch at state i, the parent's world frame being pw.
 func (m *Model) reconstructPatch(g *groupModel, i int, pw Rigid) []mgl64.Vec3 {
-	p := &m.groups[g.parent]
-	out := make([]mgl64.Vec3, len(g.patch))
-	q := p.q[i*p.rank : (i+1)*p.rank]
-	for n, v := range g.patch {
+	p := &m.groups[g.Parent]
+	out := make([]mgl64.Vec3, len(g.Patch))
+	q := p.Q[i*p.Rank : (i+1)*p.Rank]
+	for n, v := range g.Patch {
 		out[n] = pw.Apply(p.local(v, q))
 	}
 	return out
@@ -377,7 +349,7 @@ func (m *Model) reconstructPatch(g *groupModel, i int, pw Rigid) []mgl64.Vec3 {
 // the positions x (one per patch vertex).
 func (m *Model) patchFrame(g *groupModel, x []mgl64.Vec3) Rigid {
 	var sums rotation.RigidSums
-	for n, p := range g.patchRest {
+	for n, p := range g.PatchRest {
 		sums.Add(1, x[n], p)
 	}
 	var r Rigid

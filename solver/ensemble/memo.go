@@ -65,12 +65,12 @@ func (mm *memo) lookup(p *Program, pr csp.Pair, f int, tau []int) (int8, memoSlo
 		}
 	}
 	s := f - p.margin
-	pk := m.groups[pr.K].path
+	pk := m.groups[pr.K].Path
 	if pr.K == pr.L {
 		add(pk, s)
 		add(pk, s-1)
 	} else {
-		pl := m.groups[pr.L].path
+		pl := m.groups[pr.L].Path
 		add(pk, s)
 		add(pl[commonPrefix(pk, pl):], s)
 	}

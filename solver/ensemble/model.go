@@ -145,7 +145,7 @@ func NewModel(ctx context.Context, d *Dataset, opts Options, progress func(done,
 			}
 			k := layer[i]
 			var pw []Rigid
-			if p := m.groups[k].parent; p >= 0 {
+			if p := m.groups[k].Parent; p >= 0 {
 				pw = world[p]
 			}
 			world[k], errs[i] = m.fitGroup(k, pw, hasChildren[k])
@@ -196,7 +196,7 @@ func (m *Model) sourceSteps() []float64 {
 // groupStep returns maxᵥ‖yᵥ − xᵥ‖ over g's vertices of the ensemble
 // positions x and y: how far the group moves from x to y.
 func groupStep(g *groupModel, x, y []mgl64.Vec3) float64 {
-	return vertexStep(x[g.first:g.first+g.count], y[g.first:g.first+g.count])
+	return vertexStep(x[g.First:g.First+g.Count], y[g.First:g.First+g.Count])
 }
 
 // GroupStep returns how far group k moves from ensemble positions x to y:
@@ -227,13 +227,13 @@ func (m *Model) Options() Options { return m.opts }
 func (m *Model) Groups() int { return len(m.groups) }
 
 // Rank returns r_k, the number of PCA coordinates of group k.
-func (m *Model) Rank(k int) int { return m.groups[k].rank }
+func (m *Model) Rank(k int) int { return m.groups[k].Rank }
 
 // Ranks returns the rank of every group.
 func (m *Model) Ranks() []int {
 	r := make([]int, len(m.groups))
 	for k := range m.groups {
-		r[k] = m.groups[k].rank
+		r[k] = m.groups[k].Rank
 	}
 	return r
 }
@@ -242,14 +242,14 @@ func (m *Model) Ranks() []int {
 func (m *Model) TotalRank() int {
 	r := 0
 	for k := range m.groups {
-		r += m.groups[k].rank
+		r += m.groups[k].Rank
 	}
 	return r
 }
 
 // SingularValues returns every singular value of group k's displacement
 // matrix, largest first (those kept and those dropped). Do not modify it.
-func (m *Model) SingularValues(k int) []float64 { return m.groups[k].sigma }
+func (m *Model) SingularValues(k int) []float64 { return m.groups[k].Sigma }
 
 // Basis returns U_k, group k's PCA basis, as Rank(k) displacement fields:
 // element [c][v] is column c of U_k at group-local vertex v (rows 3v, 3v+1,
@@ -257,11 +257,11 @@ func (m *Model) SingularValues(k int) []float64 { return m.groups[k].sigma }
 // morph target. It is a new copy.
 func (m *Model) Basis(k int) [][]mgl64.Vec3 {
 	g := &m.groups[k]
-	out := make([][]mgl64.Vec3, g.rank)
+	out := make([][]mgl64.Vec3, g.Rank)
 	for c := range out {
-		out[c] = make([]mgl64.Vec3, g.count)
-		for v := range g.count {
-			copy(out[c][v][:], g.basis[(v*g.rank+c)*3:])
+		out[c] = make([]mgl64.Vec3, g.Count)
+		for v := range g.Count {
+			copy(out[c][v][:], g.Basis[(v*g.Rank+c)*3:])
 		}
 	}
 	return out
@@ -271,27 +271,27 @@ func (m *Model) Basis(k int) [][]mgl64.Vec3 {
 func (m *Model) Q(k int, s State) []float64 {
 	g := &m.groups[k]
 	i := m.index(s)
-	return g.q[i*g.rank : (i+1)*g.rank]
+	return g.Q[i*g.Rank : (i+1)*g.Rank]
 }
 
 // QDot returns q̇_k at source frame s, per second. Do not modify it.
 func (m *Model) QDot(k int, s State) []float64 {
 	g := &m.groups[k]
 	i := m.index(s)
-	return g.qdot[i*g.rank : (i+1)*g.rank]
+	return g.QDot[i*g.Rank : (i+1)*g.Rank]
 }
 
 // OwnFrame reports whether group k has a frame of its own (a root, or a
 // child without attachments), fitted to its vertices, rather than one
 // that follows its parent's attachment patch.
-func (m *Model) OwnFrame(k int) bool { return m.groups[k].own }
+func (m *Model) OwnFrame(k int) bool { return m.groups[k].Own }
 
 // LocalFrame returns group k's fitted frame at source frame s, relative to
 // its parent's world frame (to the world for a root). It panics for a
 // group without a frame of its own (see OwnFrame).
 func (m *Model) LocalFrame(k int, s State) Rigid {
 	g := &m.groups[k]
-	if !g.own {
+	if !g.Own {
 		panic(fmt.Sprintf("ensemble: group %q has no frame of its own", m.data.Groups[k].Name))
 	}
 	return g.frames[m.index(s)].Rigid
@@ -448,7 +448,7 @@ func (m *Model) Pose(s State) []mgl64.Vec3 {
 // ancestor move the pair's whole subtree rigidly (frames and attachment
 // fits are equivariant) and so cannot change whether k and l intersect.
 func (m *Model) Clique(k, l int) []int {
-	pk, pl := m.groups[k].path, m.groups[l].path
+	pk, pl := m.groups[k].Path, m.groups[l].Path
 	c := 0
 	for c < len(pk) && c < len(pl) && pk[c] == pl[c] {
 		c++

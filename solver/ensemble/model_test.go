@@ -104,7 +104,7 @@ func TestStepsWithinData(t *testing.T) {
 				t.Errorf("threshold %g: group %q steps %.6g in the model, %.6g in the data", th, d.Groups[k].Name, limit, data)
 			}
 			g := &m.groups[k]
-			if m.Rank(k) > truncation(g.sigma, m.opts.Threshold, g.rest, m.states()) {
+			if m.Rank(k) > truncation(g.Sigma, m.opts.Threshold, g.Rest, m.states()) {
 				raised++
 			}
 		}

@@ -19,7 +19,7 @@ import (
 // step limits.
 type ModelParts struct {
 	Groups     []Group
-	Rest       []mgl64.Vec3
+	Rest       Vecs
 	LevelNames []string
 	Frames     []int       // per level
 	Wind       [][]float64 // per level, its frames' wind levels (nil: the level's own, see Level)
@@ -46,17 +46,17 @@ type GroupParts struct {
 	First, Count, Parent int
 	Path                 []int // the groups from the root down to this one
 	Triangles            [][3]int
-	Rest                 []mgl64.Vec3 // p_k
-	Centroid             mgl64.Vec3   // c_k, the rest centroid
-	Radius               float64      // ρ_k, the RMS distance of the rest vertices from c_k
+	Rest                 Vecs       // p_k
+	Centroid             mgl64.Vec3 // c_k, the rest centroid
+	Radius               float64    // ρ_k, the RMS distance of the rest vertices from c_k
 	// Own says the group's frame is fitted to its own vertices and held
 	// per state in Frames, 21 floats each: R (column by column), T, O, Ȯ
 	// and ω; otherwise it is the rigid fit of the parent's vertices Patch
 	// from PatchRest.
 	Own       bool
-	Frames    []float64
+	Frames    Floats
 	Patch     []int
-	PatchRest []mgl64.Vec3
+	PatchRest Vecs
 	// SewnTo[v] is the parent-local vertex that vertex v is sewn to, −1
 	// for none; TriSewn the same for the triangles' corners; SewVertex and
 	// SewParent the attachments' vertices, Sew their falloff.
@@ -67,7 +67,7 @@ type GroupParts struct {
 	// Rank is the PCA's rank r_k: Sigma holds every singular value, Basis
 	// U_k by vertex, Q and QDot r_k coordinates per state.
 	Rank                  int
-	Sigma, Basis, Q, QDot []float64
+	Sigma, Basis, Q, QDot Floats
 }
 
 // frameStateFloats is the number of floats of a frameState in
@@ -109,13 +109,8 @@ func (m *Model) Parts(ctx context.Context) (*ModelParts, error) {
 			frames = append(frames, fs.ODot[:]...)
 			frames = append(frames, fs.Omega[:]...)
 		}
-		p.Models[k] = GroupParts{
-			First: g.first, Count: g.count, Parent: g.parent, Path: g.path, Triangles: g.triangles,
-			Rest: g.rest, Centroid: g.centroid, Radius: g.radius, Own: g.own, Frames: frames,
-			Patch: g.patch, PatchRest: g.patchRest, SewnTo: g.sewnTo, TriSewn: g.triSewn,
-			SewVertex: g.sewVertex, SewParent: g.sewParent, Sew: g.sew,
-			Rank: g.rank, Sigma: g.sigma, Basis: g.basis, Q: g.q, QDot: g.qdot,
-		}
+		p.Models[k] = g.GroupParts
+		p.Models[k].Frames = frames
 	}
 	return p, nil
 }
@@ -176,13 +171,8 @@ func NewModelFromParts(p *ModelParts) (*Model, error) {
 			len(g.Frames)%frameStateFloats == 0 && (!g.Own || len(g.Frames) == states*frameStateFloats)) {
 			return nil, fmt.Errorf("group %d: parts of different sizes", k)
 		}
-		gm := groupModel{
-			first: g.First, count: g.Count, parent: g.Parent, path: g.Path, triangles: g.Triangles,
-			rest: g.Rest, centroid: g.Centroid, radius: g.Radius, own: g.Own,
-			patch: g.Patch, patchRest: g.PatchRest, sewnTo: g.SewnTo, triSewn: g.TriSewn,
-			sewVertex: g.SewVertex, sewParent: g.SewParent, sew: g.Sew, rank: g.Rank,
-			sigma: g.Sigma, basis: g.Basis, q: g.Q, qdot: g.QDot,
-		}
+		gm := groupModel{GroupParts: g}
+		gm.Frames = nil // held as frames
 		if len(g.Frames) > 0 {
 			gm.frames = make([]frameState, len(g.Frames)/frameStateFloats)
 		}

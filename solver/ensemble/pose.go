@@ -24,13 +24,13 @@ type Poser struct {
 func (m *Model) NewPoser() *Poser {
 	maxRank := 0
 	for k := range m.groups {
-		maxRank = max(maxRank, m.groups[k].rank)
+		maxRank = max(maxRank, m.groups[k].Rank)
 	}
 	p := &Poser{m: m, world: make([]Rigid, len(m.groups)), sewing: make([][]mgl64.Vec3, len(m.groups)), q: make([]float64, maxRank)}
 	p.coords = make([][]float64, len(m.groups))
 	for k := range m.groups {
-		p.sewing[k] = make([]mgl64.Vec3, len(m.groups[k].sewVertex))
-		p.coords[k] = make([]float64, m.groups[k].rank)
+		p.sewing[k] = make([]mgl64.Vec3, len(m.groups[k].SewVertex))
+		p.coords[k] = make([]float64, m.groups[k].Rank)
 	}
 	return p
 }
@@ -59,7 +59,7 @@ func (p *Poser) Pose(dst []mgl64.Vec3, s State) []mgl64.Vec3 {
 	for _, k := range p.m.order {
 		g := &p.m.groups[k]
 		pw, px := p.parent(k, dst)
-		p.world[k] = p.poseGroup(k, i, i, 0, pw, px, dst[g.first:g.first+g.count])
+		p.world[k] = p.poseGroup(k, i, i, 0, pw, px, dst[g.First:g.First+g.Count])
 	}
 	return dst
 }
@@ -68,11 +68,11 @@ func (p *Poser) Pose(dst []mgl64.Vec3, s State) []mgl64.Vec3 {
 // for a root) at the current pose, whose positions are all.
 func (p *Poser) parent(k int, all []mgl64.Vec3) (*Rigid, []mgl64.Vec3) {
 	g := &p.m.groups[k]
-	if g.parent < 0 {
+	if g.Parent < 0 {
 		return nil, nil
 	}
-	pg := &p.m.groups[g.parent]
-	return &p.world[g.parent], all[pg.first : pg.first+pg.count]
+	pg := &p.m.groups[g.Parent]
+	return &p.world[g.Parent], all[pg.First : pg.First+pg.Count]
 }
 
 // Transition writes frame s of the transition from source a to source b
@@ -95,7 +95,7 @@ func (p *Poser) Transition(dst []mgl64.Vec3, a, b State, tau, blend []int, s int
 		w := m.Weight(s, tau[k], m.blendOf(blend, k))
 		ia, ib := m.shifted(a, s, w < 1), m.shifted(b, s, w > 0)
 		pw, px := p.parent(k, dst)
-		p.world[k] = p.poseGroup(k, ia, ib, w, pw, px, dst[g.first:g.first+g.count])
+		p.world[k] = p.poseGroup(k, ia, ib, w, pw, px, dst[g.First:g.First+g.Count])
 	}
 	return dst
 }
@@ -129,7 +129,7 @@ func (p *Poser) poseGroup(k, a, b int, w float64, pw *Rigid, px, x []mgl64.Vec3)
 
 	var world Rigid
 	switch {
-	case g.own:
+	case g.Own:
 		var fa, fb *Rigid
 		if w < 1 {
 			fa = &g.frames[a].Rigid
@@ -142,21 +142,21 @@ func (p *Poser) poseGroup(k, a, b int, w float64, pw *Rigid, px, x []mgl64.Vec3)
 		} else if fb == nil {
 			fb = fa
 		}
-		world = blendRigid(fa, fb, g.centroid, w)
-		if g.parent >= 0 {
+		world = blendRigid(fa, fb, g.Centroid, w)
+		if g.Parent >= 0 {
 			world = pw.Compose(world)
 		}
 	default:
 		var sums rotation.RigidSums
-		for n, v := range g.patch {
-			sums.Add(1, px[v], g.patchRest[n])
+		for n, v := range g.Patch {
+			sums.Add(1, px[v], g.PatchRest[n])
 		}
 		world.R, world.T, _ = sums.Fit()
 	}
-	for v := range g.rest {
+	for v := range g.Rest {
 		x[v] = g.local(v, q)
 	}
-	if len(g.sew) > 0 {
+	if len(g.Sew) > 0 {
 		g.sewTo(x, &world, px, p.sewing[k])
 	}
 	for v := range x {
@@ -168,14 +168,14 @@ func (p *Poser) poseGroup(k, a, b int, w float64, pw *Rigid, px, x []mgl64.Vec3)
 // blendQ returns (1−w)q(a) + w q(b) for group g (q(a) itself at w = 0,
 // q(b) at w = 1).
 func (p *Poser) blendQ(g *groupModel, a, b int, w float64) []float64 {
-	r := g.rank
+	r := g.Rank
 	switch w {
 	case 0:
-		return g.q[a*r : (a+1)*r]
+		return g.Q[a*r : (a+1)*r]
 	case 1:
-		return g.q[b*r : (b+1)*r]
+		return g.Q[b*r : (b+1)*r]
 	}
-	qa, qb := g.q[a*r:(a+1)*r], g.q[b*r:(b+1)*r]
+	qa, qb := g.Q[a*r:(a+1)*r], g.Q[b*r:(b+1)*r]
 	q := p.q[:r]
 	for c := range q {
 		q[c] = (1-w)*qa[c] + w*qb[c]
@@ -187,8 +187,8 @@ func (p *Poser) blendQ(g *groupModel, a, b int, w float64) []float64 {
 // group's frame.
 func (g *groupModel) local(v int, q []float64) mgl64.Vec3 {
 	r := len(q)
-	row := g.basis[3*v*r : 3*(v+1)*r]
-	p := g.rest[v]
+	row := g.Basis[3*v*r : 3*(v+1)*r]
+	p := g.Rest[v]
 	ux, uy, uz := p[0], p[1], p[2]
 	for c, qc := range q {
 		u := row[3*c : 3*c+3 : 3*c+3]
@@ -209,7 +209,7 @@ func (m *Model) SewnGap(x []mgl64.Vec3) float64 {
 		if len(g.Attach) == 0 {
 			continue
 		}
-		pg := m.data.Groups[m.groups[k].parent]
+		pg := m.data.Groups[m.groups[k].Parent]
 		for _, at := range g.Attach {
 			gap = max(gap, x[g.First+at.Vertex].Sub(x[pg.First+at.ParentVertex]).Len())
 		}

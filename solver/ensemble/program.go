@@ -124,7 +124,7 @@ func (m *Model) program(a, b State, tolerance float64, reach int, inA, inB []boo
 	G := len(m.groups)
 	depth := 0
 	for k := range m.groups {
-		depth = max(depth, len(m.groups[k].path))
+		depth = max(depth, len(m.groups[k].Path))
 	}
 	p := &Program{
 		m: m, a: a, b: b, ia: m.index(a), ib: m.index(b),
@@ -226,7 +226,7 @@ func (p *Program) Clique(pr csp.Pair) []int {
 	c, ok := p.clique[pr]
 	if !ok {
 		if pr.K == pr.L {
-			c = p.m.groups[pr.K].path // a group's step: it and its ancestors
+			c = p.m.groups[pr.K].Path // a group's step: it and its ancestors
 		} else {
 			c = p.m.Clique(pr.K, pr.L)
 		}
@@ -264,11 +264,11 @@ func (p *Program) Violated(pr csp.Pair, tau []int, hint int) (bool, int) {
 			lo, hi = min(lo, 2*t-b), max(hi, 2*t+b)
 		}
 	}
-	pk := m.groups[pr.K].path
+	pk := m.groups[pr.K].Path
 	if pr.K == pr.L {
 		widen(pk)
 	} else {
-		pl := m.groups[pr.L].path
+		pl := m.groups[pr.L].Path
 		from := max(commonPrefix(pk, pl)-1, 0)
 		widen(pk[from:])
 		widen(pl[from:])
@@ -358,7 +358,7 @@ func (p *Program) test(pr csp.Pair, f int, tau []int, ek, el *posed) bool {
 // transition frames s−1 and s.
 func (p *Program) pureStep(k, s int, tau []int) bool {
 	m := p.m
-	path := m.groups[k].path
+	path := m.groups[k].Path
 	w0 := p.weightStep(s, tau[path[0]])
 	if w0 != 0 && int(w0) != 2*m.opts.maxBlend() {
 		return false
@@ -412,7 +412,7 @@ func (p *Program) InterpenetrationsBy(tau []int, each func(f int, contacts []csp
 // tau, or every one weight 1.
 func (p *Program) pure(pr csp.Pair, s int, tau []int) bool {
 	m := p.m
-	pk, pl := m.groups[pr.K].path, m.groups[pr.L].path
+	pk, pl := m.groups[pr.K].Path, m.groups[pr.L].Path
 	from := max(commonPrefix(pk, pl)-1, 0)
 	w0 := p.weightStep(s, tau[pk[from]])
 	if w0 != 0 && int(w0) != 2*m.opts.maxBlend() {
@@ -460,7 +460,7 @@ func (p *Program) bad(pr csp.Pair, s int, ek, el *posed) bool {
 func (p *Program) hold(k int, e *posed) {
 	switch {
 	case p.meshes[k] == nil:
-		p.meshes[k] = collide.NewMesh(e.x, p.m.groups[k].triangles)
+		p.meshes[k] = collide.NewMesh(e.x, p.m.groups[k].Triangles)
 	case p.holds[k] != e.serial:
 		p.meshes[k].Refit(e.x)
 	default:
@@ -488,9 +488,9 @@ func (p *Program) get(k, f int, tau []int) *posed {
 	m := p.m
 	g := &m.groups[k]
 	s := f - p.margin
-	depth := len(g.path) - 1
+	depth := len(g.Path) - 1
 	key := p.keys[depth][:0]
-	for _, a := range g.path {
+	for _, a := range g.Path {
 		key = append(key, p.weight(s, tau[a]))
 	}
 	p.keys[depth] = key
@@ -505,13 +505,13 @@ func (p *Program) get(k, f int, tau []int) *posed {
 
 	var pw *Rigid
 	var px []mgl64.Vec3
-	if g.parent >= 0 {
-		pe := p.get(g.parent, f, tau)
+	if g.Parent >= 0 {
+		pe := p.get(g.Parent, f, tau)
 		pw, px = &pe.world, pe.x
 	}
 	var e *posed
 	if len(*slot) < p.ways {
-		e = &posed{key: make([]float64, len(key)), x: make([]mgl64.Vec3, g.count)}
+		e = &posed{key: make([]float64, len(key)), x: make([]mgl64.Vec3, g.Count)}
 		*slot = append(*slot, e)
 	} else {
 		e = (*slot)[0]

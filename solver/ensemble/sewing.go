@@ -115,14 +115,14 @@ func newSewing(count int, triangles [][3]int, attach []Attachment) ([]SewWeight,
 // the last pose. Nil for a group without attachments.
 func (m *Model) SewingBasis(k int) [][]mgl64.Vec3 {
 	g := &m.groups[k]
-	if len(g.sew) == 0 {
+	if len(g.Sew) == 0 {
 		return nil
 	}
 	fields := make([][]mgl64.Vec3, 3*len(m.data.Groups[k].Attach))
 	for i := range fields {
-		fields[i] = make([]mgl64.Vec3, g.count)
+		fields[i] = make([]mgl64.Vec3, g.Count)
 	}
-	for _, s := range g.sew {
+	for _, s := range g.Sew {
 		for e := range 3 {
 			fields[3*int(s.A)+e][s.V][e] = s.W
 		}
@@ -137,10 +137,10 @@ func (m *Model) SewingBasis(k int) [][]mgl64.Vec3 {
 // corrections are written to c, one per attachment.
 func (g *groupModel) sewTo(x []mgl64.Vec3, world *Rigid, px []mgl64.Vec3, c []mgl64.Vec3) {
 	inv := world.Inverse()
-	for a, pv := range g.sewParent {
-		c[a] = inv.Apply(px[pv]).Sub(x[g.sewVertex[a]])
+	for a, pv := range g.SewParent {
+		c[a] = inv.Apply(px[pv]).Sub(x[g.SewVertex[a]])
 	}
-	for _, s := range g.sew {
+	for _, s := range g.Sew {
 		x[s.V] = x[s.V].Add(c[s.A].Mul(s.W))
 	}
 }

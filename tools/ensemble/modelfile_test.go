@@ -109,7 +109,7 @@ func TestModelFileWind(t *testing.T) {
 			}
 		}
 	}
-	if err := decodeAltered(t, enc, func(f *modelFile) { f.Wind[1][3] = 0 }); err == nil || !strings.Contains(err.Error(), "wind level 0") {
+	if err := decodeAltered(t, enc, func(f *ensemble.ModelParts) { f.Wind[1][3] = 0 }); err == nil || !strings.Contains(err.Error(), "wind level 0") {
 		t.Errorf("a wind level of 0: %v", err)
 	}
 }
@@ -159,12 +159,12 @@ func TestModelFile(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		alter func(f *modelFile)
+		alter func(f *ensemble.ModelParts)
 		want  string
 	}{
-		{"frames", func(f *modelFile) { f.Frames[0] = 1 << 24 }, "level 0 has 16777216 frames"},
-		{"rest", func(f *modelFile) { f.Rest = f.Rest[1:] }, "parts of different sizes"},
-		{"basis", func(f *modelFile) { f.Models[1].Basis = f.Models[1].Basis[8:] }, "group 1: parts of different sizes"},
+		{"frames", func(f *ensemble.ModelParts) { f.Frames[0] = 1 << 24 }, "level 0 has 16777216 frames"},
+		{"rest", func(f *ensemble.ModelParts) { f.Rest = f.Rest[1:] }, "lie outside the ensemble's"},
+		{"basis", func(f *ensemble.ModelParts) { f.Models[1].Basis = f.Models[1].Basis[1:] }, "group 1: parts of different sizes"},
 	} {
 		if err := decodeAltered(t, enc, c.alter); err == nil || !strings.HasPrefix(err.Error(), "ensemble model: ") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
@@ -174,9 +174,9 @@ func TestModelFile(t *testing.T) {
 
 // decodeAltered decodes the model file enc with alter applied to its
 // fields, returning DecodeModel's error.
-func decodeAltered(t *testing.T, enc []byte, alter func(f *modelFile)) error {
+func decodeAltered(t *testing.T, enc []byte, alter func(f *ensemble.ModelParts)) error {
 	t.Helper()
-	var f modelFile
+	var f ensemble.ModelParts
 	if err := gobbytes.Decode(enc, &f); err != nil {
 		t.Fatal(err)
 	}
