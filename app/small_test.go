@@ -194,3 +194,21 @@ func TestCrashReportsDoNotOverwrite(t *testing.T) {
 		}
 	}
 }
+
+// TestGettingStarted (issue 34): Help > Getting started has its pages
+// (the window, each tool, the chain) from started.md, and the README's
+// Getting started section is that text: one source for both.
+func TestGettingStarted(t *testing.T) {
+	if len(gettingStarted) < 9 || gettingStarted[0].tool != "The window" || len(gettingStarted[0].lines) != 3 {
+		t.Fatalf("pages %+v", gettingStarted)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.SplitN(startedText, "\n", 2)[1] // without its title
+	want := strings.ReplaceAll("\n"+body, "\n## ", "\n### ")
+	if !strings.Contains(string(readme), "## Getting started\n"+want) {
+		t.Error("the README's Getting started section is not app/started.md (its ## headings as ###)")
+	}
+}
