@@ -11,7 +11,7 @@ import (
 // for every byte of an input of n bytes, plus 16 MiB: a reader's fixed
 // costs, and encoding/gob's, which sets aside up to 10 MiB for a slice
 // (its internal saferio chunk) before it finds that the data holding the
-// slice is short (a 10-byte model file did).
+// slice is short, whatever the input's length.
 func Check(t testing.TB, n, perByte int, read func()) {
 	t.Helper()
 	var before, after runtime.MemStats

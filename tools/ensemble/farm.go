@@ -53,9 +53,9 @@ func (t *Tool) RunOnFarm(h tools.Host) {
 // farmBuilt takes the graph file of a farm build that succeeded: it opens
 // at once when nothing is lost by it, and otherwise waits for the artist
 // (FarmWaiting, UseFarmGraph, KeepFarmGraphWaiting), since opening a graph
-// ends the played stretch and stops a build running; a result that came
-// in the middle of play used to replace the stretch without asking. A
-// newer result takes the place of one waiting.
+// ends the played stretch and stops a build running: a result never
+// replaces the stretch without asking. A newer result takes the place of
+// one waiting.
 func (t *Tool) farmBuilt(h tools.Host, path string) {
 	if t.farmLoss() == "" {
 		t.farmGraph = ""
