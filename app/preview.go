@@ -86,13 +86,14 @@ func (p *preview) items() []viewport.Item {
 	return []viewport.Item{{Key: p.clip, Triangles: p.clip.Mesh.Triangles, Positions: p.clip.PositionsAt(p.doc.Frame)}}
 }
 
-// caption says what the preview shows, over the viewport.
+// caption says what the preview shows, over the viewport: a preview,
+// which the document keeps only as the copies Add to document makes.
 func (p *preview) caption() string {
 	if p.anim != nil {
-		return fmt.Sprintf("%s (not in the document)  |  %s  |  frame %d / %d",
+		return fmt.Sprintf("%s (preview; Add to document keeps a copy)  |  %s  |  frame %d / %d",
 			p.anim.Name, words.Count(len(p.anim.Bodies), "body", "bodies"), p.doc.Frame+1, p.doc.NumFrames())
 	}
-	return fmt.Sprintf("%s (not in the document)  |  %s  |  frame %d / %d",
+	return fmt.Sprintf("%s (preview; Add to document keeps a copy)  |  %s  |  frame %d / %d",
 		p.clip.Name, words.Count(len(p.marks), "splice", "splices"), p.doc.Frame+1, p.doc.NumFrames())
 }
 
