@@ -488,10 +488,18 @@ func TestLocalCancelOnlyItsRunner(t *testing.T) {
 	if err := l.Cancel(ctx, &Run{Engine: "local", PID: pid, Host: host + "-elsewhere", PIDStart: start}); err == nil || !strings.Contains(err.Error(), "elsewhere") {
 		t.Errorf("another host's run: %v", err)
 	}
+	// Cancel signals only a process runnerAlive takes for the run's own:
+	// checked directly, not by waiting some time for the process to die.
+	if runnerAlive(&Run{PID: pid, Host: host, PIDStart: start + 1}) || runnerAlive(&Run{PID: pid, Host: host + "-elsewhere", PIDStart: start}) {
+		t.Fatal("a reused pid or another host's process is taken for the run's")
+	}
+	if !runnerAlive(&Run{PID: pid, Host: host, PIDStart: start}) {
+		t.Fatal("the run's own process is not recognised")
+	}
 	select {
 	case err := <-exited:
 		t.Fatalf("the process was signalled: %v", err)
-	case <-time.After(200 * time.Millisecond):
+	default:
 	}
 	if err := l.Cancel(ctx, &Run{Engine: "local", PID: pid, Host: host, PIDStart: start}); err != nil {
 		t.Fatal(err)
