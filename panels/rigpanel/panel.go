@@ -33,7 +33,7 @@ func (p *Panel) clipPanel(h tools.Host) giu.Widget {
 	if err := rig.ClipError(o); err != nil {
 		return panels.ErrorLabel(err.Error())
 	}
-	return giu.Label(fmt.Sprintf("Clip: %s, %s, %s", o.Clip.Name, words.Count(len(o.Clip.Frames), "frame", "frames"), words.Count(o.Mesh.NumVertices(), "vertex", "vertices")))
+	return panels.Text(fmt.Sprintf("Clip: %s, %s, %s", o.Clip.Name, words.Count(len(o.Clip.Frames), "frame", "frames"), words.Count(o.Mesh.NumVertices(), "vertex", "vertices")))
 }
 
 func (p *Panel) settingsPanel(h tools.Host) giu.Widget {
@@ -72,8 +72,10 @@ func (p *Panel) progressPanel() giu.Widget {
 	}
 	frac := float32(pr.Fraction())
 	text := pr.Text()
+	converged := giu.Layout{}
 	if p.m.Converged() {
-		text += " (converged)"
+		// Beside the bar's text it would not fit the panel's width.
+		converged = giu.Layout{giu.Label("Converged: the error stopped falling.")}
 	}
 	xs := make([]float64, len(pr.History))
 	hi := 0.0
@@ -82,6 +84,7 @@ func (p *Panel) progressPanel() giu.Widget {
 	}
 	return giu.Layout{
 		giu.ProgressBar(frac).Size(-1, 0).Overlay(text),
+		converged,
 		giu.Plot("RMSE per iteration").Size(-1, 140).Flags(giu.PlotFlagsNoLegend|giu.PlotFlagsNoMenus).
 			AxisLimits(0, float64(max(2, len(xs))), 0, hi*1.05+1e-12, giu.ConditionAlways).
 			Plots(giu.LineXY("RMSE", xs, pr.History)),

@@ -31,7 +31,7 @@ func (p *Panel) Panel(h tools.Host) giu.Layout {
 		return giu.Layout{panels.ErrorLabel(err.Error())}
 	}
 	return giu.Layout{
-		giu.Label(fmt.Sprintf("Clip: %s, %s, %s", o.Clip.Name, words.Count(len(o.Clip.Frames), "frame", "frames"), words.Count(o.Mesh.NumVertices(), "vertex", "vertices"))),
+		panels.Text(fmt.Sprintf("Clip: %s, %s, %s", o.Clip.Name, words.Count(len(o.Clip.Frames), "frame", "frames"), words.Count(o.Mesh.NumVertices(), "vertex", "vertices"))),
 		giu.Separator(),
 		p.analysisPanel(h),
 		giu.Separator(),
@@ -310,16 +310,18 @@ func (p *Panel) obstaclesPanel(h tools.Host) giu.Widget {
 			others = append(others, d.Name)
 		}
 	}
-	row := giu.Layout{
+	l = append(l, giu.Row(
 		giu.SmallButton("Add sphere").OnClick(func() { p.m.AddSphere(h) }),
 		giu.SmallButton("Add ground").OnClick(func() { p.m.AddPlane(h) }),
-	}
+	))
 	if len(others) > 0 {
+		// A row of its own: beside the other two it ran past the panel.
 		p.objectObstacle = min(max(p.objectObstacle, 0), int32(len(others)-1))
-		row = append(row, giu.Combo("##obstacleobject", others[p.objectObstacle], others, &p.objectObstacle).Size(120),
-			giu.SmallButton("Add object").OnClick(func() { p.m.AddObject(h, others[p.objectObstacle]) }))
+		l = append(l, giu.Row(
+			giu.Combo("##obstacleobject", others[p.objectObstacle], others, &p.objectObstacle).Size(panels.Room("Add object")-16),
+			giu.SmallButton("Add object").OnClick(func() { p.m.AddObject(h, others[p.objectObstacle]) })))
 	}
-	return append(l, giu.Row(row...))
+	return l
 }
 
 // dragUndo makes the edit of the field laid out last, which changes an

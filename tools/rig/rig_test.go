@@ -402,7 +402,7 @@ func TestItem14RigProgressSaysPolish(t *testing.T) {
 	if pr.Asked != 30 || pr.PolishRounds != 5 || pr.Polish != 5 {
 		t.Fatalf("progress %+v: want 30 iterations asked and 5 polish rounds done", *pr)
 	}
-	want := fmt.Sprintf("polish round 5 of 5, after %d iterations", pr.Iteration-5)
+	want := fmt.Sprintf("polish 5 of 5 after %d iterations", pr.Iteration-5)
 	if got := pr.Text(); got != want {
 		t.Errorf("progress after the run: %q, want %q", got, want)
 	}

@@ -34,11 +34,11 @@ func (p *Progress) Fraction() float64 {
 }
 
 // Text says how far the run has come in words: "iteration 37 of at most
-// 100, then 5 polish rounds", or "polish round 2 of 5, after 42
+// 100, then 5 polish rounds", or "polish 2 of 5 after 42
 // iterations".
 func (p *Progress) Text() string {
 	if p.Polish > 0 {
-		return fmt.Sprintf("polish round %d of %d, after %s", p.Polish, p.PolishRounds, words.Count(p.Iteration-p.Polish, "iteration", "iterations"))
+		return fmt.Sprintf("polish %d of %d after %s", p.Polish, p.PolishRounds, words.Count(p.Iteration-p.Polish, "iteration", "iterations"))
 	}
 	s := fmt.Sprintf("iteration %d of at most %d", p.Iteration, p.Asked)
 	if p.PolishRounds > 0 {
