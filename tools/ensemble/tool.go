@@ -16,6 +16,7 @@ import (
 	"gallop/assets"
 	"gallop/internal/jobs"
 	"gallop/internal/option"
+	"gallop/internal/words"
 	"gallop/solver/ensemble"
 	"gallop/solver/ensemble/csp"
 	"gallop/tools"
@@ -295,7 +296,7 @@ func (t *Tool) Summary() string {
 	}
 	clips := fmt.Sprintf("%d levels", len(d.Levels))
 	if w := len(d.Winds()); w != len(d.Levels) {
-		clips = fmt.Sprintf("%d clips at %d wind levels", len(d.Levels), w)
+		clips = fmt.Sprintf("%s at %d wind levels", words.Count(len(d.Levels), "clip", "clips"), w)
 	}
 	s := fmt.Sprintf("%s: %d groups, %d vertices, %s, %d frames", d.Name(), len(d.Ensemble.Groups), len(d.Ensemble.Rest), clips, frames)
 	if b := t.built; b != nil {
