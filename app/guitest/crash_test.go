@@ -29,8 +29,12 @@ func TestCaughtPanicWindowLives(t *testing.T) {
 	if !regexp.MustCompile(`Gallop hit a bug in internal/undo\.\(\*Stack\)\.Do \(undo\.go:\d+\): fault injected at edit`).MatchString(cmd.output()) {
 		t.Errorf("stderr does not name the failing function:\n%s", lastLines(cmd.output(), 5))
 	}
-	shown := regexp.MustCompile(`gallop: (Gallop hit a bug: fault injected at edit\.[^\n]*)`).FindStringSubmatch(cmd.output())
-	if shown == nil || strings.Contains(shown[1], "undo") || strings.Contains(shown[1], "autosaved") {
+	var shown []string
+	s.waitFor("the error shown", 20*time.Second, func() bool {
+		shown = regexp.MustCompile(`gallop: (Gallop hit a bug: fault injected at edit[^\n]*)`).FindStringSubmatch(cmd.output())
+		return shown != nil
+	})
+	if strings.Contains(shown[1], "undo") || strings.Contains(shown[1], "autosaved") {
 		t.Errorf("the error shown: %q; want the bug in the artist's words, no function, nothing said autosaved", shown)
 	}
 	reports, _ := filepath.Glob(filepath.Join(cache, "gallop", "crash", "crash-*.txt"))
