@@ -95,7 +95,7 @@ func newAutosaver(cache string, every time.Duration) (*autosaver, error) {
 	}
 	s := &autosaver{dir: dir, every: every, id: fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano()), last: time.Now()}
 	s.orphan = newestOrphan(dir)
-	lock, err := os.OpenFile(s.lockPath(s.id), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := os.OpenFile(lockOf(s.path()), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -107,8 +107,7 @@ func newAutosaver(cache string, every time.Duration) (*autosaver, error) {
 	return s, nil
 }
 
-func (s *autosaver) path() string              { return filepath.Join(s.dir, "autosave-"+s.id+assets.ProjectExt) }
-func (s *autosaver) lockPath(id string) string { return filepath.Join(s.dir, "autosave-"+id+".lock") }
+func (s *autosaver) path() string { return filepath.Join(s.dir, "autosave-"+s.id+assets.ProjectExt) }
 
 // newestOrphan returns the newest recovery file in dir whose session's
 // lock is free (the session is gone), "" when there is none.
@@ -120,8 +119,7 @@ func newestOrphan(dir string) string {
 	}
 	var cands []cand
 	for _, f := range files {
-		id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "autosave-"), assets.ProjectExt)
-		if held(filepath.Join(dir, "autosave-"+id+".lock")) {
+		if held(lockOf(f)) {
 			continue
 		}
 		if st, err := os.Stat(f); err == nil {
@@ -339,7 +337,7 @@ func (s *autosaver) close() {
 		time.Sleep(10 * time.Millisecond)
 	}
 	s.remove()
-	os.Remove(s.lockPath(s.id))
+	os.Remove(lockOf(s.path()))
 	s.lock.Close()
 	if s.declined && s.orphan != "" {
 		if lock, err := claim(s.orphan); err == nil {
@@ -350,9 +348,8 @@ func (s *autosaver) close() {
 	}
 }
 
-// orphanLock is the lock file of the session that wrote recovery file
-// path.
-func orphanLock(path string) string {
+// lockOf is the lock file of the session whose recovery file is path.
+func lockOf(path string) string {
 	return strings.TrimSuffix(path, assets.ProjectExt) + ".lock"
 }
 
@@ -360,7 +357,7 @@ func orphanLock(path string) string {
 // other session recovers (or offers) it meanwhile; it fails when another
 // session holds it.
 func claim(path string) (*os.File, error) {
-	lock, err := os.OpenFile(orphanLock(path), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := os.OpenFile(lockOf(path), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -42,10 +42,11 @@ func (v *Vecs) GobDecode(b []byte) error {
 	if len(b)%24 != 0 {
 		return errors.New("ensemble parts: a list of vectors of a partial length")
 	}
-	xs := readFloats(b, len(b)/8)
-	out := make(Vecs, len(xs)/3)
+	out := make(Vecs, len(b)/24)
 	for i := range out {
-		out[i] = mgl64.Vec3{xs[3*i], xs[3*i+1], xs[3*i+2]}
+		for c := range 3 {
+			out[i][c] = math.Float64frombits(binary.LittleEndian.Uint64(b[24*i+8*c:]))
+		}
 	}
 	*v = out
 	return nil

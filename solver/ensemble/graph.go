@@ -1174,8 +1174,8 @@ func (g *Graph) Connects(m *Model, t *Transition) bool {
 // on (Onward) stays at that level until a frame of its component: a frame
 // of the component itself, or one before it in the same run (on the
 // reeds' ramp, a stretch of strong wind before its loop), where a
-// transition may land as the take itself arrives there. Its walk is
-// Arrivals' for one frame.
+// transition may land as the take itself arrives there (Arrivals asks it
+// of every frame of a level).
 func (g *Graph) Arrives(m *Model, s State) bool {
 	w := m.LevelOf(s)
 	if w < 0 || s.Frame < 0 || s.Frame >= len(g.In[s.Level]) {

@@ -95,12 +95,8 @@ func (g *Graph) Arrivals(m *Model, to int) [][]bool {
 	out := make([][]bool, len(g.In))
 	for l, in := range g.In {
 		arr := make([]bool, len(in))
-		for f := len(in) - 1; f >= 0; f-- {
-			if m.LevelOf(State{l, f}) != to {
-				continue
-			}
-			nx := g.Onward(m, l, f)
-			arr[f] = in[f] || nx > f && arr[nx]
+		for f := range in {
+			arr[f] = m.LevelOf(State{l, f}) == to && g.Arrives(m, State{l, f})
 		}
 		out[l] = arr
 	}
