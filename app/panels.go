@@ -18,7 +18,7 @@ func (a *App) toolsPanel() giu.Layout {
 	l := giu.Layout{windowMark("tools"), giu.Label("Tools"), giu.Separator()}
 	for i, t := range a.tools {
 		l = append(l, giu.Selectable(t.Name()).Selected(i == a.tool).OnClick(func() { a.setTool(i) }),
-			panels.Mark("tool "+t.Name()), giu.Tooltip(t.Help()))
+			panels.Tipped(panels.Mark("tool "+t.Name()), t.Help()))
 	}
 	l = append(l, giu.Separator(), giu.Label("Objects"))
 	for i, o := range a.doc.Scene.Objects {
@@ -29,7 +29,7 @@ func (a *App) toolsPanel() giu.Layout {
 			if imgui.Checkbox(fmt.Sprintf("##shown%d", i), &shown) {
 				a.setHidden([]*assets.Object{o}, !shown)
 			}
-			giu.Tooltip("Shown in the viewport (H hides the active object, Shift+H the others, Alt+H shows all)").Build()
+			panels.ShowTip("Shown in the viewport (H hides the active object, Shift+H the others, Alt+H shows all)")
 			panels.Mark(map[bool]string{true: "object shown ", false: "object hidden "}[!o.Hidden] + o.Name).Build()
 			imgui.SameLine()
 			giu.Selectable(fmt.Sprintf("%s##obj%d", o.Name, i)).Selected(i == a.doc.Active).OnClick(func() {

@@ -43,6 +43,7 @@ func TestChainRigDynamicsSynthDynamics(t *testing.T) {
 	s.clickUntil("tool Rig", "rig: start")
 	s.click("rig: start")
 	s.waitFor("the rig", 150*time.Second, func() bool { return strings.Contains(cmd.output(), "rig: finished") })
+	s.noOverflow("Rig finished on horse-gallop")
 	s.clickAt(s.widgetInView("rig: apply"))
 	time.Sleep(500 * time.Millisecond)
 
@@ -53,6 +54,7 @@ func TestChainRigDynamicsSynthDynamics(t *testing.T) {
 	s.clickUntil("tool Synthesize", "synth: analyse")
 	s.click("synth: analyse")
 	s.waitFor("the analysis", 120*time.Second, func() bool { return strings.Contains(cmd.output(), "steps); motion graph of") })
+	s.noOverflow("Synthesize analysed")
 	s.widgetInView("synth: variations")
 	r := s.widget("synth: variations")
 	s.clickAt(image.Pt(r.Min.X+20, (r.Min.Y+r.Max.Y)/2))

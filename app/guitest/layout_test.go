@@ -62,6 +62,7 @@ func TestItem11NothingCutInPanels(t *testing.T) {
 
 	s.clickUntil("tool Rig", "rig: start")
 	s.noOverflow("Rig")
+	s.tipsStayAside()
 	s.click("rig: start")
 	s.widget("rig: export")
 	s.noOverflow("Rig with a result")
@@ -93,4 +94,29 @@ func TestItem11NothingCutInPanels(t *testing.T) {
 		t.Errorf("the next session's properties panel is %d wide, the last one's was %d", w, after.Dx())
 	}
 	s.quit(cmd)
+}
+
+// tipsStayAside checks the tools' tooltips (issue 34): with the mouse
+// resting on the tool just chosen, its help does not open over the panel
+// the click opened; hovered without a click, another tool's help opens,
+// wrapped beside the tools panel, clear of the properties panel.
+func (s *session) tipsStayAside() {
+	s.t.Helper()
+	time.Sleep(time.Second) // many times ImGui's tooltip delay
+	if r, ok := s.rects()["tooltip"]; ok {
+		s.screenshot("tooltip-after-click")
+		s.t.Errorf("a tooltip at %v opened over the tool just chosen", r)
+	}
+	s.moveTo(centre(s.widget("tool Dynamics")))
+	var tip image.Rectangle
+	s.waitFor("the Dynamics tool's tooltip", 3*time.Minute, func() bool {
+		r, ok := s.rects()["tooltip"]
+		tip = r
+		return ok
+	})
+	if props := s.widget("properties"); tip.Overlaps(props) {
+		s.screenshot("tooltip-over-properties")
+		s.t.Errorf("the Dynamics tool's tooltip %v covers the properties panel %v", tip, props)
+	}
+	s.moveTo(centre(s.widget("viewport")))
 }

@@ -72,8 +72,7 @@ func (p *Panel) simPanel(h tools.Host) giu.Widget {
 		panels.Mark("dynamics: simulation"),
 		giu.Row(
 			giu.InputInt(&s.Substeps).Label("substeps").Size(80),
-			giu.Checkbox("Loop", &s.Loop),
-			giu.Tooltip("Simulate one pass of the clip first, so that a looping clip closes without a jump"),
+			panels.Tipped(giu.Checkbox("Loop", &s.Loop), "Simulate one pass of the clip first, so that a looping clip closes without a jump"),
 		),
 	}
 	if w := st.Warning(); w != "" && st.Current {
@@ -144,11 +143,10 @@ func (p *Panel) brushPanel(h tools.Host) giu.Widget {
 		giu.SliderFloat(&radius, 2, 500).Label("radius").Size(panels.Room("radius")).Format("%.0f px").OnChange(func() { b.Radius = float64(radius) }),
 		giu.SliderFloat(&strength, 0, 1).Label("strength").Size(panels.Room("strength")).Format("%.2f").OnChange(func() { b.Strength = float64(strength) }),
 		giu.Combo("falloff", []string{"smooth", "linear", "constant"}[falloff], []string{"smooth", "linear", "constant"}, &falloff).Size(panels.Room("falloff")).OnChange(func() { b.Falloff = dynamics.Falloff(falloff) }),
-		giu.Row(
+		panels.Tipped(giu.Row(
 			panels.Marked("dynamics: fill selection", giu.Button("Fill selection").Disabled(len(h.Selection()) == 0).OnClick(func() { p.m.Fill(h, false) })),
 			panels.Marked("dynamics: fill all", giu.Button("Fill all").OnClick(func() { p.m.Fill(h, true) })),
-		),
-		giu.Tooltip("Set the selected vertices (Select tool) or all of them to the brush's value or preset"),
+		), "Set the selected vertices (Select tool) or all of them to the brush's value or preset"),
 	)
 	return l
 }
@@ -160,17 +158,15 @@ func (p *Panel) fitPanel(h tools.Host) giu.Widget {
 	l := giu.Layout{
 		giu.Label("Fit to an example simulation"),
 		giu.InputInt(&s.Iterations).Label("iterations").Size(100).StepSize(10),
-		giu.Checkbox("Paper's four parameters only", &s.Paper),
-		giu.Tooltip("Fit alpha, beta, gamma and lambda, kappa held at 0 (the paper's model); by default kappa is fitted too"),
+		panels.Tipped(giu.Checkbox("Paper's four parameters only", &s.Paper), "Fit alpha, beta, gamma and lambda, kappa held at 0 (the paper's model); by default kappa is fitted too"),
 	}
 	if p.m.Fitting() {
 		l = append(l, panels.Marked("dynamics: stop fit", giu.Button("Stop").OnClick(p.m.StopFit)))
 	} else {
 		l = append(l, giu.Row(
-			panels.Marked("dynamics: fit file", giu.Button("Example...").OnClick(func() {
+			panels.Tipped(panels.Marked("dynamics: fit file", giu.Button("Example...").OnClick(func() {
 				h.OpenFile("Open an example: a glTF animation, or one OBJ frame of a sequence", []string{"glb", "gltf", "obj"}, func(path string) { p.m.Fit(h, path) })
-			})),
-			giu.Tooltip("A simulation of this mesh driven by its animation: a glTF file, or an OBJ file standing for every OBJ frame in its folder"),
+			})), "A simulation of this mesh driven by its animation: a glTF file, or an OBJ file standing for every OBJ frame in its folder"),
 			panels.Marked("dynamics: fit own", giu.Button("Its own clip").Disabled(!p.m.HasOwnExample(h)).OnClick(func() { p.m.Fit(h, "") })),
 		))
 	}
@@ -198,16 +194,14 @@ func (p *Panel) fitPanel(h tools.Host) giu.Widget {
 func (p *Panel) resultPanel(h tools.Host) giu.Widget {
 	can := p.m.CanBake(h)
 	l := giu.Layout{
-		giu.Row(
+		panels.Tipped(giu.Row(
 			panels.Marked("dynamics: bake", giu.Button("Bake to clip").Disabled(!can).OnClick(func() { p.m.Bake(h) })),
 			panels.Marked("dynamics: export", giu.Button("Export glTF...").Disabled(!can).OnClick(func() { p.m.Export(h) })),
-		),
-		giu.Tooltip("Bake: the dynamic animation becomes the object's clip (undoable). Export: glTF 2.0 with the frames as morph targets"),
-		giu.Row(
+		), "Bake: the dynamic animation becomes the object's clip (undoable). Export: glTF 2.0 with the frames as morph targets"),
+		panels.Tipped(giu.Row(
 			giu.Button("Import materials...").OnClick(func() { p.m.ImportParams(h) }),
 			giu.Button("Export materials...").OnClick(func() { p.m.ExportParams(h) }),
-		),
-		giu.Tooltip("The per-vertex parameters as CSV: vertex,alpha,beta,gamma,lambda,kappa"),
+		), "The per-vertex parameters as CSV: vertex,alpha,beta,gamma,lambda,kappa"),
 	}
 	if b := p.m.Baked(); b != "" {
 		l = append(l, panels.Text(b))

@@ -39,14 +39,11 @@ func (p *Panel) Panel(h tools.Host) giu.Layout {
 func (p *Panel) dataPanel(h tools.Host) giu.Widget {
 	l := giu.Layout{
 		giu.Row(
-			panels.Marked("ensemble: open", giu.Button("Open ensemble...").Disabled(p.m.Opening()).OnClick(func() { p.m.Open(h, false) })),
-			giu.Tooltip("Pick its groups.csv or a frame of one level: every folder of OBJ frames beside that level is a wind level, sorted by name (the calmest first)"),
-			giu.Button("Open graph...").Disabled(p.m.Opening()).OnClick(func() { p.m.OpenGraph(h) }),
-			giu.Tooltip("A motion graph saved by Gallop or gallop ensemble build --out, with the data it was built from"),
+			panels.Tipped(panels.Marked("ensemble: open", giu.Button("Open ensemble...").Disabled(p.m.Opening()).OnClick(func() { p.m.Open(h, false) })), "Pick its groups.csv or a frame of one level: every folder of OBJ frames beside that level is a wind level, sorted by name (the calmest first)"),
+			panels.Tipped(giu.Button("Open graph...").Disabled(p.m.Opening()).OnClick(func() { p.m.OpenGraph(h) }), "A motion graph saved by Gallop or gallop ensemble build --out, with the data it was built from"),
 		),
 		giu.Button("Open level folder...").Disabled(p.m.Opening()).OnClick(func() { p.m.Open(h, true) }),
-		panels.Marked("ensemble: add clip", giu.Button("Add clip folder...").Disabled(p.m.Opening() || p.m.Data() == nil).OnClick(func() { p.m.AddClip(h) })),
-		giu.Tooltip("Add a folder of frames of this ensemble from anywhere: a take whose wind changes (with its wind.csv, frame by frame) joins the levels, so that the wind can change through its frames"),
+		panels.Tipped(panels.Marked("ensemble: add clip", giu.Button("Add clip folder...").Disabled(p.m.Opening() || p.m.Data() == nil).OnClick(func() { p.m.AddClip(h) })), "Add a folder of frames of this ensemble from anywhere: a take whose wind changes (with its wind.csv, frame by frame) joins the levels, so that the wind can change through its frames"),
 	}
 	if pr := p.m.OpenProgress(); pr != nil && p.m.Opening() {
 		l = append(l, panels.Marked("ensemble: open progress", giu.ProgressBar(float32(pr.Fraction)).Size(-1, 0).Overlay(pr.Text)))
@@ -82,20 +79,13 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 		giu.Label("Motion graph"),
 		// One setting per row: the artist's words are longer than the
 		// paper's symbols, and two to a row overflow the panel.
-		giu.InputInt(&s.TauMax).Label("time offsets up to").Size(60),
-		giu.Tooltip("How far apart in time (frames) the groups may switch clips in one transition: larger finds more transitions that avoid collisions, but each takes longer to play (the paper's τ_max)"),
-		panels.Marked("ensemble: samples", giu.InputInt(&s.Samples).Label("tries per transition").Size(60)),
-		giu.Tooltip("How many sets of offsets the collision solver tries for each transition it looks for (the paper's N_samples)"),
-		panels.Marked("ensemble: tries", giu.InputInt(&s.Tries).Label("frames tried").Size(60)),
-		giu.Tooltip("How many frames of each second of a clip try to leave it, toward each clip and level"),
-		giu.InputFloat(&eta).Label("patience").Size(60).Format("%.3g").OnChange(func() { s.Eta = float64(eta) }),
-		giu.Tooltip("How long one try may run before it is given up, as a multiple of its first collision pass (the paper's time-out factor η)"),
-		panels.Marked("ensemble: effort", giu.InputFloat(&effort).Label("search effort").Size(60).Format("%.3g").OnChange(func() { s.Effort = float64(effort) })),
-		giu.Tooltip("How much more a second of a clip that found no transition may search, as a multiple of its first search (0: no second search). Counted in collision tests, not seconds: the same build gives the same graph on a busy machine"),
-		panels.Marked("ensemble: budget", giu.InputFloat(&budget).Label("time cap s").Size(60).Format("%.4g").OnChange(func() { s.Budget = float64(budget) })),
-		giu.Tooltip("Seconds after which nothing more is searched (0: none). A build that reaches it depends on the machine's speed and load"),
-		panels.Marked("ensemble: change within", giu.InputFloat(&within).Label("wind changes within s").Size(60).Format("%.3g").OnChange(func() { s.ChangeWithin = float64(within) })),
-		giu.Tooltip("How soon a change of wind level completes once it begins. Longer is smoother: the groups' switching times are freer, and the blends cheaper (on the banner, 2.7 s keeps 0.45 of a synchronous blend's cost Φ(0), the default 1.33 s 0.93); shorter answers the slider sooner"),
+		panels.Tipped(giu.InputInt(&s.TauMax).Label("time offsets up to").Size(60), "How far apart in time (frames) the groups may switch clips in one transition: larger finds more transitions that avoid collisions, but each takes longer to play (the paper's τ_max)"),
+		panels.Tipped(panels.Marked("ensemble: samples", giu.InputInt(&s.Samples).Label("tries per transition").Size(60)), "How many sets of offsets the collision solver tries for each transition it looks for (the paper's N_samples)"),
+		panels.Tipped(panels.Marked("ensemble: tries", giu.InputInt(&s.Tries).Label("frames tried").Size(60)), "How many frames of each second of a clip try to leave it, toward each clip and level"),
+		panels.Tipped(giu.InputFloat(&eta).Label("patience").Size(60).Format("%.3g").OnChange(func() { s.Eta = float64(eta) }), "How long one try may run before it is given up, as a multiple of its first collision pass (the paper's time-out factor η)"),
+		panels.Tipped(panels.Marked("ensemble: effort", giu.InputFloat(&effort).Label("search effort").Size(60).Format("%.3g").OnChange(func() { s.Effort = float64(effort) })), "How much more a second of a clip that found no transition may search, as a multiple of its first search (0: no second search). Counted in collision tests, not seconds: the same build gives the same graph on a busy machine"),
+		panels.Tipped(panels.Marked("ensemble: budget", giu.InputFloat(&budget).Label("time cap s").Size(60).Format("%.4g").OnChange(func() { s.Budget = float64(budget) })), "Seconds after which nothing more is searched (0: none). A build that reaches it depends on the machine's speed and load"),
+		panels.Tipped(panels.Marked("ensemble: change within", giu.InputFloat(&within).Label("wind changes within s").Size(60).Format("%.3g").OnChange(func() { s.ChangeWithin = float64(within) })), "How soon a change of wind level completes once it begins. Longer is smoother: the groups' switching times are freer, and the blends cheaper (on the banner, 2.7 s keeps 0.45 of a synchronous blend's cost Φ(0), the default 1.33 s 0.93); shorter answers the slider sooner"),
 		giu.InputInt(&s.Seed).Label("seed").Size(80),
 	}
 	if err := s.Check(); err != nil {
@@ -118,10 +108,8 @@ func (p *Panel) buildPanel(h tools.Host) giu.Widget {
 		l = append(l,
 			panels.Marked("ensemble: farm graph waits", panels.Text(fmt.Sprintf("A farm build finished: its graph (%s) waits, since using it ends %s.", filepath.Base(filepath.Dir(path)), ends))),
 			giu.Row(
-				panels.Marked("ensemble: use farm graph", giu.Button("Use its graph").OnClick(func() { p.m.UseFarmGraph(h) })),
-				giu.Tooltip("Open the farm's graph with its data, as Open graph... does, in place of this one"),
-				panels.Marked("ensemble: keep playing", giu.Button(keep).OnClick(func() { p.m.KeepFarmGraphWaiting(h) })),
-				giu.Tooltip("Leave the farm's graph unused (Open graph... opens its file later)"),
+				panels.Tipped(panels.Marked("ensemble: use farm graph", giu.Button("Use its graph").OnClick(func() { p.m.UseFarmGraph(h) })), "Open the farm's graph with its data, as Open graph... does, in place of this one"),
+				panels.Tipped(panels.Marked("ensemble: keep playing", giu.Button(keep).OnClick(func() { p.m.KeepFarmGraphWaiting(h) })), "Leave the farm's graph unused (Open graph... opens its file later)"),
 			))
 	}
 	pr := p.m.BuildProgress()
@@ -295,9 +283,8 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 	}
 	l := giu.Layout{
 		giu.Label("Play"),
-		panels.Marked("ensemble: wind", giu.SliderInt(&wind, 1, int32(levels)).Label("wind level").Size(panels.Room("wind level")).Format(format).
-			OnChange(func() { p.m.SetWind(h, int(wind)) })),
-		giu.Tooltip("The level the player heads for, through the graph's transitions"),
+		panels.Tipped(panels.Marked("ensemble: wind", giu.SliderInt(&wind, 1, int32(levels)).Label("wind level").Size(panels.Room("wind level")).Format(format).
+			OnChange(func() { p.m.SetWind(h, int(wind)) })), "The level the player heads for, through the graph's transitions"),
 	}
 	var cannot []string
 	for w, from := range marks {
@@ -310,8 +297,7 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 	}
 	l = append(l,
 		giu.Row(
-			panels.Marked("ensemble: play", giu.Button("Play").Disabled(p.m.Built() == nil).OnClick(func() { p.m.Play(h) })),
-			giu.Tooltip("Play the motion graph forever from the wind level's first frame, in place of the scene; the timeline pauses and scrubs the last seconds played"),
+			panels.Tipped(panels.Marked("ensemble: play", giu.Button("Play").Disabled(p.m.Built() == nil).OnClick(func() { p.m.Play(h) })), "Play the motion graph forever from the wind level's first frame, in place of the scene; the timeline pauses and scrubs the last seconds played"),
 			giu.Button("Back to scene").Disabled(h.ShownClip() == nil).OnClick(func() {
 				if err := h.ShowClip(nil, nil, false); err != nil {
 					h.Error(err)
@@ -319,12 +305,11 @@ func (p *Panel) playPanel(h tools.Host) giu.Widget {
 			}),
 		),
 		giu.Row(
-			giu.InputFloat(&record).Label("seconds kept").Size(80).Format("%.3g").OnChange(func() {
+			panels.Tipped(giu.InputFloat(&record).Label("seconds kept").Size(80).Format("%.3g").OnChange(func() {
 				if record >= 1 && record <= 3600 {
 					p.m.Settings.Record = float64(record)
 				}
-			}),
-			giu.Tooltip("The most seconds of the played stretch kept on the timeline, to scrub and export"),
+			}), "The most seconds of the played stretch kept on the timeline, to scrub and export"),
 		),
 	)
 	ps, ok := p.m.PlayState(h)
@@ -391,9 +376,8 @@ func (p *Panel) comparePanel(h tools.Host) giu.Widget {
 		what = "between levels"
 	}
 	l = append(l,
-		panels.Marked("ensemble: compare transition", giu.SliderInt(&pick, 1, int32(n)).Label("transition").Size(panels.Room("transition")).
-			OnChange(func() { p.m.SetCompareIndex(int(pick) - 1) })),
-		giu.Tooltip("The transition of the graph to compare; by default the one the player took last, else the first between levels"),
+		panels.Tipped(panels.Marked("ensemble: compare transition", giu.SliderInt(&pick, 1, int32(n)).Label("transition").Size(panels.Room("transition")).
+			OnChange(func() { p.m.SetCompareIndex(int(pick) - 1) })), "The transition of the graph to compare; by default the one the player took last, else the first between levels"),
 		panels.Text(fmt.Sprintf("level %d frame %d → level %d frame %d (%s)", tr.From.Level+1, tr.From.Frame+1, tr.To.Level+1, tr.To.Frame+1, what)),
 	)
 	if p.m.Comparing() {
@@ -403,18 +387,15 @@ func (p *Panel) comparePanel(h tools.Host) giu.Widget {
 		}
 	} else {
 		l = append(l, giu.Row(
-			panels.Marked("ensemble: compare", giu.Button("Compare").OnClick(func() { p.m.Compare(h) })),
-			giu.Tooltip("Show the transition's frames in place of the scene under the variant chosen below, the groups of new interpenetrating pairs red, the blending ones yellow"),
-			panels.Marked("ensemble: back to playing", giu.Button("Back to playing").OnClick(func() { p.m.BackToPlaying(h) })),
-			giu.Tooltip("The played stretch where it was left (before playing, the wind level's source frames)"),
+			panels.Tipped(panels.Marked("ensemble: compare", giu.Button("Compare").OnClick(func() { p.m.Compare(h) })), "Show the transition's frames in place of the scene under the variant chosen below, the groups of new interpenetrating pairs red, the blending ones yellow"),
+			panels.Tipped(panels.Marked("ensemble: back to playing", giu.Button("Back to playing").OnClick(func() { p.m.BackToPlaying(h) })), "The played stretch where it was left (before playing, the wind level's source frames)"),
 		))
 	}
 	c := p.m.Comparison()
 	var radios []giu.Widget
 	for v := range ensemble.Variants {
-		radios = append(radios, panels.Marked(fmt.Sprintf("ensemble: variant %d", int(v)+1),
-			giu.RadioButton(variantLabels[v], p.m.Variant() == v).OnChange(func() { p.m.SetVariant(h, v) })),
-			giu.Tooltip(v.String()))
+		radios = append(radios, panels.Tipped(panels.Marked(fmt.Sprintf("ensemble: variant %d", int(v)+1),
+			giu.RadioButton(variantLabels[v], p.m.Variant() == v).OnChange(func() { p.m.SetVariant(h, v) })), v.String()))
 	}
 	l = append(l, giu.Row(radios...))
 	if c == nil || c.Index != x {
@@ -439,13 +420,10 @@ func (p *Panel) comparePanel(h tools.Host) giu.Widget {
 func (p *Panel) exportPanel(h tools.Host) giu.Widget {
 	l := giu.Layout{
 		giu.Row(
-			panels.Marked("ensemble: export", giu.Button("Export glTF...").Disabled(!p.m.Playing(h)).OnClick(func() { p.m.Export(h) })),
-			giu.Tooltip("The played stretch kept on the timeline, compact: a node per group, its PCA basis and sewing as morph targets"),
-			panels.Marked("ensemble: add", giu.Button("Add to document").Disabled(!p.m.Playing(h)).OnClick(func() { p.m.AddToDocument(h) })),
-			giu.Tooltip("The played stretch kept on the timeline as a new object of the document, the whole ensemble with its clip (undoable): saved in the project, exported from File > Export, used by the other tools"),
+			panels.Tipped(panels.Marked("ensemble: export", giu.Button("Export glTF...").Disabled(!p.m.Playing(h)).OnClick(func() { p.m.Export(h) })), "The played stretch kept on the timeline, compact: a node per group, its PCA basis and sewing as morph targets"),
+			panels.Tipped(panels.Marked("ensemble: add", giu.Button("Add to document").Disabled(!p.m.Playing(h)).OnClick(func() { p.m.AddToDocument(h) })), "The played stretch kept on the timeline as a new object of the document, the whole ensemble with its clip (undoable): saved in the project, exported from File > Export, used by the other tools"),
 		),
-		panels.Marked("ensemble: save graph", giu.Button("Save graph...").Disabled(p.m.Built() == nil).OnClick(func() { p.m.SaveGraph(h) })),
-		giu.Tooltip("The motion graph (transitions with their offsets) as a small JSON file Gallop reopens with its data"),
+		panels.Tipped(panels.Marked("ensemble: save graph", giu.Button("Save graph...").Disabled(p.m.Built() == nil).OnClick(func() { p.m.SaveGraph(h) })), "The motion graph (transitions with their offsets) as a small JSON file Gallop reopens with its data"),
 	}
 	if r := p.m.Report(); r != "" {
 		l = append(l, panels.Text(r))

@@ -225,8 +225,8 @@ func (p *Panel) grid(h tools.Host, samples []*gallery.Sample) {
 		}
 		if imgui.IsItemHovered() {
 			p.thumbs.Hover(s)
-			imgui.SetTooltip(fmt.Sprintf("%s (log p %.3g): click to play it", s.Caption(), s.LogP))
 		}
+		panels.ShowTip(fmt.Sprintf("%s (log p %.3g): click to play it", s.Caption(), s.LogP))
 		if clicked {
 			p.m.Play(h, s)
 		}

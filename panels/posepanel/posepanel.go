@@ -238,10 +238,8 @@ func (p *Panel) examplesPanel(h tools.Host) giu.Widget {
 			weight = giu.ProgressBar(float32(math.Max(0, math.Min(1, ex.Weight)))).Size(90, 0).Overlay(fmt.Sprintf("%.2f", ex.Weight))
 		}
 		l = append(l, giu.Row(
-			giu.RadioButton(fmt.Sprintf("##ref%d", i), p.m.Reference() == i).OnChange(func() { p.m.SetReference(h, i) }),
-			giu.Tooltip("Use this example as the reference pose"),
-			giu.SmallButton(fmt.Sprintf("x##ex%d", i)).OnClick(func() { p.m.RemoveExample(h, i) }),
-			giu.Tooltip("Remove this example"),
+			panels.Tipped(giu.RadioButton(fmt.Sprintf("##ref%d", i), p.m.Reference() == i).OnChange(func() { p.m.SetReference(h, i) }), "Use this example as the reference pose"),
+			panels.Tipped(giu.SmallButton(fmt.Sprintf("x##ex%d", i)).OnClick(func() { p.m.RemoveExample(h, i) }), "Remove this example"),
 			weight,
 			panels.Text(ex.Name),
 		))
@@ -283,33 +281,30 @@ func (p *Panel) compressionPanel(h tools.Host) giu.Widget {
 		mark = "pose: examples ready"
 	}
 	l := giu.Layout{
-		panels.Marked(mark, panels.Text(summary)),
-		giu.Tooltip("Principal components of the examples' deformations (Sumner et al. 2005, §3.2, with probabilistic PCA, Tipping and Bishop 1999). " +
+		panels.Tipped(panels.Marked(mark, panels.Text(summary)), "Principal components of the examples' deformations (Sumner et al. 2005, §3.2, with probabilistic PCA, Tipping and Bishop 1999). "+
 			"Repeated and in-between poses add nothing, so a whole capture costs only as much as the ways its poses differ."),
 		giu.Row(
 			giu.Label("Components:"),
-			panels.Marked("pose: components automatic", giu.Checkbox("automatic##components", &auto).OnChange(func() {
+			panels.Tipped(panels.Marked("pose: components automatic", giu.Checkbox("automatic##components", &auto).OnChange(func() {
 				if auto {
 					p.m.SetComponents(h, 0)
 				} else {
 					p.m.SetComponents(h, max(c.Components, 1))
 				}
-			})),
-			giu.Tooltip("Automatic keeps every component above the noise of the files (at most 64). Fewer components solve faster and stay closer to the examples' main motions."),
+			})), "Automatic keeps every component above the noise of the files (at most 64). Fewer components solve faster and stay closer to the examples' main motions."),
 		),
 		giu.Condition(!auto && c.Rank > 0, giu.SliderInt(&n, 1, int32(max(c.Rank, 1))).Label("##components").Size(-1).OnChange(func() {
 			p.m.SetComponents(h, int(n))
 		}), nil),
 		giu.Row(
 			giu.Label("Stay near the examples:"),
-			panels.Marked("pose: prior automatic", giu.Checkbox("automatic##prior", &autoPrior).OnChange(func() {
+			panels.Tipped(panels.Marked("pose: prior automatic", giu.Checkbox("automatic##prior", &autoPrior).OnChange(func() {
 				if autoPrior {
 					p.m.SetPrior(h, 0)
 				} else {
 					p.m.SetPrior(h, max(c.Prior, 0.01))
 				}
-			})),
-			giu.Tooltip("How strongly the pose is pulled toward the examples' average pose: k of Eq. 5. Automatic takes it from the variation the components leave out "+
+			})), "How strongly the pose is pulled toward the examples' average pose: k of Eq. 5. Automatic takes it from the variation the components leave out "+
 				"(k = σ of probabilistic PCA; 0 when they leave none). Raise it if a drag bends the mesh into shapes none of the examples has."),
 		),
 		giu.Condition(!autoPrior, giu.Custom(func() {
@@ -341,10 +336,8 @@ func (p *Panel) handlesPanel(h tools.Host) giu.Widget {
 		turns := hd.Turns
 		l = append(l, giu.Row(
 			giu.Style().SetColor(giu.StyleColorText, color.RGBA{R: uint8(255 * c[0]), G: uint8(255 * c[1]), B: uint8(255 * c[2]), A: 255}).To(giu.Label("●")),
-			giu.InputText(&name).Label(fmt.Sprintf("##hname%d", i)).Size(90).Flags(giu.InputTextFlagsEnterReturnsTrue).OnChange(func() { p.m.RenameHandle(h, i, name) }),
-			giu.Tooltip(words.Count(hd.Vertices, "vertex", "vertices")+"; Enter renames the handle"),
-			panels.Marked(fmt.Sprintf("pose: handle %d turns", i+1), giu.Checkbox(fmt.Sprintf("turns##h%d", i), &turns).OnChange(func() { p.m.SetHandleTurns(h, i, turns) })),
-			giu.Tooltip("Turns with the pose (the rotation the example blend gives at the handle); unticked, the handle keeps its orientation"),
+			panels.Tipped(giu.InputText(&name).Label(fmt.Sprintf("##hname%d", i)).Size(90).Flags(giu.InputTextFlagsEnterReturnsTrue).OnChange(func() { p.m.RenameHandle(h, i, name) }), words.Count(hd.Vertices, "vertex", "vertices")+"; Enter renames the handle"),
+			panels.Tipped(panels.Marked(fmt.Sprintf("pose: handle %d turns", i+1), giu.Checkbox(fmt.Sprintf("turns##h%d", i), &turns).OnChange(func() { p.m.SetHandleTurns(h, i, turns) })), "Turns with the pose (the rotation the example blend gives at the handle); unticked, the handle keeps its orientation"),
 			giu.SmallButton(fmt.Sprintf("Reset##h%d", i)).OnClick(func() { p.m.ResetHandle(h, i) }),
 			giu.SmallButton(fmt.Sprintf("x##h%d", i)).OnClick(func() { p.m.RemoveHandle(h, i) }),
 		))

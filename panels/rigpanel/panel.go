@@ -128,12 +128,10 @@ func (p *Panel) resultPanel(h tools.Host) giu.Widget {
 		giu.Row(radio("Original", rig.ShowOriginal), radio("Skinned", rig.ShowSkinned), radio("Side by side", rig.ShowBoth)),
 		giu.Label("Heat map"),
 		giu.Row(heat("None", rig.HeatNone), heat("Weights", rig.HeatWeights), heat("Error", rig.HeatError)),
-		giu.SliderInt(&p.m.Bone, 0, int32(r.Bones()-1)).Label("bone").Size(panels.Room("bone")).OnChange(func() { p.m.Heat = rig.HeatWeights }),
-		giu.Tooltip("The bone whose weights the heat map shows; a click on a vertex picks the bone that moves it most"),
+		panels.Tipped(giu.SliderInt(&p.m.Bone, 0, int32(r.Bones()-1)).Label("bone").Size(panels.Room("bone")).OnChange(func() { p.m.Heat = rig.HeatWeights }), "The bone whose weights the heat map shows; a click on a vertex picks the bone that moves it most"),
 		giu.Checkbox("Bones", &bones).OnChange(func() { p.m.HideBones = !bones }),
 		giu.Button("Export skinned glTF...").OnClick(func() { p.m.Export(h) }), panels.Mark("rig: export"),
-		giu.Button("Apply rig to the object").Disabled(r.Applied()).OnClick(func() { p.m.Apply(h) }), panels.Mark("rig: apply"),
-		giu.Tooltip("The object gets the rig, its joint animation and the skinned clip (undoable; the clip it had stays one of its takes); saving and File > Export glTF then keep the rig"),
+		giu.Button("Apply rig to the object").Disabled(r.Applied()).OnClick(func() { p.m.Apply(h) }), panels.Tipped(panels.Mark("rig: apply"), "The object gets the rig, its joint animation and the skinned clip (undoable; the clip it had stays one of its takes); saving and File > Export glTF then keep the rig"),
 	}
 	if e := p.m.Exported(); e != "" {
 		l = append(l, giu.Label(e))

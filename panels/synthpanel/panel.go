@@ -46,10 +46,8 @@ func (p *Panel) analysisPanel(h tools.Host) giu.Widget {
 	s := &p.m.Settings
 	l := giu.Layout{
 		giu.Label("Rig and transitions"),
-		giu.InputInt(&s.Bones).Label("bones").Size(100),
-		giu.Tooltip("SSDR bones of the rig the synthesis works on"),
-		giu.Checkbox("Components", &s.Components),
-		giu.Tooltip("Split the mesh at a cut node of the bone graph: weakly coupled parts get motion graphs of their own and transition at different frames"),
+		panels.Tipped(giu.InputInt(&s.Bones).Label("bones").Size(100), "SSDR bones of the rig the synthesis works on"),
+		panels.Tipped(giu.Checkbox("Components", &s.Components), "Split the mesh at a cut node of the bone graph: weakly coupled parts get motion graphs of their own and transition at different frames"),
 	}
 	if p.m.Analysing() {
 		l = append(l, giu.Button("Stop##analysis").OnClick(p.m.StopAnalysis), panels.Mark("synth: analyse"))
@@ -109,9 +107,7 @@ func (p *Panel) thresholdSlider(h tools.Host, r *tsynth.Analysed) giu.Widget {
 			p.m.SetThreshold(h, float64(v))
 		}
 		panels.Mark("synth: threshold").Build()
-		if imgui.IsItemHovered() {
-			imgui.SetTooltip(fmt.Sprintf("The largest pose distance a transition may join, in steps: the median distance between adjacent frames (rigidly aligned). Default %.3g", def))
-		}
+		panels.ShowTip(fmt.Sprintf("The largest pose distance a transition may join, in steps: the median distance between adjacent frames (rigidly aligned). Default %.3g", def))
 		imgui.SameLine()
 		if imgui.SmallButton("default") {
 			p.m.SetThreshold(h, 0)
@@ -257,8 +253,7 @@ func (p *Panel) targetsPanel(h tools.Host) giu.Widget {
 	return append(l,
 		giu.Row(
 			giu.InputInt(&p.input).Label("f").Size(90),
-			giu.SmallButton("from timeline").OnClick(func() { p.input = int32(h.Frame() + 1) }),
-			giu.Tooltip("The input frame the document's timeline shows"),
+			panels.Tipped(giu.SmallButton("from timeline").OnClick(func() { p.input = int32(h.Frame() + 1) }), "The input frame the document's timeline shows"),
 		),
 		giu.Row(
 			giu.InputInt(&p.output).Label("g").Size(90),
@@ -409,9 +404,9 @@ func (p *Panel) grid(h tools.Host, g *tsynth.Gallery) {
 		splices := len(v.SpliceFrames())
 		if imgui.IsItemHovered() {
 			p.thumbs.Hover(v)
-			imgui.SetTooltip(fmt.Sprintf("seed %d: %s, worst splice %.2f of the input's acceleration, mean strain %.4f, edges %.2f of the input's change: click to play it",
-				v.Clip.Seed, words.Count(splices, "splice", "splices"), v.Quality.MaxAccel, v.Quality.MeanStrain, v.Quality.EdgeRatio))
 		}
+		panels.ShowTip(fmt.Sprintf("seed %d: %s, worst splice %.2f of the input's acceleration, mean strain %.4f, edges %.2f of the input's change: click to play it",
+			v.Clip.Seed, words.Count(splices, "splice", "splices"), v.Quality.MaxAccel, v.Quality.MeanStrain, v.Quality.EdgeRatio))
 		if clicked {
 			p.m.Play(h, i)
 		}
@@ -434,8 +429,7 @@ func (p *Panel) chosenPanel(h tools.Host) giu.Widget {
 	v := p.m.Chosen()
 	l := giu.Layout{
 		giu.Row(
-			giu.Checkbox("morph targets", &p.morph),
-			giu.Tooltip("Export the posed mesh of every frame as morph targets instead of a skin of one joint per bone"),
+			panels.Tipped(giu.Checkbox("morph targets", &p.morph), "Export the posed mesh of every frame as morph targets instead of a skin of one joint per bone"),
 		),
 		giu.Row(
 			panels.Marked("synth: export", giu.Button("Export glTF...").Disabled(v == nil).OnClick(func() { p.m.Export(h, p.morph) })),
