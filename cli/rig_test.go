@@ -224,3 +224,100 @@ func TestRigFromGLTF(t *testing.T) {
 		t.Errorf("rmse_relative %.4g from the glTF, %.4g from the OBJ frames", fromGLTF.RMSERelative, fromOBJ.RMSERelative)
 	}
 }
+
+// TestRigSkeleton (issue 35, acceptance 1, 2 and 4): `gallop rig
+// --skeleton` on horse-gallop and on the cat's nine poses (the cat Le and
+// Deng rig from nine frames) gives one root, bones whose lengths and
+// joints hold over every frame to 1e-6 of the diagonal, and an RMSE
+// within 1.3 times that of the free bones it starts from; the horse's file
+// passes the validator, Blender reads it as one armature with one root
+// bone and plays Gallop's positions to 1e-4 of the diagonal; and fitting
+// the capture to that file's skeleton (--fit-to) gives back its hierarchy,
+// joints and names with an RMSE within 1.05 times.
+func TestRigSkeleton(t *testing.T) {
+	dir := t.TempDir()
+	skeletonRig := func(frames string, args ...string) rig.Report {
+		t.Helper()
+		var stdout bytes.Buffer
+		if err := runRig(append([]string{frames, "--json"}, args...), &stdout); err != nil {
+			t.Fatal(err)
+		}
+		var r rig.Report
+		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+			t.Fatalf("%v: %s", err, stdout.Bytes())
+		}
+		k := r.Skeleton
+		if k == nil {
+			t.Fatalf("%s: no skeleton in the report", frames)
+		}
+		t.Logf("%s: RMSE %.4g of the diagonal (free bones %.4g, ratio %.3f), root %d, lengths %.2g, joints %.2g, %.1f s",
+			filepath.Base(filepath.Dir(frames)), r.RMSERelative, k.FlatRMSERelative, k.RMSERatio, k.Root, k.LengthDrift, k.JointGap, r.Seconds)
+		roots := 0
+		for _, p := range k.Parents {
+			if p == -1 {
+				roots++
+			}
+		}
+		if k.Roots != 1 || roots != 1 || k.Parents[k.Root] != -1 {
+			t.Errorf("%s: %d roots in the file, %d in the hierarchy %v", frames, k.Roots, roots, k.Parents)
+		}
+		if k.LengthDrift > 1e-6 || k.JointGap > 1e-6 {
+			t.Errorf("%s: bone lengths drift by %.3g and joints part by %.3g of the diagonal, want ≤ 1e-6", frames, k.LengthDrift, k.JointGap)
+		}
+		return r
+	}
+	for _, set := range []string{"horse-gallop", "cat-poses"} {
+		frames := filepath.Join(sharedSet(t, set), "frames")
+		out := filepath.Join(dir, set+".glb")
+		r := skeletonRig(frames, "--bones", "20", "--skeleton", "--out", out)
+		if k := r.Skeleton; !(k.FlatRMSE > 0) || k.RMSERatio > 1.3 {
+			t.Errorf("%s: the skeleton's RMSE is %.3f times the free bones' %.4g, want ≤ 1.3", set, k.RMSERatio, k.FlatRMSE)
+		}
+		if set != "horse-gallop" {
+			continue
+		}
+		gltftest.Validate(t, out)
+		objs, err := assets.LoadGLTF(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := objs[0]
+		keys := []int{0, 17, 47}
+		bl := gltftest.Blender(t, int(math.Round(o.Clip.FPS)), keys, out)[0]
+		if bl.Armatures != 1 || len(bl.BoneRoots) != 1 || bl.BoneRoots[0] != 1 || bl.Bones[0] != 20 {
+			t.Errorf("Blender reads %d armatures, bones %v, root bones %v; want one armature of 20 bones with one root", bl.Armatures, bl.Bones, bl.BoneRoots)
+		}
+		for k, f := range keys {
+			worst := 0.0
+			for i, p := range o.Clip.Frames[f] {
+				b := bl.Frames[k][i]
+				worst = max(worst, mgl64.Vec3{b[0], b[2], -b[1]}.Sub(p).Len())
+			}
+			t.Logf("Blender, key %d: %.3g of the diagonal from Gallop", f, worst/r.Diagonal)
+			if worst > 1e-4*r.Diagonal {
+				t.Errorf("Blender plays key %d %.3g of the diagonal away from Gallop", f, worst/r.Diagonal)
+			}
+		}
+
+		// Fit the capture to the file's skeleton.
+		fit := filepath.Join(dir, "fit.glb")
+		fr := skeletonRig(frames, "--fit-to", out, "--out", fit)
+		if fr.RMSE > 1.05*r.RMSE || fr.Bones != 20 {
+			t.Errorf("fitted to its own skeleton: %d bones, RMSE %.5g against the skeleton's %.5g (want ≤ 1.05×)", fr.Bones, fr.RMSE, r.RMSE)
+		}
+		a, err := rig.LoadSkeleton(out, r.Vertices)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := rig.LoadSkeleton(fit, r.Vertices)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range a.Skeleton.Parent {
+			if a.Skeleton.Parent[j] != b.Skeleton.Parent[j] || a.Names[j] != b.Names[j] || a.Skeleton.Joint[j].Sub(b.Skeleton.Joint[j]).Len() > 1e-9*r.Diagonal {
+				t.Errorf("joint %d: %s, parent %d at %v before; %s, parent %d at %v after the fit", j,
+					a.Names[j], a.Skeleton.Parent[j], a.Skeleton.Joint[j], b.Names[j], b.Skeleton.Parent[j], b.Skeleton.Joint[j])
+			}
+		}
+	}
+}

@@ -32,11 +32,13 @@ func colourfulPixels(img *image.RGBA) int {
 	return n
 }
 
-// TestRigHorseSession (acceptance 4 of issue 5): the real binary opens
-// horse-gallop's frames, the Rig tool rigs them with 20 bones (typed into
-// the field), the weight heat map is shown, and the rig is exported
+// TestRigHorseSession (acceptance 4 of issue 5, 6 of issue 35): the real
+// binary opens horse-gallop's frames, the Rig tool rigs them as a skeleton
+// of 20 bones (typed into the field, the skeleton box ticked), the
+// skeleton is drawn (its root joint ringed, in the viewport), the weight
+// heat map is shown, the rig is applied to the object, and exported
 // through the native Save dialog; the file passes the glTF validator and
-// holds a 20-joint rig.
+// holds a 20-joint skeleton with one root.
 func TestRigHorseSession(t *testing.T) {
 	s := newSession(t)
 	frames := filepath.Join(s.root, "..", "shared", "data", "horse-gallop", "frames")
@@ -62,14 +64,26 @@ func TestRigHorseSession(t *testing.T) {
 	s.xdo("type", "--delay", "30", "20")
 	s.xdo("key", "Return")
 	time.Sleep(500 * time.Millisecond)
+	s.click("rig: skeleton")
+	s.widget("rig: root") // the root's choice shows with the skeleton
 	s.click("rig: start")
 	began := time.Now()
 	s.waitFor("the rig", 150*time.Second, func() bool { return strings.Contains(cmd.output(), "rig: finished") })
 	out := cmd.output()
-	if !strings.Contains(out, "rig: finished, 20 bones") {
-		t.Fatalf("the rig did not use 20 bones:\n%s", lastLines(out, 10))
+	if !strings.Contains(out, "rig: finished, 20 bones, a skeleton rooted at bone") {
+		t.Fatalf("the rig is not a skeleton of 20 bones:\n%s", lastLines(out, 10))
 	}
 	t.Logf("rigged in %.0f s: %s", time.Since(began).Seconds(), lastLines(out[strings.Index(out, "rig: finished"):], 1))
+
+	// The skeleton drawn: its root joint, ringed, bright over the mesh.
+	root := s.widget("rig: root joint")
+	if !root.In(s.widget("viewport")) {
+		t.Errorf("the root joint is drawn at %v, outside the viewport %v", root, s.widget("viewport"))
+	}
+	img := s.screenshot("rig-2-skeleton")
+	if c := img.RGBAAt(centre(root).X, centre(root).Y); c.R < 200 || c.G < 200 || c.B < 200 {
+		t.Errorf("the root joint's dot is %v, not the bones' white", c)
+	}
 
 	// The weight heat map: the viewport turns colourful.
 	view := centre(s.widget("viewport"))
@@ -79,6 +93,12 @@ func TestRigHorseSession(t *testing.T) {
 	s.moveTo(view)
 	s.waitScreen("rig-3-weights", 10*time.Second, "the weight heat map", func(img *image.RGBA) bool {
 		return changedPixels(before, img) > 3000 && colourfulPixels(img) > colourfulPixels(before)+3000
+	})
+
+	// Apply: the object becomes a skinned object of 20 joints.
+	s.clickAt(s.widgetInView("rig: apply"))
+	s.waitFor("the rig applied", 20*time.Second, func() bool {
+		return strings.Contains(cmd.output(), "rig: applied to horse-gallop, 20 joints")
 	})
 
 	// Export through the Save dialog.
@@ -91,13 +111,23 @@ func TestRigHorseSession(t *testing.T) {
 	})
 	time.Sleep(1500 * time.Millisecond) // the morph-size measurement, then the report
 	s.screenshot("rig-4-exported")
-	s.quit(cmd)
+	s.quitAnswering(cmd, "confirm: Don't Save") // the applied rig is unsaved work
 	gltftest.Validate(t, glb)
 	objs, err := assets.LoadGLTF(glb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := objs[0]; o.Rig == nil || len(o.Rig.Joints) != 20 || o.Clip == nil || len(o.Clip.Frames) != 48 {
-		t.Errorf("the export holds rig %v, clip %v; want 20 joints and 48 frames", o.Rig != nil, o.Clip != nil)
+	o := objs[0]
+	if o.Rig == nil || len(o.Rig.Joints) != 20 || o.Clip == nil || len(o.Clip.Frames) != 48 {
+		t.Fatalf("the export holds rig %v, clip %v; want 20 joints and 48 frames", o.Rig != nil, o.Clip != nil)
+	}
+	roots := 0
+	for _, jt := range o.Rig.Joints {
+		if jt.Parent < 0 {
+			roots++
+		}
+	}
+	if roots != 1 {
+		t.Errorf("the exported skeleton has %d roots, want 1", roots)
 	}
 }

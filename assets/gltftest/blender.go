@@ -16,18 +16,21 @@ import (
 // BlenderScene is a glTF file as Blender 3.4's own importer reads it:
 // the world positions of its first mesh's vertices at each frame asked
 // (armature and shape keys evaluated), and the same with the shape keys
-// muted (the armature alone).
+// muted (the armature alone); and its armatures, with how many bones
+// each has and how many of them have no parent.
 type BlenderScene struct {
 	File      string         `json:"file"`
 	ShapeKeys int            `json:"shape_keys"`
 	Armatures int            `json:"armatures"`
+	Bones     []int          `json:"bones"`
+	BoneRoots []int          `json:"bone_roots"`
 	Frames    [][][3]float64 `json:"frames"`
 	Muted     [][][3]float64 `json:"muted"`
 }
 
 // Blender imports each file into Blender, headless (scripts/blender-
 // positions.py), with the scene at fps so that key i of a file written at
-// fps is Blender frame i + 1, and returns the positions at those frames.
+// fps is Blender frame i, and returns the positions at those frames.
 // Blender's axes are Z up: its positions are glTF's (x, y, z) as (x, −z,
 // y). When Blender is missing it skips the test, unless
 // GALLOP_REQUIRE_BLENDER=1 (as in CI), when it fails.

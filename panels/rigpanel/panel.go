@@ -40,10 +40,30 @@ func (p *Panel) settingsPanel(h tools.Host) giu.Widget {
 	s := &p.m.Settings
 	smooth := float32(s.Smooth)
 	l := giu.Layout{
-		giu.InputInt(&s.Bones).Label("bones").Size(100), panels.Mark("rig: bones"),
-		giu.SliderInt(&s.MaxInfluences, 1, 8).Label("max influences").Size(100),
-		giu.InputInt(&s.Iterations).Label("iterations").Size(100).StepSize(10),
-		giu.InputFloat(&smooth).Label("smoothness").Size(100).Format("%.2g").OnChange(func() { s.Smooth = float64(smooth) }),
+		panels.Tipped(panels.Marked("rig: bones", giu.InputInt(&s.Bones).Label("bones").Size(100)),
+			"How many bones to find (B): more follow the animation more closely and cost more to play"),
+		panels.Tipped(giu.SliderInt(&s.MaxInfluences, 1, 8).Label("max influences").Size(100),
+			"The most bones that move one vertex (K); game engines take 4"),
+		panels.Tipped(giu.InputInt(&s.Iterations).Label("iterations").Size(100).StepSize(10),
+			"The most rounds of fitting the bones and their weights; it stops sooner once the error stops falling"),
+		panels.Tipped(giu.InputFloat(&smooth).Label("smoothness").Size(100).Format("%.2g").OnChange(func() { s.Smooth = float64(smooth) }),
+			"How strongly neighbouring vertices keep like weights (Dem Bones' weightsSmooth μ); 0 for none"),
+		panels.Tipped(panels.Marked("rig: skeleton", giu.Checkbox("skeleton", &s.Skeleton)),
+			"Join the bones into a skeleton an animator can pose and retarget: one root bone, every other bone turning about a joint it shares with its parent, "+
+				"so that no bone changes length (Le and Deng 2014). Off: free bones, each with its own motion, which follow the clip a little more closely"),
+	}
+	if s.Skeleton {
+		roots := make([]string, s.Bones+1)
+		roots[0] = "automatic"
+		for j := int32(1); j <= s.Bones; j++ {
+			roots[j] = fmt.Sprintf("bone %d", j-1)
+		}
+		root := s.Root
+		if root < 0 || root > s.Bones {
+			root = 0
+		}
+		l = append(l, panels.Tipped(panels.Marked("rig: root", giu.Combo("root", roots[root], roots, &root).Size(100).OnChange(func() { s.Root = root })),
+			"The bone the skeleton hangs from, the only one that moves as well as turns; automatic takes the bone whose motion alone best follows the whole mesh (the body)"))
 	}
 	if o := h.Object(); rig.ClipError(o) == nil {
 		if err := s.Check(o.Mesh.NumVertices()); err != nil {
@@ -139,12 +159,8 @@ func (p *Panel) resultPanel(h tools.Host) giu.Widget {
 	return l
 }
 
-// iterationsText says how many rounds the decomposition ran: its
-// iterations, then its polish rounds, and which was best.
+// iterationsText says how many rounds the decomposition ran, by stage,
+// and which was best.
 func iterationsText(r *ssdr.Result) string {
-	s := words.Count(r.Iterations-r.PolishRounds, "iteration", "iterations")
-	if r.PolishRounds > 0 {
-		s += " + " + words.Count(r.PolishRounds, "polish round", "polish rounds")
-	}
-	return fmt.Sprintf("%s, best round %d", s, r.BestIteration)
+	return fmt.Sprintf("%s, best round %d", rig.RoundWords(r), r.BestIteration)
 }

@@ -27,8 +27,9 @@ type Panel struct {
 	press   [2]float64 // where the left button went down over the viewport
 	pressed bool
 
-	traceAt  time.Time
-	traceRes *rig.Result // the result last traced as finished
+	traceAt      time.Time
+	traceRes     *rig.Result // the result last traced as finished
+	traceApplied *rig.Result // the result last traced as applied
 }
 
 var (
@@ -61,7 +62,15 @@ func (p *Panel) Update(h tools.Host) {
 	}
 	if r := p.m.Result(h); r != nil && r != p.traceRes {
 		p.traceRes = r
-		fmt.Fprintf(os.Stderr, "rig: finished, %d bones, RMSE %g\n", r.Bones(), r.SSDR.RMSE)
+		kind := "free bones"
+		if k := r.SSDR.Skeleton; k != nil {
+			kind = fmt.Sprintf("a skeleton rooted at bone %d", k.Root())
+		}
+		fmt.Fprintf(os.Stderr, "rig: finished, %d bones, %s, RMSE %g\n", r.Bones(), kind, r.SSDR.RMSE)
+	}
+	if r := p.m.Result(h); r != nil && r.Applied() && r != p.traceApplied {
+		p.traceApplied = r
+		fmt.Fprintf(os.Stderr, "rig: applied to %s, %d joints\n", h.Object().Name, len(h.Object().Rig.Joints))
 	}
 	if time.Since(p.traceAt) >= time.Second {
 		p.traceAt = time.Now()
@@ -120,7 +129,8 @@ func (p *Panel) Viewport(h tools.Host, in *viewport.Input) {
 	p.m.PickBone(h, in.X, in.Y)
 }
 
-// drawBones draws each bone's segment as a line with a dot at its centre,
+// drawBones draws each bone's segment as a line with a dot at its centre
+// (a skeleton's: at its joint, the root's ringed),
 // into the viewport window's own draw list so that popups and other
 // windows stay above it.
 func (p *Panel) drawBones(h tools.Host, in *viewport.Input) {
@@ -142,6 +152,11 @@ func (p *Panel) drawBones(h tools.Host, in *viewport.Input) {
 		}
 		if sm, ok := screen(b.Centre); ok {
 			dl.AddCircleFilled(sm, thick+2, col)
+			if b.Root {
+				r := thick + 7
+				dl.AddCircleV(sm, r, col, 0, 2) // the root's ring
+				panels.RecordRect("rig: root joint", imgui.Vec2{X: sm.X - r, Y: sm.Y - r}, imgui.Vec2{X: sm.X + r, Y: sm.Y + r})
+			}
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // loadSet loads a shared set's reference and frames.
-func loadSet(b *testing.B, name string) (*assets.Mesh, [][]mgl64.Vec3) {
+func loadSet(b testing.TB, name string) (*assets.Mesh, [][]mgl64.Vec3) {
 	dir := sharedDir(b, name)
 	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
 	if err != nil {

@@ -1,10 +1,12 @@
 package ssdr
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -55,11 +57,27 @@ type Options struct {
 	// 16,384; a negative value means never.
 	SampleVertices int
 
+	// Skeleton, if not nil, makes the result a skeleton: one root, the
+	// other bones turning about joints shared with their parents (see
+	// SkeletonOptions and the package comment). nil gives SSDR's flat set
+	// of bones, each with its own rigid motion.
+	Skeleton *SkeletonOptions
+
 	// Progress, if not nil, is called after each round with the round
-	// (from 1), its RMSE and whether it is one of the polish rounds
-	// (which follow the alternation, however early it stopped).
-	Progress func(iteration int, rmse float64, polish bool)
+	// (from 1), its RMSE and its stage: the alternation's rounds, then
+	// the polish rounds (which follow however early the alternation
+	// stopped), then, with Skeleton, the skeleton's rounds.
+	Progress func(iteration int, rmse float64, stage Stage)
 }
+
+// Stage is the kind of a round Options.Progress reports.
+type Stage int
+
+const (
+	StageAlternation Stage = iota // SSDR's alternation
+	StagePolish                   // the rounds without translation affinity, and the refinement of a sampled mesh
+	StageSkeleton                 // the skeleton's rounds
+)
 
 // RefineRounds is the most rounds run on the whole mesh after the
 // alternation on a sample (Options.SampleVertices): the first solves the
@@ -67,18 +85,37 @@ type Options struct {
 // RMSE falls by less than Tolerance.
 const RefineRounds = 4
 
-// MaxRounds returns the most alternation rounds Decompose runs with
-// these options (defaults applied) on a mesh of n vertices: Iterations,
-// then the polish rounds, then, on a mesh fitted on a sample
-// (SampleVertices), the refinement rounds, which Progress also reports as
-// polish rounds. Progress reports round numbers up to it.
+// MaxRounds returns the most rounds Decompose runs with these options
+// (defaults applied) on a mesh of n vertices: the sum of StageRounds.
+// Progress reports round numbers up to it.
 func (o Options) MaxRounds(n int) int {
+	a, p, k := o.StageRounds(n)
+	return a + p + k
+}
+
+// StageRounds returns the most rounds of each stage Progress reports on
+// a mesh of n vertices: the alternation's Iterations; the polish rounds,
+// with a sampled mesh's refinement rounds (SampleVertices) when there is
+// no skeleton; the skeleton's rounds, with the refinement rounds when
+// there is one. A given skeleton (SkeletonOptions.Given) runs no
+// alternation and no polish.
+func (o Options) StageRounds(n int) (alternation, polish, skeleton int) {
 	d := o.withDefaults()
-	r := d.Iterations + d.PolishIterations
-	if d.sampled(n) {
-		r += RefineRounds
+	alternation, polish = d.Iterations, d.PolishIterations
+	if d.Skeleton != nil {
+		if d.Skeleton.Given != nil {
+			alternation, polish = 0, 0
+		}
+		skeleton = d.Skeleton.rounds()
 	}
-	return r
+	if d.sampled(n) {
+		if d.Skeleton != nil {
+			skeleton += RefineRounds
+		} else {
+			polish += RefineRounds
+		}
+	}
+	return alternation, polish, skeleton
 }
 
 // sampled reports whether a mesh of n vertices is fitted on a sample.
@@ -157,6 +194,16 @@ type Result struct {
 	// the best of those last (BestIteration among them).
 	SampleVertices int
 	RefineRounds   int
+
+	// Skeleton is the hierarchy and joints the transforms keep (see
+	// Skeleton's invariants), with Options.Skeleton; nil for SSDR's flat
+	// bones. SkeletonRounds is how many of the Iterations were its rounds.
+	Skeleton       *Skeleton
+	SkeletonRounds int
+	// FlatRMSE is, with a skeleton inferred, the RMSE of the flat bones
+	// it was inferred from (the result Decompose gives without
+	// Options.Skeleton; on a sampled mesh, the sample's); 0 otherwise.
+	FlatRMSE float64
 }
 
 // Pose writes into dst (grown as needed and returned) the rest positions
@@ -242,7 +289,16 @@ func decomposeSampled(ctx context.Context, rest []mgl64.Vec3, adj *meshgraph.Adj
 	for f, pos := range frames {
 		sub[f] = gather(pos)
 	}
-	coarse, err := newSolver(gather(rest), adj.Quotient(owner, len(samples)), sub, opts).run(ctx)
+	copts := opts
+	if o := opts.Skeleton; o != nil && o.Weights != nil {
+		so := *o
+		so.Weights = make([][]Influence, len(samples))
+		for k, v := range samples {
+			so.Weights[k] = o.Weights[v]
+		}
+		copts.Skeleton = &so
+	}
+	coarse, err := newSolver(gather(rest), adj.Quotient(owner, len(samples)), sub, copts).run(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -263,12 +319,16 @@ func decomposeSampled(ctx context.Context, rest []mgl64.Vec3, adj *meshgraph.Adj
 			}
 		}
 	}
+	if coarse.Skeleton != nil {
+		s.adoptSkeleton(coarse.Skeleton, opts.Skeleton)
+	}
 	r, err := s.refine(ctx, coarse.Iterations)
 	if err != nil {
 		return nil, err
 	}
 	r.History = append(coarse.History, r.History...)
 	r.PolishRounds = coarse.PolishRounds + r.RefineRounds
+	r.SkeletonRounds, r.FlatRMSE = coarse.SkeletonRounds, coarse.FlatRMSE
 	r.SampleVertices = len(samples)
 	return r, nil
 }
@@ -287,12 +347,19 @@ func (s *solver) refine(ctx context.Context, after int) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		e := a.round(0, true, a.it > after)
+		var e float64
+		if s.skel != nil {
+			e = a.skeletonRound()
+		} else {
+			e = a.round(0, true, a.it > after)
+		}
 		if !(e < prev*(1-s.opts.Tolerance)) {
 			break
 		}
 		prev = e
-		s.reseedDeadBones()
+		if s.skel == nil {
+			s.reseedDeadBones()
+		}
 	}
 	r := a.result()
 	r.RefineRounds = a.it - after
@@ -309,6 +376,11 @@ func check(rest []mgl64.Vec3, triangles [][3]int, frames [][]mgl64.Vec3, opts Op
 	}
 	if opts.MaxInfluences < 0 || opts.MaxInfluences > maxK {
 		return fmt.Errorf("%w: %d (want 1 to %d)", ErrInfluences, opts.MaxInfluences, maxK)
+	}
+	if opts.Skeleton != nil {
+		if err := opts.Skeleton.check(n, opts.Bones); err != nil {
+			return err
+		}
 	}
 	for i, p := range rest {
 		if !finite.Vec3(p) {
@@ -356,6 +428,8 @@ type solver struct {
 
 	vv      []float64 // vv[i] = Σₜ ‖vᵢᵗ‖²
 	vertErr []float64 // per-vertex squared error of the iterate
+
+	skel *skeletal // the skeleton's state, in its rounds
 }
 
 // newSolver sets up the problem of the rest positions with graph adj and
@@ -379,6 +453,13 @@ func newSolver(rest []mgl64.Vec3, adj *meshgraph.Adjacency, frames [][]mgl64.Vec
 }
 
 func (s *solver) run(ctx context.Context) (*Result, error) {
+	if o := s.opts.Skeleton; o != nil && o.Given != nil {
+		if err := s.setSmoother(); err != nil {
+			return nil, err
+		}
+		s.startGiven(o)
+		return s.skeletonRun(ctx, &Result{})
+	}
 	if err := s.initialize(ctx); err != nil {
 		return nil, err
 	}
@@ -399,22 +480,88 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 			break
 		}
 	}
-	if s.opts.TransAffine == 0 {
-		return a.result(), nil
+	if s.opts.TransAffine != 0 {
+		// Polish: a few rounds without the affinity, which holds each
+		// bone's translation toward the rigid fit of its vertices and so
+		// keeps the error well above what the rig can reach.
+		for range s.opts.PolishIterations {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			a.round(0, true, true)
+			s.reseedDeadBones()
+		}
 	}
-	// Polish: a few rounds without the affinity, which holds each bone's
-	// translation toward the rigid fit of its vertices and so keeps the
-	// error well above what the rig can reach.
-	for range s.opts.PolishIterations {
+	r := a.result()
+	if s.opts.TransAffine != 0 {
+		r.PolishRounds = s.opts.PolishIterations
+	}
+	if s.opts.Skeleton == nil {
+		return r, nil
+	}
+	s.load(r)
+	s.skeletonStart(s.opts.Skeleton)
+	return s.skeletonRun(ctx, r)
+}
+
+// skeletonRun runs the skeleton's rounds on the skeleton state, after the
+// rounds of flat (numbered on from them; its history kept), until they
+// stop making progress (Tolerance, Patience) or Skeleton.Rounds have run,
+// and returns the best skeleton iterate.
+func (s *solver) skeletonRun(ctx context.Context, flat *Result) (*Result, error) {
+	a := &alternation{s: s, it: flat.Iterations}
+	stop := stopRule{tol: s.opts.Tolerance, patience: s.opts.Patience}
+	for range s.opts.Skeleton.rounds() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		a.round(0, true, true)
-		s.reseedDeadBones()
+		if stop.done(a.skeletonRound()) {
+			break
+		}
 	}
 	r := a.result()
-	r.PolishRounds = s.opts.PolishIterations
+	r.SkeletonRounds = a.it - flat.Iterations
+	r.History = append(slices.Clone(flat.History), r.History...)
+	r.PolishRounds = flat.PolishRounds
+	r.FlatRMSE = flat.RMSE
 	return r, nil
+}
+
+// load makes r, an iterate of s, the iterate, bit for bit.
+func (s *solver) load(r *Result) {
+	for f, bones := range r.Transforms {
+		for j, x := range bones {
+			s.m[j*s.t+f] = x
+		}
+	}
+	for i, l := range r.Weights {
+		for q := range s.k {
+			s.wb[i*s.k+q], s.ww[i*s.k+q] = -1, 0
+			if q < len(l) {
+				s.wb[i*s.k+q], s.ww[i*s.k+q] = int32(l[q].Bone), l[q].Weight
+			}
+		}
+	}
+}
+
+// setWeights makes w (a user's) the iterate's weights: each vertex's K
+// largest, normalised to sum to 1.
+func (s *solver) setWeights(w [][]Influence) {
+	for i, l := range w {
+		l = slices.Clone(l)
+		slices.SortStableFunc(l, func(x, y Influence) int { return cmp.Compare(y.Weight, x.Weight) })
+		l = l[:min(len(l), s.k)]
+		sum := 0.0
+		for _, in := range l {
+			sum += in.Weight
+		}
+		for q := range s.k {
+			s.wb[i*s.k+q], s.ww[i*s.k+q] = -1, 0
+			if q < len(l) && sum > 0 {
+				s.wb[i*s.k+q], s.ww[i*s.k+q] = int32(l[q].Bone), l[q].Weight/sum
+			}
+		}
+	}
 }
 
 // setSmoother prepares the weight smoothing of s's mesh (none for one
@@ -459,7 +606,11 @@ func (a *alternation) round(affine float64, polish, transforms bool) float64 {
 	e := s.rmse()
 	a.keep(e)
 	if s.opts.Progress != nil {
-		s.opts.Progress(a.it, e, polish)
+		stage := StageAlternation
+		if polish {
+			stage = StagePolish
+		}
+		s.opts.Progress(a.it, e, stage)
 	}
 	return e
 }
@@ -527,6 +678,9 @@ func (s *solver) snapshot() *Result {
 			}
 		}
 		r.Weights[i] = l
+	}
+	if s.skel != nil {
+		r.Skeleton = s.skel.k.Clone()
 	}
 	return r
 }

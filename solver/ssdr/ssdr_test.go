@@ -443,7 +443,7 @@ func TestCancel(t *testing.T) {
 	ref, frames, _ := loadCylinder(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	_, err := Decompose(ctx, ref.Positions, ref.Triangles, frames, Options{Bones: 4, Progress: func(it int, rmse float64, _ bool) {
+	_, err := Decompose(ctx, ref.Positions, ref.Triangles, frames, Options{Bones: 4, Progress: func(it int, rmse float64, _ Stage) {
 		calls++
 		if it == 2 {
 			cancel()
@@ -507,7 +507,7 @@ func TestSampledDecomposition(t *testing.T) {
 	frames := skinned(rand.New(rand.NewPCG(7, 8)), rest, weights, 2, 6)
 	var rounds []int
 	r, err := Decompose(context.Background(), rest, tris, frames, Options{Bones: 2, MaxInfluences: 4, SampleVertices: 60,
-		Progress: func(it int, _ float64, _ bool) { rounds = append(rounds, it) }})
+		Progress: func(it int, _ float64, _ Stage) { rounds = append(rounds, it) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -278,7 +278,7 @@ func (t *Dynamics) InferRig(h tools.Host) {
 	r.task.Start(h.Jobs(), "Infer a rig: "+o.Name, func(ctx context.Context, rep jobs.Reporter) error {
 		rep.Report(0, "clustering")
 		o := opts
-		o.Progress = func(it int, rmse float64, _ bool) {
+		o.Progress = func(it int, rmse float64, _ ssdr.Stage) {
 			p := &InferProgress{Round: it, Asked: opts.MaxRounds(len(mesh.Positions)), RMSE: rmse}
 			r.task.Latest.Publish(p)
 			rep.Report(float64(it)/float64(max(1, p.Asked)), fmt.Sprintf("round %d, RMSE %.4g", it, rmse))

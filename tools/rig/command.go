@@ -36,10 +36,31 @@ type Report struct {
 	// of the same kind), for comparison.
 	GLBBytes      int64 `json:"glb_bytes,omitempty"`
 	MorphGLBBytes int64 `json:"morph_glb_bytes,omitempty"`
+	// With a skeleton (Command.Options.Skeleton): its figures.
+	Skeleton *SkeletonReport `json:"skeleton,omitempty"`
 	// With a folder of animations: the animation's file or folder name.
 	File string `json:"file,omitempty"`
 	// The file Out wrote, for the text report.
 	Out string `json:"-"`
+}
+
+// SkeletonReport is the skeleton's part of a Report.
+type SkeletonReport struct {
+	Root    int   `json:"root"`    // the root bone
+	Roots   int   `json:"roots"`   // how many joints have no parent in the rig written (1)
+	Parents []int `json:"parents"` // per bone, its parent bone (−1: the root)
+	// LengthDrift and JointGap are SkeletonDrift's figures of the rig as
+	// written, over the bounding-box diagonal.
+	LengthDrift float64 `json:"bone_length_drift_relative"`
+	JointGap    float64 `json:"joint_gap_relative"`
+	// FlatRMSE is the RMSE of the flat bones the skeleton was inferred
+	// from (0 when it was given: --fit-to), and RMSERatio the skeleton's
+	// RMSE over it.
+	FlatRMSE         float64 `json:"flat_rmse,omitempty"`
+	FlatRMSERelative float64 `json:"flat_rmse_relative,omitempty"`
+	RMSERatio        float64 `json:"rmse_ratio,omitempty"`
+	// Given is the file whose skeleton was fitted (--fit-to).
+	Given string `json:"fitted_to,omitempty"`
 }
 
 // Command is the work of `gallop rig`: each animation of In rigged by
@@ -53,6 +74,13 @@ type Command struct {
 	Reference string
 	// Options are the decomposition's; Run sets Progress.
 	Options ssdr.Options
+	// FitTo, if not "", is a glTF file with a skin whose skeleton is
+	// fitted (its hierarchy and rest joints kept, the animation and
+	// weights solved; its weights start the fit): Options.Skeleton.Given,
+	// Weights and Bones are set from it, and its mesh, which must have
+	// the animation's vertices, is the rest pose unless Reference is
+	// given.
+	FitTo string
 	// Out is where the rig goes as a skinned glTF, or with a folder of
 	// animations the folder of one NAME.glb each; "" for nowhere.
 	Out string
@@ -203,15 +231,34 @@ func (c *Command) rig(in string, folder bool) (Report, error) {
 		mesh, rest = ref, ref.Positions
 	}
 	opts := c.Options
-	iters := opts.Iterations
-	polishRounds, polished := opts.MaxRounds(len(rest))-iters, 0
-	opts.Progress = func(it int, rmse float64, polish bool) {
-		if polish {
+	var given *Given
+	if c.FitTo != "" {
+		given, err = LoadSkeleton(c.FitTo, mesh.NumVertices())
+		if err != nil {
+			return Report{}, err
+		}
+		if c.Reference == "" {
+			mesh, rest = given.Mesh, given.Rest
+		}
+		opts.Bones = len(given.Skeleton.Parent)
+		opts.Skeleton = &ssdr.SkeletonOptions{Root: ssdr.AutoRoot, RootVertex: -1, Given: given.Skeleton, Weights: given.Weights}
+		if c.Options.Skeleton != nil {
+			opts.Skeleton.Locked, opts.Skeleton.Rounds = c.Options.Skeleton.Locked, c.Options.Skeleton.Rounds
+		}
+	}
+	iters, polishRounds, skeletonRounds := opts.StageRounds(len(rest))
+	polished, skeletal := 0, 0
+	opts.Progress = func(it int, rmse float64, stage ssdr.Stage) {
+		switch stage {
+		case ssdr.StagePolish:
 			polished++
 			c.status("rig: polish round %d of %d, RMSE %.4g", polished, polishRounds, rmse)
-			return
+		case ssdr.StageSkeleton:
+			skeletal++
+			c.status("rig: skeleton round %d of at most %d, RMSE %.4g", skeletal, skeletonRounds, rmse)
+		default:
+			c.status("rig: iteration %d of at most %d, RMSE %.4g", it, iters, rmse)
 		}
-		c.status("rig: iteration %d of at most %d, RMSE %.4g", it, iters, rmse)
 	}
 	c.status("rig: clustering %d vertices into %d bones", len(rest), opts.Bones)
 	start := time.Now()
@@ -234,8 +281,14 @@ func (c *Command) rig(in string, folder bool) (Report, error) {
 			out = filepath.Join(out, animationName(in)+".glb")
 		}
 	}
+	skinned := SkinnedObject(res, clip.Name, clip.FPS, mesh, rest)
+	if given != nil {
+		for q, j := range res.Skeleton.Order() {
+			skinned.Rig.Joints[q].Name = given.Names[j]
+		}
+	}
 	if out != "" {
-		got, err := writeSkinned(out, SkinnedObject(res, clip.Name, clip.FPS, mesh, rest), &assets.Object{Name: clip.Name, Mesh: animMesh, Clip: clip})
+		got, err := writeSkinned(out, skinned, &assets.Object{Name: clip.Name, Mesh: animMesh, Clip: clip})
 		if err != nil {
 			return Report{}, err
 		}
@@ -243,6 +296,20 @@ func (c *Command) rig(in string, folder bool) (Report, error) {
 	}
 	if diag > 0 {
 		r.RMSERelative = res.RMSE / diag
+	}
+	if k := res.Skeleton; k != nil {
+		length, gap := SkeletonDrift(skinned)
+		sr := &SkeletonReport{Root: k.Root(), Parents: k.Parent, LengthDrift: length / diag, JointGap: gap / diag,
+			FlatRMSE: res.FlatRMSE, FlatRMSERelative: res.FlatRMSE / diag, Given: c.FitTo}
+		for _, jt := range skinned.Rig.Joints {
+			if jt.Parent < 0 {
+				sr.Roots++
+			}
+		}
+		if res.FlatRMSE > 0 {
+			sr.RMSERatio = res.RMSE / res.FlatRMSE
+		}
+		r.Skeleton = sr
 	}
 	return r, nil
 }

@@ -121,11 +121,41 @@ func (r *Result) shiftedAt(f int, offset assets.Vec3) []assets.Vec3 {
 	return r.shifted
 }
 
-// bone returns bone j's segment end points and centre at frame f, moved by
-// its transform.
-func (r *Result) bone(j, f int) (a, b, c assets.Vec3) {
+// bone returns bone j's segments at frame f, moved by its transform (see
+// BoneSegment; Bone and the ends set): none for a free bone that moves no
+// vertex.
+func (r *Result) bone(j, f int) []BoneSegment {
 	x := &r.SSDR.Transforms[r.frame(f)][j]
 	s := r.segments[j]
-	a, b = s.Ends()
-	return x.Apply(a), x.Apply(b), x.Apply(s.Centre)
+	k := r.SSDR.Skeleton
+	if k == nil {
+		if s.Weight == 0 {
+			return nil
+		}
+		a, b := s.Ends()
+		return []BoneSegment{{Bone: j, A: x.Apply(a), B: x.Apply(b), Centre: x.Apply(s.Centre)}}
+	}
+	joint := x.Apply(k.Joint[j])
+	seg := BoneSegment{Bone: j, A: joint, Centre: joint, Joint: true, Root: k.Parent[j] < 0}
+	var out []BoneSegment
+	for c, p := range k.Parent {
+		if p == j {
+			seg.B = x.Apply(k.Joint[c])
+			out = append(out, seg)
+		}
+	}
+	if out == nil {
+		// A leaf: to the end of its vertices' axis farther from its
+		// joint, or a point at its joint when it moves no vertex.
+		seg.B = joint
+		if s.Weight > 0 {
+			a, b := s.Ends()
+			if b.Sub(k.Joint[j]).Len() < a.Sub(k.Joint[j]).Len() {
+				a, b = b, a
+			}
+			seg.B = x.Apply(b)
+		}
+		out = append(out, seg)
+	}
+	return out
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"gallop/assets"
 	"gallop/internal/option"
@@ -59,6 +60,12 @@ type Settings struct {
 	MaxInfluences int32   `json:"max_influences"` // K, 1 to 8
 	Iterations    int32   `json:"iterations"`     // most alternation rounds
 	Smooth        float64 `json:"smooth"`         // weight smoothness μ; 0 for none
+	// Skeleton makes the rig a skeleton (one root, bones turning about
+	// joints, constant lengths) instead of free bones.
+	Skeleton bool `json:"skeleton,omitempty"`
+	// Root is, with Skeleton, the root bone plus one; 0 lets the fit
+	// choose it.
+	Root int32 `json:"root,omitempty"`
 }
 
 // DefaultSettings returns 20 bones, 4 influences, 100 iterations and Dem
@@ -78,13 +85,20 @@ func (s Settings) Check(nv int) error {
 		return fmt.Errorf("rig: %d iterations, want at least 1", s.Iterations)
 	case !(s.Smooth >= 0) || math.IsInf(s.Smooth, 0):
 		return fmt.Errorf("rig: smoothness %g, want a number ≥ 0", s.Smooth)
+	case s.Root < 0 || s.Root > s.Bones:
+		return fmt.Errorf("rig: root bone %d, want 0 to %d", s.Root-1, s.Bones-1)
 	}
 	return nil
 }
 
 // options returns the solver's options for s.
 func (s Settings) options() ssdr.Options {
-	return ssdr.Options{Bones: int(s.Bones), MaxInfluences: int(s.MaxInfluences), Iterations: int(s.Iterations), Smooth: option.Literal(s.Smooth)}
+	o := ssdr.Options{Bones: int(s.Bones), MaxInfluences: int(s.MaxInfluences), Iterations: int(s.Iterations), Smooth: option.Literal(s.Smooth)}
+	if s.Skeleton {
+		o.Skeleton = ssdr.DefaultSkeleton()
+		o.Skeleton.Root = int(s.Root) - 1
+	}
+	return o
 }
 
 // Rig is the tool's model. Its zero value is ready to use, with
@@ -196,7 +210,7 @@ func (t *Rig) finished(h tools.Host, r *run) {
 	}
 	rr := r.res.SSDR
 	h.Info("Rig: %d bones, RMSE %.4g (%.3g of the bounding-box diagonal) after %s",
-		r.res.Bones(), rr.RMSE, rr.RMSE/r.res.Diagonal, iterationWords(rr.Iterations, rr.PolishRounds))
+		r.res.Bones(), rr.RMSE, rr.RMSE/r.res.Diagonal, RoundWords(rr))
 }
 
 // Progress returns the latest progress of the running or last run (nil
@@ -221,7 +235,11 @@ func (t *Rig) RunError() error {
 // iteration limit (the error stalled).
 func (t *Rig) Converged() bool {
 	p := t.Progress()
-	return t.run != nil && t.run.task.Finished && t.run.res != nil && p != nil && p.Iteration-p.Polish < p.Asked
+	if t.run == nil || !t.run.task.Finished || t.run.res == nil || p == nil {
+		return false
+	}
+	flat := p.Asked == 0 || p.Iteration-p.Polish-p.Skeleton < p.Asked
+	return flat && (p.SkeletonRounds == 0 || p.Skeleton < p.SkeletonRounds)
 }
 
 // Result returns the result when it belongs to the active object, or nil.
@@ -355,11 +373,15 @@ func (t *Rig) ExtraItems(h tools.Host) []viewport.Item {
 }
 
 // BoneSegment is a bone drawn in the viewport: its segment's end points
-// and centre in world space at the current frame.
+// and centre in world space at the current frame. A skeleton's bone
+// (Joint set) runs from its joint A to a child's joint B (a bone with
+// several children has a segment to each, a leaf one to the far end of
+// its vertices' axis), Centre is its joint, and Root marks the root's.
 type BoneSegment struct {
 	Bone         int
 	A, B, Centre assets.Vec3
 	Selected     bool
+	Joint, Root  bool
 }
 
 // Bones returns the bones to draw at the current frame (on the skinned
@@ -375,35 +397,39 @@ func (t *Rig) Bones(h tools.Host) []BoneSegment {
 	if t.Show == ShowBoth {
 		shift = t.offset(h, r)
 	}
-	seg := func(j int) (BoneSegment, bool) {
-		if r.segments[j].Weight == 0 {
-			return BoneSegment{}, false
+	seg := func(j int) []BoneSegment {
+		var out []BoneSegment
+		for _, s := range r.bone(j, h.Frame()) {
+			s.A, s.B, s.Centre, s.Selected = s.A.Add(shift), s.B.Add(shift), s.Centre.Add(shift), j == int(t.Bone)
+			out = append(out, s)
 		}
-		a, b, c := r.bone(j, h.Frame())
-		return BoneSegment{Bone: j, A: a.Add(shift), B: b.Add(shift), Centre: c.Add(shift), Selected: j == int(t.Bone)}, true
+		return out
 	}
 	var out []BoneSegment
 	for j := range r.Bones() {
 		if j != int(t.Bone) {
-			if s, ok := seg(j); ok {
-				out = append(out, s)
-			}
+			out = append(out, seg(j)...)
 		}
 	}
 	if int(t.Bone) < r.Bones() {
-		if s, ok := seg(int(t.Bone)); ok {
-			out = append(out, s)
-		}
+		out = append(out, seg(int(t.Bone))...)
 	}
 	return out
 }
 
-// iterationWords says how long a run took as the progress bar counted it:
-// "19 iterations and 5 polish rounds" (SSDR's Iterations holds both).
-func iterationWords(iterations, polish int) string {
-	s := words.Count(iterations-polish, "iteration", "iterations")
-	if polish > 0 {
-		s += " and " + words.Count(polish, "polish round", "polish rounds")
+// RoundWords says how long a run took as the progress bar counted it:
+// "19 iterations and 5 polish rounds", "24 iterations, 5 polish rounds and
+// 12 skeleton rounds" (SSDR's Iterations holds them all).
+func RoundWords(r *ssdr.Result) string {
+	parts := []string{words.Count(r.Iterations-r.PolishRounds-r.SkeletonRounds, "iteration", "iterations")}
+	if r.PolishRounds > 0 {
+		parts = append(parts, words.Count(r.PolishRounds, "polish round", "polish rounds"))
 	}
-	return s
+	if r.SkeletonRounds > 0 {
+		parts = append(parts, words.Count(r.SkeletonRounds, "skeleton round", "skeleton rounds"))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

@@ -12,6 +12,7 @@ import (
 	"gallop/assets"
 	"gallop/assets/gltftest"
 	"gallop/internal/shareddata"
+	"gallop/solver/ssdr"
 	"gallop/tools"
 	"gallop/tools/toolstest"
 )
@@ -54,8 +55,8 @@ func rigBar(t *testing.T) (*Rig, *toolstest.Host, *Result) {
 	return tool, h, r
 }
 
-// finite reports whether every colour component is finite and in [0, 1].
-func finite(cols [][3]float32) bool {
+// unitColours reports whether every colour component is finite and in [0, 1].
+func unitColours(cols [][3]float32) bool {
 	for _, c := range cols {
 		for _, x := range c {
 			if !(x >= 0 && x <= 1) {
@@ -92,8 +93,8 @@ func TestRigBar(t *testing.T) {
 	for _, heat := range []Heat{HeatWeights, HeatError} {
 		tool.Heat = heat
 		_, cols := tool.Display(h)
-		if len(cols) != nv || !finite(cols) {
-			t.Errorf("heat map %d: %d colours (want %d), finite %v", heat, len(cols), nv, finite(cols))
+		if len(cols) != nv || !unitColours(cols) {
+			t.Errorf("heat map %d: %d colours (want %d), in [0, 1] %v", heat, len(cols), nv, unitColours(cols))
 		}
 		title, lo, hi, ok := tool.Legend(h)
 		if !ok || title == "" || !(hi > lo) {
@@ -417,11 +418,85 @@ func TestItem14RigProgressSaysPolish(t *testing.T) {
 // against the panel's 19 and 5 polish rounds).
 func TestIterationWords(t *testing.T) {
 	for _, c := range []struct {
-		it, polish int
-		want       string
-	}{{24, 5, "19 iterations and 5 polish rounds"}, {1, 0, "1 iteration"}, {6, 1, "5 iterations and 1 polish round"}} {
-		if got := iterationWords(c.it, c.polish); got != c.want {
-			t.Errorf("%d, %d: %q, want %q", c.it, c.polish, got, c.want)
+		it, polish, skeleton int
+		want                 string
+	}{{24, 5, 0, "19 iterations and 5 polish rounds"}, {1, 0, 0, "1 iteration"}, {6, 1, 0, "5 iterations and 1 polish round"},
+		{41, 5, 12, "24 iterations, 5 polish rounds and 12 skeleton rounds"}} {
+		if got := RoundWords(&ssdr.Result{Iterations: c.it, PolishRounds: c.polish, SkeletonRounds: c.skeleton}); got != c.want {
+			t.Errorf("%d, %d, %d: %q, want %q", c.it, c.polish, c.skeleton, got, c.want)
 		}
 	}
+}
+
+// TestRigSkeletonMode (issue 35): with Skeleton ticked and a root asked
+// for, the tool's run gives a skeleton with that root; the bones it
+// draws run from joint to joint with the root marked once; the progress
+// counts the skeleton's rounds; Apply gives the object a joint hierarchy
+// with one root whose skinned clip is the result's; the export
+// validates.
+func TestRigSkeletonMode(t *testing.T) {
+	h := demoHost()
+	tool := &Rig{}
+	tool.Update(h)
+	tool.Settings.Bones, tool.Settings.Iterations, tool.Settings.Skeleton, tool.Settings.Root = 4, 30, true, 3
+	tool.Start(h)
+	finish(t, tool, h)
+	r := tool.Result(h)
+	if r == nil || len(h.Errs) > 0 {
+		t.Fatalf("no result; errors %v", h.Errs)
+	}
+	k := r.SSDR.Skeleton
+	if k == nil || k.Root() != 2 {
+		t.Fatalf("skeleton %v, want one rooted at bone 2", k)
+	}
+	if pr := tool.Progress(); pr.Skeleton == 0 || pr.Skeleton != r.SSDR.SkeletonRounds || !strings.HasPrefix(pr.Text(), "skeleton round") {
+		t.Errorf("progress %+v (%q), the run's skeleton rounds %d", pr, pr.Text(), r.SSDR.SkeletonRounds)
+	}
+	roots := 0
+	for _, b := range tool.Bones(h) {
+		if !b.Joint {
+			t.Fatalf("bone %d drawn as a free bone", b.Bone)
+		}
+		if b.Root {
+			roots++
+			if b.Bone != 2 {
+				t.Errorf("bone %d marked as the root", b.Bone)
+			}
+		}
+	}
+	if roots == 0 {
+		t.Error("no root drawn")
+	}
+	tool.Apply(h)
+	rg := h.Obj.Rig
+	if rg == nil || len(rg.Joints) != 4 {
+		t.Fatalf("applied rig %v", rg)
+	}
+	parents := 0
+	for _, jt := range rg.Joints {
+		if jt.Parent >= 0 {
+			parents++
+		}
+	}
+	if parents != 3 {
+		t.Errorf("%d of 4 joints have a parent, want 3", parents)
+	}
+	clip, err := rg.Bake(h.Obj.Mesh.Positions, h.Obj.Skin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for f := range clip.Frames {
+		for i, p := range clip.Frames[f] {
+			worst = max(worst, p.Sub(r.skinned[f][i]).Len())
+		}
+	}
+	if worst > 1e-9*r.Diagonal {
+		t.Errorf("the applied joint animation plays %.3g of the diagonal from the result", worst/r.Diagonal)
+	}
+	path := filepath.Join(t.TempDir(), "skeleton.glb")
+	if err := assets.SaveGLTF(path, h.Obj, assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+		t.Fatal(err)
+	}
+	gltftest.Validate(t, path)
 }

@@ -36,7 +36,7 @@ func Infer(ctx context.Context, rest *assets.Mesh, clip *assets.Clip, bones int,
 	}
 	opts := ssdr.Options{Bones: bones, MaxInfluences: 4}
 	if progress != nil {
-		opts.Progress = func(it int, rmse float64, _ bool) { progress(it, rmse) }
+		opts.Progress = func(it int, rmse float64, _ ssdr.Stage) { progress(it, rmse) }
 	}
 	res, err := ssdr.Decompose(ctx, rest.Positions, rest.Triangles, clip.Frames, opts)
 	if err != nil {
