@@ -5,6 +5,8 @@ GO            ?= go
 VALIDATOR_VER := 2.0.0-dev.3.10
 NPM_DIR       := $(CURDIR)/.cache/npm
 VALIDATOR     := $(NPM_DIR)/node_modules/gltf-validator/package.json
+THREE_VER     := 0.187.0
+THREE         := $(NPM_DIR)/node_modules/three/package.json
 FUZZRUNS      ?= 500000
 
 .PHONY: run setup setup-test build test lint fuzz bench clean
@@ -31,18 +33,25 @@ build:
 $(VALIDATOR):
 	npm install --silent --no-audit --no-fund --prefix $(NPM_DIR) gltf-validator@$(VALIDATOR_VER)
 
-# Every test, with the shared data, the GUI, the glTF validator, Blender and
-# a Slurm cluster required (a test that needs one fails when it is missing instead
-# of skipping). When no Slurm cluster answers, scripts/with-slurm.sh starts
-# the single-node one of scripts/slurm-local.sh for the tests and stops it
-# after them, whether they pass or not.
+# three.js, the web's reference glTF loader: the tests play Gallop's exports
+# with its GLTFLoader and AnimationMixer (scripts/three-positions.mjs).
+# After the validator, into the same folder: two npm installs at once in
+# one prefix would race.
+$(THREE): | $(VALIDATOR)
+	npm install --silent --no-audit --no-fund --save-exact --prefix $(NPM_DIR) three@$(THREE_VER)
+
+# Every test, with the shared data, the GUI, the glTF validator, Blender,
+# three.js and a Slurm cluster required (a test that needs one fails when
+# it is missing instead of skipping). When no Slurm cluster answers,
+# scripts/with-slurm.sh starts the single-node one of scripts/slurm-local.sh
+# for the tests and stops it after them, whether they pass or not.
 # -p 1: one package at a time, so the GUI tests that measure rates (solver
 # updates per second while dragging) have the machine to themselves. Then
 # the solvers again with the purego tag: the Go code the assembly kernels
 # stand in for on amd64, as other machines run it.
-test: setup-test $(VALIDATOR) lint
+test: setup-test $(VALIDATOR) $(THREE) lint
 	scripts/with-slurm.sh env GALLOP_REQUIRE_DATA=1 GALLOP_REQUIRE_GUI=1 GALLOP_REQUIRE_VALIDATOR=1 GALLOP_REQUIRE_BLENDER=1 \
-		GALLOP_REQUIRE_SLURM=1 GALLOP_NPM_DIR=$(NPM_DIR)/node_modules \
+		GALLOP_REQUIRE_THREE=1 GALLOP_REQUIRE_SLURM=1 GALLOP_NPM_DIR=$(NPM_DIR)/node_modules \
 		$(GO) test -p 1 -count=1 -timeout 60m ./...
 	$(GO) test -count=1 -tags purego ./solver/...
 	$(MAKE) fuzz

@@ -70,15 +70,27 @@ func (a *App) exportGLTF(o *assets.Object, path string, mode assets.ExportMode) 
 		path += ".glb"
 	}
 	obj := *o
+	var report assets.ExportReport
+	opts := assets.ExportOptions{Mode: mode, Report: &report}
+	if obj.Rig != nil && obj.Rig.MaxInfluences() > 4 {
+		opts.Influences = 8 // the rig was made with more than 4: keep up to 8
+	}
 	return a.jobs.Start("Exporting "+filepath.Base(path), func(ctx context.Context, rep jobs.Reporter) error {
 		rep.Report(0, "writing")
-		return assets.SaveGLTF(path, &obj, assets.ExportOptions{Mode: mode})
+		return assets.SaveGLTF(path, &obj, opts)
 	}, func(err error) {
 		if err != nil {
 			a.fail(err)
 			return
 		}
-		a.info("Exported %s", path)
+		if s := report.Summary(); s != "" {
+			a.info("Exported %s: %s", path, s)
+		} else {
+			a.info("Exported %s", path)
+		}
+		for _, w := range report.Warnings {
+			a.info("Warning: %s", w)
+		}
 	})
 }
 

@@ -1,6 +1,7 @@
 package assets
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"gallop/internal/atomicfile"
@@ -44,6 +45,51 @@ const (
 // ExportOptions controls SaveGLTF. The zero value means ExportAuto.
 type ExportOptions struct {
 	Mode ExportMode // how to store the animation; ExportAuto (zero) picks one
+
+	// CorrectionError is how far, as a fraction of the bounding-box
+	// diagonal, a skinned export's corrective shapes may miss the clip
+	// (see addCorrections); 0 means DefaultCorrectionError. Fewer shapes
+	// make a smaller file.
+	CorrectionError float64
+	// Influences is the most joints a skinned export gives a vertex: 4,
+	// what every engine takes (0 means 4), or 8. A vertex with more keeps
+	// its largest, renormalised; what that changes in the clip is carried
+	// by the corrective shapes, like any other difference.
+	Influences int
+	// Report, if not nil, receives what the export wrote.
+	Report *ExportReport
+}
+
+// ExportReport is what SaveGLTF wrote, for the artist and the tests.
+type ExportReport struct {
+	// CorrectiveShapes is how many morph targets carry what the skin alone
+	// does not play (secondary motion), 0 for none; CorrectionMiss bounds
+	// how far, in model units, they miss the clip.
+	CorrectiveShapes int
+	CorrectionMiss   float64
+	// ActiveTargets is the most morph targets weighed at once, at a key
+	// or between two.
+	ActiveTargets int
+	// TrimmedVertices is how many vertices lost influences to Influences.
+	TrimmedVertices int
+	// RootJoints is the number of joints without a parent joint.
+	RootJoints int
+	// Warnings name the limits of players that the file exceeds.
+	Warnings []string
+}
+
+// Summary says in words what a skinned export carries besides the skin,
+// "" when nothing: "the secondary motion as 12 corrective shapes (13
+// blended at once)", and the vertices cut to fewer influences.
+func (r *ExportReport) Summary() string {
+	var parts []string
+	if r.CorrectiveShapes > 0 {
+		parts = append(parts, fmt.Sprintf("the motion the skin does not make as %d corrective shapes (%d blended at once)", r.CorrectiveShapes, r.ActiveTargets))
+	}
+	if r.TrimmedVertices > 0 {
+		parts = append(parts, fmt.Sprintf("%d vertices cut to fewer bones", r.TrimmedVertices))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // SaveGLTF writes obj to path as glTF 2.0: binary .glb, or .gltf JSON with
@@ -145,7 +191,7 @@ func buildGLTF(obj *Object, opts ExportOptions) (*gltf.Document, error) {
 	doc.Meshes = []*gltf.Mesh{{Name: name, Primitives: []*gltf.Primitive{geom.primitive(nil)}}}
 	var err error
 	if mode == ExportSkin {
-		err = addSkin(doc, obj, geom.verts.src, geom.pos)
+		err = addSkin(doc, obj, geom.verts.src, geom.pos, opts)
 	} else {
 		err = addMorphAnimation(doc, obj, geom.verts.src, geom.pos)
 	}
@@ -398,15 +444,32 @@ func addMorphAnimation(doc *gltf.Document, obj *Object, src []int, rest32 [][3]f
 }
 
 // addSkin adds the joint nodes, the skinned mesh node (a scene root, so
-// that the mesh is not moved by a joint), the skin, the vertex weights, the
-// joint animation and, when the clip is more than its plain skinning, the
-// corrective morph targets that carry the rest (see addCorrections).
-// rest32 are the positions as written.
-func addSkin(doc *gltf.Document, obj *Object, src []int, rest32 [][3]float32) error {
+// that the mesh is not moved by a joint), the skin, the vertex weights
+// (at most opts.Influences a vertex), the joint animation and, when the
+// clip is more than its plain skinning, the corrective morph targets that
+// carry the rest (see addCorrections). A rig of several root joints (free
+// bones) gets a joint "root" above them, at the origin and never moving,
+// so that the file has the one root skeleton engines expect. rest32 are
+// the positions as written.
+func addSkin(doc *gltf.Document, obj *Object, src []int, rest32 [][3]float32, opts ExportOptions) error {
 	rig := obj.Rig
 	if rig == nil || len(rig.Joints) == 0 {
 		return fmt.Errorf("object %q: no rig to export as a skin", obj.Name)
 	}
+	keep := opts.Influences
+	switch keep {
+	case 0:
+		keep = 4
+	case 4, 8:
+	default:
+		return fmt.Errorf("object %q: %d influences per vertex asked for; a skinned export writes 4 or 8", obj.Name, keep)
+	}
+	rig, trimmed := trimInfluences(rig, keep)
+	report := opts.Report
+	if report == nil {
+		report = &ExportReport{}
+	}
+	report.TrimmedVertices = trimmed
 	nj := len(rig.Joints)
 	if nj > math.MaxUint16+1 {
 		return fmt.Errorf("object %q: %d joints; JOINTS_n can index at most %d", obj.Name, nj, math.MaxUint16+1)
@@ -426,13 +489,11 @@ func addSkin(doc *gltf.Document, obj *Object, src []int, rest32 [][3]float32) er
 			roots = append(roots, j)
 		}
 	}
-	if len(roots) > 1 { // the validator wants the joints to have a common root
-		roots = []int{addNode(doc, &gltf.Node{Name: "Armature", Children: roots})}
+	skinJoints := make([]int, nj)
+	for j := range skinJoints {
+		skinJoints[j] = j
 	}
-	mesh := addNode(doc, &gltf.Node{Name: obj.Name, Mesh: gltf.Index(0), Skin: gltf.Index(0)})
-	doc.Scenes[0].Nodes = append(roots, mesh)
-
-	ibm := make([][4][4]float32, nj)
+	ibm := make([][4][4]float32, nj, nj+1)
 	for j, jt := range rig.Joints {
 		for c := 0; c < 4; c++ {
 			for r := 0; r < 3; r++ {
@@ -441,11 +502,17 @@ func addSkin(doc *gltf.Document, obj *Object, src []int, rest32 [][3]float32) er
 		}
 		ibm[j][3] = [4]float32{0, 0, 0, 1}
 	}
-	joints := make([]int, nj)
-	for j := range joints {
-		joints[j] = j
+	if len(roots) > 1 {
+		root := addNode(doc, &gltf.Node{Name: "root", Children: roots})
+		roots = []int{root}
+		skinJoints = append(skinJoints, root)
+		ibm = append(ibm, [4][4]float32{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}})
 	}
-	doc.Skins = []*gltf.Skin{{Joints: joints, InverseBindMatrices: gltf.Index(modeler.WriteAccessor(doc, gltf.TargetNone, ibm))}}
+	report.RootJoints = len(roots)
+	mesh := addNode(doc, &gltf.Node{Name: obj.Name, Mesh: gltf.Index(0), Skin: gltf.Index(0)})
+	doc.Scenes[0].Nodes = append(roots, mesh)
+
+	doc.Skins = []*gltf.Skin{{Joints: skinJoints, Skeleton: gltf.Index(roots[0]), InverseBindMatrices: gltf.Index(modeler.WriteAccessor(doc, gltf.TargetNone, ibm))}}
 
 	writeWeights(doc, rig, src)
 	if obj.Skin == nil || len(obj.Skin.Frames) == 0 {
@@ -455,11 +522,53 @@ func addSkin(doc *gltf.Document, obj *Object, src []int, rest32 [][3]float32) er
 	if err := addJointChannels(a, rig, obj.Skin); err != nil {
 		return err
 	}
-	if err := addCorrections(a, obj, mesh, src, rest32); err != nil {
+	if err := addCorrections(a, obj, rig, mesh, src, rest32, opts.CorrectionError, report); err != nil {
 		return err
 	}
 	a.finish()
+	if keep > 4 && rig.MaxInfluences() > 4 {
+		report.Warnings = append(report.Warnings, fmt.Sprintf("%s: some vertices are moved by more than 4 bones; three.js and many engines skin with each vertex's 4 largest weights only and will play them differently: export with 4 influences for those",
+			obj.Name))
+	}
+	if trimmed > 0 && (obj.Clip == nil || len(obj.Clip.Frames) != len(obj.Skin.Frames)) {
+		report.Warnings = append(report.Warnings, fmt.Sprintf("%s: %d vertices are moved by more than %d bones; the file keeps each one's %d largest weights, so it plays a little differently: export with 8 influences to keep them",
+			obj.Name, trimmed, keep, keep))
+	}
+	if report.ActiveTargets > MorphActiveLimit {
+		report.Warnings = append(report.Warnings, fmt.Sprintf("%s: %d corrective shapes are blended at once; some players blend at most %d (older three.js, many engines' GPU skinning) and would play the secondary motion wrongly: allow a larger correction error for fewer shapes",
+			obj.Name, report.ActiveTargets, MorphActiveLimit))
+	}
 	return nil
+}
+
+// trimInfluences returns rig with each vertex's influences cut to its
+// keep largest, renormalised to sum to 1, and how many vertices lost
+// some; rig itself when none has more.
+func trimInfluences(rig *Rig, keep int) (*Rig, int) {
+	if rig.MaxInfluences() <= keep {
+		return rig, 0
+	}
+	out := &Rig{Joints: rig.Joints, Weights: make([][]Influence, len(rig.Weights))}
+	n := 0
+	for v, l := range rig.Weights {
+		if len(l) <= keep {
+			out.Weights[v] = l
+			continue
+		}
+		n++
+		l = slices.Clone(l)
+		slices.SortStableFunc(l, func(a, b Influence) int { return cmp.Compare(b.Weight, a.Weight) })
+		l = l[:keep]
+		sum := 0.0
+		for _, in := range l {
+			sum += in.Weight
+		}
+		for q := range l {
+			l[q].Weight /= sum
+		}
+		out.Weights[v] = l
+	}
+	return out, n
 }
 
 // CorrectionTolerance is how far, as a fraction of the mesh's bounding-box
@@ -472,19 +581,22 @@ const CorrectionTolerance = 1e-5
 // addCorrections makes a skinned export play the object's clip, not just
 // its skinning. When the clip has the joint animation's frames and differs
 // from linear blend skinning of the rest positions (rest32, as written) by
-// more than CorrectionTolerance of the diagonal somewhere (baked dynamics,
-// a captured clip the rig only approximates), each frame's difference r
-// becomes a morph target in rest space, d = A⁻¹ r, where A = Σ_j w_j S_j
-// is the vertex's blended skinning matrix (its 3×3 part): glTF morphs
-// before it skins, and LBS(p + d) = LBS(p) + A d = the clip's position.
-// The mesh node's weights are animated in the same animation as the
-// joints, frame f showing target f alone, so every reader that plays the
-// skin plays the secondary motion with it. A vertex whose A is singular
-// (its bones collapse it; see singular) keeps plain skinning there. A clip
-// of more than MaxMorphFrames frames is refused at its first frame that
-// differs, before any more are computed.
-func addCorrections(a *gltfChannels, obj *Object, node int, src []int, rest32 [][3]float32) error {
-	clip, rig, skin := obj.Clip, obj.Rig, obj.Skin
+// the rig (as written: its influences trimmed) by more than
+// CorrectionTolerance of the diagonal somewhere (baked dynamics, a
+// captured clip the rig only approximates), each frame's difference r
+// becomes a correction in rest space, d = A⁻¹ r, where A = Σ_j w_j S_j is
+// the vertex's blended skinning matrix (its 3×3 part): glTF morphs before
+// it skins, and LBS(p + d) = LBS(p) + A d = the clip's position. The
+// corrections are then compressed (compressCorrections) into the fewest
+// shapes, written as morph targets, that miss no vertex of any frame by
+// more than maxError of the diagonal (DefaultCorrectionError when 0),
+// with a weights animation in the same animation as the joints, so every
+// reader that plays the skin plays the secondary motion with it. A vertex
+// whose A is singular (its bones collapse it; see singular) keeps plain
+// skinning there. A clip of more than MaxMorphFrames frames is refused at
+// its first frame that differs, before any more are computed.
+func addCorrections(a *gltfChannels, obj *Object, rig *Rig, node int, src []int, rest32 [][3]float32, maxError float64, report *ExportReport) error {
+	clip, skin := obj.Clip, obj.Skin
 	if clip == nil || len(clip.Frames) != len(skin.Frames) {
 		return nil
 	}
@@ -493,41 +605,64 @@ func addCorrections(a *gltfChannels, obj *Object, node int, src []int, rest32 []
 		rest[v] = Vec3{float64(rest32[i][0]), float64(rest32[i][1]), float64(rest32[i][2])}
 	}
 	lo, hi := Bounds(rest)
-	tol := CorrectionTolerance * hi.Sub(lo).Len()
+	diag := hi.Sub(lo).Len()
+	tol := CorrectionTolerance * diag
+	if maxError <= 0 {
+		maxError = DefaultCorrectionError
+	}
 	nf := len(clip.Frames)
-	deltas := make([][][3]float32, nf)
+	deltas := make([][][3]float64, nf)
+	scale := make([]float64, len(src))
 	var skinM []mgl64.Mat4
 	differs := false
 	for f, local := range skin.Frames {
 		skinM = rig.SkinningMatrices(skinM, local)
-		d := make([][3]float32, len(src))
+		d := make([][3]float64, len(src))
 		for i, v := range src {
 			var blend mgl64.Mat4
 			for _, in := range rig.Weights[v] {
 				blend = blend.Add(skinM[in.Joint].Mul(in.Weight))
 			}
+			A := blend.Mat3()
+			scale[i] = max(scale[i], frobenius(A))
 			r := mgl64.Vec3(clip.Frames[f][v]).Sub(blend.Mul4x1(rest[v].Vec4(1)).Vec3())
 			if r.Len() <= tol {
 				continue
 			}
 			if !differs && nf > MaxMorphFrames {
-				return fmt.Errorf("%s: the clip differs from its skinning (secondary motion) in frame %d; a skinned export carries that as one morph target a frame, at most %d, and the clip has %d: export morph targets, or fewer frames", obj.Name, f+1, MaxMorphFrames, nf)
+				return fmt.Errorf("%s: the clip differs from its skinning (secondary motion) in frame %d; a skinned export carries that as morph targets, from at most %d frames, and the clip has %d: export morph targets, or fewer frames", obj.Name, f+1, MaxMorphFrames, nf)
 			}
 			differs = true
-			A := blend.Mat3()
 			if singular(A) {
 				continue
 			}
-			x := A.Inv().Mul3x1(r)
-			d[i] = [3]float32{float32(x[0]), float32(x[1]), float32(x[2])}
+			d[i] = A.Inv().Mul3x1(r)
 		}
 		deltas[f] = d
 	}
 	if !differs {
 		return nil
 	}
-	addMorphTargets(a.doc, node, deltas)
-	return a.add(node, gltf.TRSWeights, oneHotWeights(nf))
+	b := compressCorrections(deltas, scale, maxError*diag)
+	prim := a.doc.Meshes[0].Primitives[0]
+	names := make([]string, len(b.shapes))
+	for k, s := range b.shapes {
+		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(a.doc, s)})
+		names[k] = fmt.Sprintf("corrective %d", k)
+	}
+	a.doc.Meshes[0].Extras = map[string]any{"targetNames": names}
+	report.CorrectiveShapes, report.CorrectionMiss = len(b.shapes), b.miss
+	report.ActiveTargets = activeTargets(b.weights, len(b.shapes))
+	return a.add(node, gltf.TRSWeights, b.weights)
+}
+
+// frobenius returns ‖A‖_F, which bounds the stretch |A·x|/|x|.
+func frobenius(A mgl64.Mat3) float64 {
+	s := 0.0
+	for _, x := range A {
+		s += x * x
+	}
+	return math.Sqrt(s)
 }
 
 // singular reports whether A is singular relative to its scale: |det A| ≤

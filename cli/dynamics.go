@@ -34,6 +34,19 @@ type dynamicsResult struct {
 	Ratio       float64 `json:"ratio,omitempty"`
 	Diagonal    float64 `json:"bbox_diagonal"`
 	Seconds     float64 `json:"seconds"`
+	// Apply --skinned: what the file carries besides the skin.
+	Export *exportFigures `json:"export,omitempty"`
+}
+
+// exportFigures are a skinned export's figures (assets.ExportReport).
+type exportFigures struct {
+	Bytes            int64    `json:"bytes"`
+	CorrectiveShapes int      `json:"corrective_shapes"`        // morph targets carrying the secondary motion
+	MissRelative     float64  `json:"correction_miss_relative"` // the most they miss the motion by, over the diagonal
+	ActiveTargets    int      `json:"active_targets"`           // the most blended at once
+	TrimmedVertices  int      `json:"trimmed_vertices"`         // vertices cut to --influences
+	RootJoints       int      `json:"root_joints"`
+	Warnings         []string `json:"warnings,omitempty"`
 }
 
 func runDynamics(args []string, stdout io.Writer) error {
@@ -201,6 +214,8 @@ func runDynamicsApply(args []string, stdout io.Writer) error {
 	example := fs.String("example", "", "report the RMSE against this example simulation (a folder of OBJ frames)")
 	out := fs.String("out", "", "write the dynamic animation: a .glb/.gltf (morph targets) or a folder of OBJ frames")
 	skinned := fs.Bool("skinned", false, "with --out FILE.glb: write the rig and its joint animation, the secondary motion as corrective morph targets")
+	missBy := fs.Float64("correction-error", assets.DefaultCorrectionError, "with --skinned: how far, over the bounding-box diagonal, the corrective shapes may miss the motion (fewer shapes: a smaller file)")
+	influences := fs.Int("influences", 4, "with --skinned: the most joints per vertex written, 4 or 8")
 	ctx := context.Background()
 	o, rg, err := in.parse(ctx, fs, args, params)
 	if err != nil {
@@ -235,8 +250,21 @@ func runDynamicsApply(args []string, stdout io.Writer) error {
 				return fmt.Errorf("--skinned writes the rig's joint animation: drive it with the rig's animation (--animation), not --goal")
 			}
 			baked.Rig, baked.Skin = o.Rig, o.Skin
-			if err := assets.SaveGLTF(*out, baked, assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+			if !(*missBy > 0) {
+				return fmt.Errorf("--correction-error %g: want a fraction of the diagonal > 0", *missBy)
+			}
+			var rep assets.ExportReport
+			if err := assets.SaveGLTF(*out, baked, assets.ExportOptions{Mode: assets.ExportSkin, CorrectionError: *missBy, Influences: *influences, Report: &rep}); err != nil {
 				return err
+			}
+			st, err := os.Stat(*out)
+			if err != nil {
+				return err
+			}
+			r.Export = &exportFigures{Bytes: st.Size(), CorrectiveShapes: rep.CorrectiveShapes, MissRelative: rep.CorrectionMiss / r.Diagonal,
+				ActiveTargets: rep.ActiveTargets, TrimmedVertices: rep.TrimmedVertices, RootJoints: rep.RootJoints, Warnings: rep.Warnings}
+			for _, w := range rep.Warnings {
+				fmt.Fprintf(os.Stderr, "gallop dynamics apply: warning: %s\n", w)
 			}
 		} else if err := writeAnimation(*out, baked); err != nil {
 			return err
@@ -280,6 +308,10 @@ func (r dynamicsResult) print(w io.Writer, asJSON bool) error {
 	}
 	if r.RMSELBS > 0 {
 		fmt.Fprintf(w, "RMSE against the example: skinning %.5g (%.3f%% of the diagonal), dynamic %.5g (%.3f%%), ratio %.3f\n", r.RMSELBS, 100*r.RMSELBS/r.Diagonal, r.RMSEDynamic, 100*r.RMSEDynamic/r.Diagonal, r.Ratio)
+	}
+	if e := r.Export; e != nil {
+		fmt.Fprintf(w, "skinned file: %d bytes, the secondary motion in %d corrective shapes (%d blended at once) missing it by at most %.2g of the diagonal, %d root joint(s)\n",
+			e.Bytes, e.CorrectiveShapes, e.ActiveTargets, e.MissRelative, e.RootJoints)
 	}
 	fmt.Fprintf(w, "%.2f s\n", r.Seconds)
 	return nil

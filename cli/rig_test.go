@@ -60,8 +60,18 @@ func TestRigCylinder(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := objs[0]
-	if o.Rig == nil || len(o.Rig.Joints) != 4 || o.Clip == nil || len(o.Clip.Frames) != 4 {
+	if o.Rig == nil || len(o.Rig.Joints) != 5 || o.Clip == nil || len(o.Clip.Frames) != 4 {
 		t.Fatalf("re-imported object: rig %v, clip %v", o.Rig != nil, o.Clip != nil)
+	}
+	// The four free bones hang from one root joint (issue 35: engines want
+	// one root), which moves nothing.
+	if o.Rig.Joints[0].Name != "root" || o.Rig.Joints[0].Parent != -1 {
+		t.Errorf("joint 0 is %q with parent %d, want the root", o.Rig.Joints[0].Name, o.Rig.Joints[0].Parent)
+	}
+	for j, jt := range o.Rig.Joints[1:] {
+		if jt.Parent != 0 {
+			t.Errorf("bone joint %d has parent %d, want the root", j+1, jt.Parent)
+		}
 	}
 	files, err := assets.ListOBJSequence(frames)
 	if err != nil {
@@ -151,7 +161,7 @@ func TestRigExportEightInfluences(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "eight.glb")
-	if err := assets.SaveGLTF(out, rig.SkinnedObject(res, "eight", 24, mesh, mesh.Positions), assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+	if err := assets.SaveGLTF(out, rig.SkinnedObject(res, "eight", 24, mesh, mesh.Positions), assets.ExportOptions{Mode: assets.ExportSkin, Influences: 8}); err != nil {
 		t.Fatal(err)
 	}
 	objs, err := assets.LoadGLTF(out)
@@ -159,7 +169,7 @@ func TestRigExportEightInfluences(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := objs[0]
-	if o.Rig == nil || len(o.Rig.Joints) != bones || o.Clip == nil || len(o.Clip.Frames) != frames {
+	if o.Rig == nil || len(o.Rig.Joints) != bones+1 || o.Clip == nil || len(o.Clip.Frames) != frames {
 		t.Fatalf("re-imported object: rig %v, clip %v", o.Rig != nil, o.Clip != nil)
 	}
 	for i, l := range o.Rig.Weights {

@@ -377,8 +377,7 @@ func (s *solver) topology(o *SkeletonOptions) *Skeleton {
 	for j := range set {
 		set[j] = j
 	}
-	var find func(int) int
-	find = func(j int) int {
+	find := func(j int) int {
 		for set[j] != j {
 			set[j] = set[set[j]]
 			j = set[j]

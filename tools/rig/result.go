@@ -151,7 +151,7 @@ func (r *Result) bone(j, f int) []BoneSegment {
 		if s.Weight > 0 {
 			a, b := s.Ends()
 			if b.Sub(k.Joint[j]).Len() < a.Sub(k.Joint[j]).Len() {
-				a, b = b, a
+				b = a
 			}
 			seg.B = x.Apply(b)
 		}

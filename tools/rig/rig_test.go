@@ -150,7 +150,7 @@ func TestRigBar(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := objs[0]
-	if o.Rig == nil || len(o.Rig.Joints) != 4 || o.Clip == nil || len(o.Clip.Frames) != nf {
+	if o.Rig == nil || len(o.Rig.Joints) != 5 || o.Clip == nil || len(o.Clip.Frames) != nf {
 		t.Fatalf("re-imported: rig %v, clip %v", o.Rig != nil, o.Clip != nil)
 	}
 	worst := 0.0

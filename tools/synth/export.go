@@ -68,18 +68,25 @@ func Save(path string, c *synth.Clip, name string, fps float64, rest *assets.Mes
 	if err != nil {
 		return err
 	}
-	return assets.SaveGLTF(path, o, assets.ExportOptions{Mode: assets.ExportSkin})
+	opts := assets.ExportOptions{Mode: assets.ExportSkin}
+	if o.Rig.MaxInfluences() > 4 {
+		opts.Influences = 8 // the bones the clip was analysed with, all of them
+	}
+	return assets.SaveGLTF(path, o, opts)
 }
 
 // ClipFromSkinned is the inverse of SkinnedObject: from a skinned object
-// of that shape (as Save writes and assets.LoadGLTF reads back: root
-// joints bound with the identity), the model (the rest pose, the
-// triangles and each vertex's bone weights) and each frame's bones, a
-// joint's rotation and translation. The model has no input frames.
+// of that shape (as Save writes and assets.LoadGLTF reads back: joints
+// bound with the identity, each a root or hanging from the one joint the
+// export adds above them, which moves no vertex and never moves), the
+// model (the rest pose, the triangles and each vertex's bone weights) and
+// each frame's bones, a joint's rotation and translation. The model has
+// no input frames.
 func ClipFromSkinned(o *assets.Object) (*synth.Model, [][]synth.Affine, error) {
 	if o.Rig == nil || o.Skin == nil {
 		return nil, nil, fmt.Errorf("%s: not a skinned animation", o.Name)
 	}
+	o = withoutAddedRoot(o)
 	joints := o.Rig.Joints
 	nb := len(joints)
 	if nb == 0 {
@@ -116,4 +123,50 @@ func ClipFromSkinned(o *assets.Object) (*synth.Model, [][]synth.Affine, error) {
 		}
 	}
 	return m, bones, nil
+}
+
+// withoutAddedRoot returns o without the root joint a skinned export adds
+// above free bones (the first joint, without a parent, weight or motion,
+// every other joint its child), or o itself when it has none.
+func withoutAddedRoot(o *assets.Object) *assets.Object {
+	joints := o.Rig.Joints
+	if len(joints) < 2 || joints[0].Parent != -1 {
+		return o
+	}
+	for _, j := range joints[1:] {
+		if j.Parent != 0 {
+			return o
+		}
+	}
+	for _, l := range o.Rig.Weights {
+		for _, in := range l {
+			if in.Joint == 0 {
+				return o
+			}
+		}
+	}
+	still := assets.IdentityTransform()
+	for _, frame := range o.Skin.Frames {
+		if len(frame) == 0 || frame[0] != still {
+			return o
+		}
+	}
+	rig := &assets.Rig{Joints: make([]assets.Joint, len(joints)-1), Weights: make([][]assets.Influence, len(o.Rig.Weights))}
+	for j, jt := range joints[1:] {
+		jt.Parent = -1
+		rig.Joints[j] = jt
+	}
+	for i, l := range o.Rig.Weights {
+		rig.Weights[i] = make([]assets.Influence, len(l))
+		for k, in := range l {
+			rig.Weights[i][k] = assets.Influence{Joint: in.Joint - 1, Weight: in.Weight}
+		}
+	}
+	skin := &assets.SkinAnimation{Name: o.Skin.Name, FPS: o.Skin.FPS, Frames: make([][]assets.Transform, len(o.Skin.Frames))}
+	for f, frame := range o.Skin.Frames {
+		skin.Frames[f] = frame[1:]
+	}
+	c := *o
+	c.Rig, c.Skin = rig, skin
+	return &c
 }
