@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/modeler"
 	"gonum.org/v1/gonum/mat"
 
 	"gallop/internal/parallel"
@@ -52,6 +54,28 @@ type correctionBasis struct {
 func compressCorrections(d [][][3]float64, scale []float64, tol float64) correctionBasis {
 	nf := len(d)
 	nv := len(scale)
+	// A vertex whose correction never exceeds tol needs none: it is left
+	// out of every shape (zero: a sparse target), which both shrinks the
+	// file and keeps the components for the vertices that move.
+	dropped := 0.0
+	for i := range nv {
+		need, most := false, 0.0
+		for f := range nf {
+			x := d[f][i]
+			e := scale[i] * math.Sqrt(x[0]*x[0]+x[1]*x[1]+x[2]*x[2])
+			if e > tol {
+				need = true
+				break
+			}
+			most = max(most, e)
+		}
+		if !need {
+			for f := range nf {
+				d[f][i] = [3]float64{}
+			}
+			dropped = max(dropped, most)
+		}
+	}
 	gram := mat.NewSymDense(nf, nil)
 	parallel.For(nf, func(f int) {
 		for g := f; g < nf; g++ {
@@ -65,7 +89,7 @@ func compressCorrections(d [][][3]float64, scale []float64, tol float64) correct
 	})
 	var eig mat.EigenSym
 	if !eig.Factorize(gram, true) {
-		return oneShapePerFrame(d)
+		return oneShapePerFrame(d, dropped)
 	}
 	vals := eig.Values(nil)
 	var vecs mat.Dense
@@ -76,7 +100,8 @@ func compressCorrections(d [][][3]float64, scale []float64, tol float64) correct
 	}
 	sort.SliceStable(order, func(a, b int) bool { return vals[order[a]] > vals[order[b]] })
 
-	// The residual of every frame, lowered one component at a time.
+	// The residual of every frame, lowered one component at a time; the
+	// vertices left out miss by their whole correction, at most tol.
 	res := make([][][3]float64, nf)
 	for f := range res {
 		res[f] = append([][3]float64(nil), d[f]...)
@@ -131,9 +156,9 @@ func compressCorrections(d [][][3]float64, scale []float64, tol float64) correct
 		miss = worst()
 	}
 	if miss > tol {
-		return oneShapePerFrame(d)
+		return oneShapePerFrame(d, dropped)
 	}
-	return unitWeights(shapes, coef, miss)
+	return unitWeights(shapes, coef, max(miss, dropped))
 }
 
 // unitWeights writes frame f's corrections Σₖ cₖ(f)·uₖ with every weight
@@ -173,10 +198,10 @@ func unitWeights(shapes [][]mgl64.Vec3, coef [][]float64, miss float64) correcti
 	return b
 }
 
-// oneShapePerFrame is the exact basis: frame f's corrections as shape f,
-// shown alone at its key.
-func oneShapePerFrame(d [][][3]float64) correctionBasis {
-	b := correctionBasis{shapes: make([][][3]float32, len(d)), weights: oneHotWeights(len(d))}
+// oneShapePerFrame is the basis of frame f's corrections as shape f,
+// shown alone at its key; it misses by what was dropped.
+func oneShapePerFrame(d [][][3]float64, dropped float64) correctionBasis {
+	b := correctionBasis{shapes: make([][][3]float32, len(d)), weights: oneHotWeights(len(d)), miss: dropped}
 	for f, fr := range d {
 		s := make([][3]float32, len(fr))
 		for i, x := range fr {
@@ -206,4 +231,64 @@ func activeTargets(weights []float32, n int) int {
 		most = max(most, c)
 	}
 	return most
+}
+
+// writeMorphTarget adds a POSITION morph target accessor of the offsets
+// d (one per glTF vertex): sparse (no buffer view, so zeros, with the
+// non-zero offsets listed by index) when that is smaller, as it is for
+// a target that moves part of the mesh, else dense. Min and max are over
+// every vertex, as the validator wants.
+func writeMorphTarget(doc *gltf.Document, d [][3]float32) int {
+	var idx []uint32
+	var vals [][3]float32
+	lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	for i, x := range d {
+		for c := range 3 {
+			lo[c], hi[c] = min(lo[c], float64(x[c])), max(hi[c], float64(x[c]))
+		}
+		if x != ([3]float32{}) {
+			idx = append(idx, uint32(i))
+			vals = append(vals, x)
+		}
+	}
+	indexBytes := 4
+	if len(d) <= math.MaxUint16+1 {
+		indexBytes = 2
+	}
+	if len(idx)*(indexBytes+12) >= len(d)*12 {
+		return modeler.WritePosition(doc, d)
+	}
+	if len(idx) == 0 { // all zero: one listed zero keeps the accessor sparse and valid
+		idx, vals = []uint32{0}, [][3]float32{{}}
+	}
+	sp := &gltf.Sparse{Count: len(idx)}
+	pad4(doc)
+	if indexBytes == 2 {
+		short := make([]uint16, len(idx))
+		for k, i := range idx {
+			short[k] = uint16(i)
+		}
+		sp.Indices = gltf.SparseIndices{BufferView: modeler.WriteBufferView(doc, gltf.TargetNone, short), ComponentType: gltf.ComponentUshort}
+	} else {
+		sp.Indices = gltf.SparseIndices{BufferView: modeler.WriteBufferView(doc, gltf.TargetNone, idx), ComponentType: gltf.ComponentUint}
+	}
+	pad4(doc)
+	sp.Values = gltf.SparseValues{BufferView: modeler.WriteBufferView(doc, gltf.TargetNone, vals)}
+	doc.Accessors = append(doc.Accessors, &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorVec3, Count: len(d),
+		Min: lo[:], Max: hi[:], Sparse: sp})
+	return len(doc.Accessors) - 1
+}
+
+// pad4 pads the document's last buffer to a multiple of 4 bytes, so that
+// the next buffer view starts aligned for any component type.
+func pad4(doc *gltf.Document) {
+	if len(doc.Buffers) == 0 {
+		return
+	}
+	b := doc.Buffers[len(doc.Buffers)-1]
+	for len(b.Data)%4 != 0 {
+		b.Data = append(b.Data, 0)
+		b.ByteLength++
+	}
 }

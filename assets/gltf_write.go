@@ -647,7 +647,7 @@ func addCorrections(a *gltfChannels, obj *Object, rig *Rig, node int, src []int,
 	prim := a.doc.Meshes[0].Primitives[0]
 	names := make([]string, len(b.shapes))
 	for k, s := range b.shapes {
-		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(a.doc, s)})
+		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: writeMorphTarget(a.doc, s)})
 		names[k] = fmt.Sprintf("corrective %d", k)
 	}
 	a.doc.Meshes[0].Extras = map[string]any{"targetNames": names}
@@ -685,7 +685,7 @@ func addMorphTargets(doc *gltf.Document, node int, deltas [][][3]float32) {
 	prim := doc.Meshes[0].Primitives[0]
 	names := make([]string, len(deltas))
 	for f, d := range deltas {
-		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(doc, d)})
+		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: writeMorphTarget(doc, d)})
 		names[f] = fmt.Sprintf("frame %d", f)
 	}
 	doc.Meshes[0].Extras = map[string]any{"targetNames": names}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl64"
+
 	"gallop/assets"
 	"gallop/assets/gltftest"
 )
@@ -155,6 +157,24 @@ func TestChainRigDynamicsSynthDynamics(t *testing.T) {
 		if d > 1e-3*diag || plain < 1e-3*diag {
 			t.Errorf("Blender plays the skinned file %.3g from the morph file, %.3g without its shape keys", d, plain)
 		}
+	}
+
+	// And in three.js (issue 35, acceptance 5): the same, every 10th frame.
+	var keys []int
+	for f := 0; f < o.Clip.NumFrames(); f += 10 {
+		keys = append(keys, f)
+	}
+	th := gltftest.Three(t, int(math.Round(o.Clip.FPS)), keys, skinned, morph)
+	worst := 0.0
+	for k := range keys {
+		for i, p := range th[0].Frames[k] {
+			q := th[1].Frames[k][i]
+			worst = max(worst, mgl64.Vec3{p[0] - q[0], p[1] - q[1], p[2] - q[2]}.Len())
+		}
+	}
+	t.Logf("three.js: the skinned file plays %.3g of the diagonal from the morph file over %d frames (%d corrective shapes at once)", worst/diag, len(keys), th[0].ActiveTargets[0])
+	if worst > 1e-3*diag {
+		t.Errorf("three.js plays the skinned file %.3g of the diagonal from the morph file", worst/diag)
 	}
 
 	// The captured clip is still in the document, as a take of the horse.
