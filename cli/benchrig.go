@@ -24,7 +24,8 @@ var rigBenchBones = []int{10, 20, 30}
 // influences): the median wall time of the
 // decomposition over max(runs, 3) runs (file I/O excluded), its RMSE, the
 // RMSE over the rest mesh's bounding-box diagonal and the rounds run; then
-// the RMSE with at most 4 influences.
+// the RMSE with at most 4 influences; with 20 bones, the skeleton's time,
+// RMSE and ratio to the free bones' (K = 4).
 func benchRig(stdout io.Writer, data string, runs int) error {
 	runs = max(runs, 3)
 	for _, set := range rigBenchSets {
@@ -61,6 +62,24 @@ func benchRig(stdout io.Writer, data string, runs int) error {
 			}
 			figure.Write(stdout, prefix+"_k4_rmse", res.RMSE, "model units")
 			figure.Write(stdout, prefix+"_k4_rmse_relative", res.RMSE/diag, "of the diagonal")
+			if bones != 20 {
+				continue
+			}
+			// The skeleton (issue 35), K = 4, one run: its error against
+			// the free bones' it starts from.
+			var sk *ssdr.Result
+			t, err = median(1, func() (e error) {
+				sk, e = ssdr.Decompose(context.Background(), ref.Positions, ref.Triangles, clip.Frames,
+					ssdr.Options{Bones: bones, MaxInfluences: 4, Skeleton: ssdr.DefaultSkeleton()})
+				return e
+			})
+			if err != nil {
+				return fmt.Errorf("%s, %d bones, skeleton: %w", set, bones, err)
+			}
+			figure.Write(stdout, prefix+"_skeleton_seconds", t.Seconds(), "s")
+			figure.Write(stdout, prefix+"_skeleton_rmse_relative", sk.RMSE/diag, "of the diagonal")
+			figure.Write(stdout, prefix+"_skeleton_ratio", sk.RMSE/sk.FlatRMSE, "of the free bones' RMSE")
+			figure.Write(stdout, prefix+"_skeleton_rounds", float64(sk.SkeletonRounds), "rounds")
 		}
 	}
 	return nil

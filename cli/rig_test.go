@@ -241,7 +241,8 @@ func TestRigFromGLTF(t *testing.T) {
 // joints hold over every frame to 1e-6 of the diagonal, and an RMSE
 // within 1.3 times that of the free bones it starts from; the horse's file
 // passes the validator, Blender reads it as one armature with one root
-// bone and plays Gallop's positions to 1e-4 of the diagonal; and fitting
+// bone and plays Gallop's positions to 1e-4 of the diagonal, as three.js
+// does; and fitting
 // the capture to that file's skeleton (--fit-to) gives back its hierarchy,
 // joints and names with an RMSE within 1.05 times.
 func TestRigSkeleton(t *testing.T) {
@@ -306,6 +307,19 @@ func TestRigSkeleton(t *testing.T) {
 			t.Logf("Blender, key %d: %.3g of the diagonal from Gallop", f, worst/r.Diagonal)
 			if worst > 1e-4*r.Diagonal {
 				t.Errorf("Blender plays key %d %.3g of the diagonal away from Gallop", f, worst/r.Diagonal)
+			}
+		}
+
+		// And three.js the same.
+		th := gltftest.Three(t, int(math.Round(o.Clip.FPS)), keys, out)[0]
+		for k, f := range keys {
+			worst := 0.0
+			for i, p := range o.Clip.Frames[f] {
+				q := th.Frames[k][i]
+				worst = max(worst, mgl64.Vec3{q[0], q[1], q[2]}.Sub(p).Len())
+			}
+			if worst > 1e-4*r.Diagonal {
+				t.Errorf("three.js plays key %d %.3g of the diagonal away from Gallop", f, worst/r.Diagonal)
 			}
 		}
 

@@ -223,17 +223,26 @@
 // joints kept; its weights, or each vertex's nearest bone, start the
 // weights; two sweeps of the free transform step start the rotations).
 //
-// Figures (`gallop rig --skeleton --bones 20`, K = 4, rest = first frame,
-// 2026-12-02, this 2-core machine while other tests ran): horse-gallop RMSE
-// 2.66e-3 of the diagonal against 2.25e-3 for the free bones (1.18×),
-// 40 skeleton rounds; cat-poses 1.16×, lion-poses 1.14×, horse-poses
-// 1.18×, RiggedFigure (Khronos' walking figure, 19 bones) 1.02×; the
-// cylinder's chain of four bones comes back with its joints within 1e-5
-// of the ground truth's and RMSE 2.9e-6 of the diagonal. The elastic cow
-// (pcow) is a bad case: 1.92× (0.00923 against 0.00481 of the diagonal),
-// its squash and stretch being what free bones' translations carry and a
-// skeleton cannot. Bone lengths and joints hold to 2e-16 of the diagonal
-// in the file written. Blender's importer reads the file as one armature
-// with one root bone and plays it to 2.4e-7 of the diagonal
-// (TestRigSkeleton in gallop/cli).
+// Figures (`gallop rig --skeleton --bones 20`, K = 4, the first frame as
+// rest, 2026-12-02 on this 2-core machine while GUI tests ran beside it):
+//
+//	| set | skeleton RMSE / diagonal | free bones' | ratio | rounds in all | seconds |
+//	|---|---|---|---|---|---|
+//	| horse-gallop (8,431 v, 48 f) | 2.56e-3 | 2.25e-3 | 1.137 | 93 | 11.0 |
+//	| cat-poses (7,207 v, 9 f) | 5.82e-3 | 5.09e-3 | 1.143 | 69 | 6.9 |
+//	| lion-poses (5,000 v, 9 f) | 5.73e-3 | 5.03e-3 | 1.139 | 42 | 2.4 |
+//	| horse-poses | 4.01e-3 | 3.46e-3 | 1.158 | 158 | 6.9 |
+//	| RiggedFigure (Khronos, 19 bones) | 1.89e-3 | 1.85e-3 | 1.018 | 22 | 0.3 |
+//	| pcow (elastic cow, 2,904 v, 204 f) | 9.23e-3 | 4.81e-3 | 1.921 | 85 | 16.1 |
+//
+// The elastic cow is the bad case: its squash and stretch is what free
+// bones' translations carry and a skeleton's fixed lengths cannot. Bone
+// lengths and joints hold to 4e-16 of the diagonal in every file written.
+// On the cylinder the chain of four bones comes back with its joints within
+// 1e-5 of the ground truth's and an RMSE of 2.9e-6 of the diagonal
+// (TestSkeletonCylinder). Blender's importer reads the horse's file as one
+// armature of 20 bones with one root and plays it to 2.2e-7 of the
+// diagonal, three.js likewise; fitted to its own file's skeleton
+// (--fit-to) the capture comes back with the same hierarchy, joints and
+// names and an RMSE of 0.998 times (TestRigSkeleton in gallop/cli).
 package ssdr
