@@ -73,7 +73,12 @@ func (p *Panel) settingsPanel(h tools.Host) giu.Widget {
 	if p.m.Running() {
 		l = append(l, giu.Button("Stop").OnClick(p.m.Stop), panels.Mark("rig: start"))
 	} else {
-		l = append(l, giu.Button("Start").OnClick(func() { p.m.Start(h) }), panels.Mark("rig: start"))
+		l = append(l, giu.Row(
+			panels.Marked("rig: start", giu.Button("Start").OnClick(func() { p.m.Start(h) })),
+			panels.Tipped(panels.Marked("rig: fit skeleton", giu.Button("Fit to skeleton...").OnClick(func() { p.m.FitSkeleton(h) })),
+				"Fit the clip to the skeleton of a glTF skin bound to this mesh (one exported before, or your own): its bones, joints and names are kept, "+
+					"their animation and the weights are solved"),
+		))
 	}
 	return l
 }

@@ -15,7 +15,7 @@ import (
 // timeline see the change.
 func newApply(r *Result) *tools.ReplaceParts {
 	o := r.obj
-	rigged := SkinnedObject(r.SSDR, r.clip.Name, r.clip.FPS, o.Mesh, r.rest)
+	rigged := r.object()
 	clip := &assets.Clip{Name: r.clip.Name + " rigged", FPS: r.clip.FPS, Frames: r.skinned}
 	return tools.NewReplaceParts(fmt.Sprintf("Apply rig (%d bones)", len(rigged.Rig.Joints)), o, func(p *tools.Parts) {
 		p.KeepTake()

@@ -283,9 +283,7 @@ func (c *Command) rig(in string, folder bool) (Report, error) {
 	}
 	skinned := SkinnedObject(res, clip.Name, clip.FPS, mesh, rest)
 	if given != nil {
-		for q, j := range res.Skeleton.Order() {
-			skinned.Rig.Joints[q].Name = given.Names[j]
-		}
+		nameJoints(skinned, res.Skeleton, given.Names)
 	}
 	if out != "" {
 		got, err := writeSkinned(out, skinned, &assets.Object{Name: clip.Name, Mesh: animMesh, Clip: clip})

@@ -76,7 +76,7 @@ func (t *Rig) Export(h tools.Host) {
 		h.Jobs().Start("Export "+filepath.Base(path), func(context.Context, jobs.Reporter) error {
 			var err error
 			o := r.obj
-			got, err = writeSkinned(path, SkinnedObject(r.SSDR, r.clip.Name, r.clip.FPS, o.Mesh, r.rest), &assets.Object{Name: o.Name, Mesh: o.Mesh, Clip: r.clip})
+			got, err = writeSkinned(path, r.object(), &assets.Object{Name: o.Name, Mesh: o.Mesh, Clip: r.clip})
 			return err
 		}, func(err error) {
 			if err != nil {

@@ -93,6 +93,17 @@ func SkinnedObject(r *ssdr.Result, name string, fps float64, mesh *assets.Mesh, 
 	return &assets.Object{Name: name, Mesh: m, Rig: rig, Skin: anim}
 }
 
+// nameJoints gives the joints of o, made by SkinnedObject of a result
+// with skeleton k, the names of their bones (nil: keep boneJ).
+func nameJoints(o *assets.Object, k *ssdr.Skeleton, names []string) {
+	if names == nil || k == nil {
+		return
+	}
+	for q, j := range k.Order() {
+		o.Rig.Joints[q].Name = names[j]
+	}
+}
+
 // SkeletonDrift returns, for an object SkinnedObject made of a skeleton,
 // the largest change over its animation's frames of a bone's length (the
 // distance between a joint and its parent's, in model space) from the rest

@@ -21,6 +21,7 @@ type Result struct {
 	Diagonal float64
 
 	obj     *assets.Object
+	names   []string        // the joints' names of a skeleton fitted (--fit-to), per bone; nil: boneJ
 	clip    *assets.Clip    // the clip the rig was fitted to (the object's may change: Apply)
 	rest    []assets.Vec3   // the rest pose the rig was fitted to
 	skinned [][]assets.Vec3 // per frame: the rig's positions
@@ -61,6 +62,14 @@ func newResult(o *assets.Object, s Settings, rest []assets.Vec3, res *ssdr.Resul
 	r.Diagonal = hi.Sub(lo).Len()
 	r.lo, r.hi = o.Clip.Bounds()
 	return r
+}
+
+// object returns the result as a skinned object (SkinnedObject), its
+// joints named as the skeleton it was fitted to named them.
+func (r *Result) object() *assets.Object {
+	o := SkinnedObject(r.SSDR, r.clip.Name, r.clip.FPS, r.obj.Mesh, r.rest)
+	nameJoints(o, r.SSDR.Skeleton, r.names)
+	return o
 }
 
 // Bones returns the number of bones.

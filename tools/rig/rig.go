@@ -184,6 +184,31 @@ func (t *Rig) Start(h tools.Host) {
 	r.start(h.Jobs(), func() { t.finished(h, r) })
 }
 
+// FitSkeleton asks for a glTF file with a skin bound to the active
+// object's mesh (a skeleton exported before, or an artist's) and starts a
+// run that fits the clip to that skeleton: its hierarchy, rest joints and
+// joint names kept, the animation and weights solved (`gallop rig
+// --fit-to`). The file is read on the job.
+func (t *Rig) FitSkeleton(h tools.Host) {
+	t.Sync(h)
+	if t.Running() {
+		return
+	}
+	o := h.Object()
+	if err := ClipError(o); err != nil {
+		h.Error(err)
+		return
+	}
+	h.OpenFile("Fit to the skeleton of a glTF skin", []string{"glb", "gltf"}, func(path string) {
+		if h.Object() != o || t.Running() {
+			return
+		}
+		r := &run{obj: o, settings: t.Settings, fitTo: path}
+		t.run = r
+		r.start(h.Jobs(), func() { t.finished(h, r) })
+	})
+}
+
 // Stop cancels the run; the previous result stays.
 func (t *Rig) Stop() {
 	if t.run != nil {

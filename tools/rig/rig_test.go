@@ -500,3 +500,61 @@ func TestRigSkeletonMode(t *testing.T) {
 	}
 	gltftest.Validate(t, path)
 }
+
+// TestRigFitSkeleton (issue 35): Fit to skeleton... reads a skeleton the
+// tool exported and fits the clip to it: the result keeps its hierarchy,
+// joints and names (Apply gives the object those joints), with an error
+// no worse than 1.05 times the skeleton it came from; a file without a
+// skin is reported, naming it.
+func TestRigFitSkeleton(t *testing.T) {
+	h := demoHost()
+	tool := &Rig{}
+	tool.Update(h)
+	tool.Settings.Bones, tool.Settings.Iterations, tool.Settings.Skeleton = 4, 30, true
+	tool.Start(h)
+	finish(t, tool, h)
+	first := tool.Result(h)
+	if first == nil {
+		t.Fatalf("no result; errors %v", h.Errs)
+	}
+	path := filepath.Join(t.TempDir(), "skeleton.glb")
+	o := first.object()
+	o.Rig.Joints[0].Name = "hips" // an artist's name, to come back
+	if err := assets.SaveGLTF(path, o, assets.ExportOptions{Mode: assets.ExportSkin}); err != nil {
+		t.Fatal(err)
+	}
+	h.OpenPath = path
+	tool.FitSkeleton(h)
+	finish(t, tool, h)
+	r := tool.Result(h)
+	if r == first || r == nil || len(h.Errs) > 0 {
+		t.Fatalf("no new result; errors %v", h.Errs)
+	}
+	a, b := first.SSDR.Skeleton, r.SSDR.Skeleton
+	order := a.Order()
+	for q, j := range order {
+		jb := b.Order()[q]
+		if d := a.Joint[j].Sub(b.Joint[jb]).Len(); d > 1e-6*r.Diagonal {
+			t.Errorf("joint %d moved by %.3g", q, d)
+		}
+	}
+	if r.SSDR.RMSE > 1.05*first.SSDR.RMSE {
+		t.Errorf("fitted RMSE %.4g, the skeleton's %.4g", r.SSDR.RMSE, first.SSDR.RMSE)
+	}
+	tool.Apply(h)
+	if h.Obj.Rig.Joints[0].Name != "hips" {
+		t.Errorf("the applied rig's root is %q, the file named it hips", h.Obj.Rig.Joints[0].Name)
+	}
+
+	morph := filepath.Join(t.TempDir(), "plain.glb")
+	if err := assets.SaveGLTF(morph, h.Obj, assets.ExportOptions{Mode: assets.ExportMorph}); err != nil {
+		t.Fatal(err)
+	}
+	h.Errs = nil
+	h.OpenPath = morph
+	tool.FitSkeleton(h)
+	finish(t, tool, h)
+	if len(h.Errs) == 0 || !strings.Contains(h.Errs[0].Error(), "plain.glb") {
+		t.Errorf("fitting to a file without a skin: errors %v", h.Errs)
+	}
+}

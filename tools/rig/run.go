@@ -60,6 +60,7 @@ func (p *Progress) Text() string {
 type run struct {
 	obj      *assets.Object
 	settings Settings
+	fitTo    string // a glTF skin whose skeleton to fit ("": infer the rig)
 	task     jobs.Task[Progress]
 	res      *Result // set by the job when it succeeds
 }
@@ -76,6 +77,15 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 	o := r.obj
 	rest := o.Mesh.Positions
 	opts := r.settings.options()
+	var given *Given
+	if r.fitTo != "" {
+		var err error
+		if given, err = LoadSkeleton(r.fitTo, len(rest)); err != nil {
+			return err
+		}
+		opts.Bones = len(given.Skeleton.Parent)
+		opts.Skeleton = &ssdr.SkeletonOptions{Root: ssdr.AutoRoot, RootVertex: -1, Given: given.Skeleton, Weights: given.Weights}
+	}
 	var history []float64
 	asked, polishRounds, skeletonRounds := opts.StageRounds(len(rest))
 	polish, skeleton := 0, 0
@@ -98,5 +108,8 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 		return fmt.Errorf("rig %s: %w", o.Name, err)
 	}
 	r.res = newResult(o, r.settings, rest, res)
+	if given != nil {
+		r.res.names = given.Names
+	}
 	return nil
 }
