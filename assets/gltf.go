@@ -211,3 +211,14 @@ func readExternal(fsys fs.FS, uri string) ([]byte, error) {
 	}
 	return fs.ReadFile(fsys, name)
 }
+
+// FirstSkinned returns the first of objs with a rig (a skinned mesh), or
+// nil.
+func FirstSkinned(objs []*Object) *Object {
+	for _, o := range objs {
+		if o.Rig != nil {
+			return o
+		}
+	}
+	return nil
+}

@@ -123,13 +123,7 @@ func (in dynamicsInput) load(ctx context.Context) (*assets.Object, *dynamics.Rig
 	if err != nil {
 		return nil, nil, err
 	}
-	var o *assets.Object
-	for _, c := range objs {
-		if c.Rig != nil {
-			o = c
-			break
-		}
-	}
+	o := assets.FirstSkinned(objs)
 	if o == nil {
 		return nil, nil, fmt.Errorf("%s: no skinned object (infer a rig with gallop rig first)", *in.rig)
 	}

@@ -1,9 +1,7 @@
 package gltftest
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -61,20 +59,7 @@ func Blender(t testing.TB, fps int, frames []int, files ...string) []BlenderScen
 	if err != nil {
 		t.Fatalf("blender: %v\n%s%s", err, lastLines(string(out), 10), stderr.Bytes())
 	}
-	var scenes []BlenderScene
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<30)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "GALLOP ")
-		if !ok {
-			continue
-		}
-		var s BlenderScene
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("blender's output: %v", err)
-		}
-		scenes = append(scenes, s)
-	}
+	scenes := resultLines[BlenderScene](t, out, "blender")
 	if len(scenes) != len(files) {
 		t.Fatalf("blender read %d of %d files:\n%s%s", len(scenes), len(files), lastLines(string(out), 10), stderr.Bytes())
 	}

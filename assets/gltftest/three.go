@@ -1,7 +1,6 @@
 package gltftest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -87,26 +86,7 @@ func (s ThreeScene) VertexCount() int {
 // test.
 func Three(t testing.TB, fps int, frames []int, files ...string) []ThreeScene {
 	t.Helper()
-	root, err := repoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	modules := os.Getenv("GALLOP_NPM_DIR")
-	if modules == "" {
-		modules = filepath.Join(root, ".cache", "npm", "node_modules")
-	}
-	node, err := exec.LookPath("node")
-	if err == nil {
-		err = threeVersion(modules)
-	}
-	if err != nil {
-		msg := "three.js unavailable (" + err.Error() + "); install Node.js and run: npm install --prefix " +
-			filepath.Join(root, ".cache", "npm") + " three@" + ThreeVersion
-		if os.Getenv("GALLOP_REQUIRE_THREE") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	root, node, modules := nodeModule(t, "three.js", "GALLOP_REQUIRE_THREE", "three@"+ThreeVersion, threeVersion)
 	fs := make([]string, len(frames))
 	for i, f := range frames {
 		fs[i] = fmt.Sprint(f)
@@ -117,22 +97,11 @@ func Three(t testing.TB, fps int, frames []int, files ...string) []ThreeScene {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, runErr := cmd.Output()
-	var scenes []ThreeScene
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<30)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "GALLOP ")
-		if !ok {
-			continue
-		}
-		var s ThreeScene
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("three.js's output: %v", err)
-		}
+	scenes := resultLines[ThreeScene](t, out, "three.js")
+	for _, s := range scenes {
 		if s.Error != "" {
 			t.Fatalf("three.js cannot play %s: %s", s.File, s.Error)
 		}
-		scenes = append(scenes, s)
 	}
 	if runErr != nil || len(scenes) != len(files) {
 		var other strings.Builder // what the script printed besides its lines

@@ -32,13 +32,7 @@ func LoadSkeleton(path string, nv int) (*Given, error) {
 	if err != nil {
 		return nil, err
 	}
-	var o *assets.Object
-	for _, c := range objs {
-		if c.Rig != nil {
-			o = c
-			break
-		}
-	}
+	o := assets.FirstSkinned(objs)
 	if o == nil {
 		return nil, fmt.Errorf("%s: no skinned mesh, so no skeleton to fit (export one with gallop rig --skeleton --out)", path)
 	}

@@ -166,22 +166,15 @@ func ClipError(o *assets.Object) error {
 // Start checks the object and the settings and starts a run; what is
 // wrong is reported with h.Error and starts nothing.
 func (t *Rig) Start(h tools.Host) {
-	t.Sync(h)
-	if t.Running() {
-		return
-	}
-	o := h.Object()
-	if err := ClipError(o); err != nil {
-		h.Error(err)
+	o := t.ready(h)
+	if o == nil {
 		return
 	}
 	if err := t.Settings.Check(o.Mesh.NumVertices()); err != nil {
 		h.Error(err)
 		return
 	}
-	r := &run{obj: o, settings: t.Settings}
-	t.run = r
-	r.start(h.Jobs(), func() { t.finished(h, r) })
+	t.launch(h, &run{obj: o, settings: t.Settings})
 }
 
 // FitSkeleton asks for a glTF file with a skin bound to the active
@@ -190,23 +183,36 @@ func (t *Rig) Start(h tools.Host) {
 // joint names kept, the animation and weights solved (`gallop rig
 // --fit-to`). The file is read on the job.
 func (t *Rig) FitSkeleton(h tools.Host) {
+	o := t.ready(h)
+	if o == nil {
+		return
+	}
+	h.OpenFile("Fit to the skeleton of a glTF skin", []string{"glb", "gltf"}, func(path string) {
+		if h.Object() == o && !t.Running() {
+			t.launch(h, &run{obj: o, settings: t.Settings, fitTo: path})
+		}
+	})
+}
+
+// ready returns the active object when a run may start on it: no run
+// going, and a clip to rig (else reported with h.Error); nil otherwise.
+func (t *Rig) ready(h tools.Host) *assets.Object {
 	t.Sync(h)
 	if t.Running() {
-		return
+		return nil
 	}
 	o := h.Object()
 	if err := ClipError(o); err != nil {
 		h.Error(err)
-		return
+		return nil
 	}
-	h.OpenFile("Fit to the skeleton of a glTF skin", []string{"glb", "gltf"}, func(path string) {
-		if h.Object() != o || t.Running() {
-			return
-		}
-		r := &run{obj: o, settings: t.Settings, fitTo: path}
-		t.run = r
-		r.start(h.Jobs(), func() { t.finished(h, r) })
-	})
+	return o
+}
+
+// launch makes r the tool's run and starts it.
+func (t *Rig) launch(h tools.Host, r *run) {
+	t.run = r
+	r.start(h.Jobs(), func() { t.finished(h, r) })
 }
 
 // Stop cancels the run; the previous result stays.
