@@ -75,6 +75,9 @@ func TestRigHorseSession(t *testing.T) {
 	}
 	t.Logf("rigged in %.0f s: %s", time.Since(began).Seconds(), lastLines(out[strings.Index(out, "rig: finished"):], 1))
 
+	s.widget("rig: lock picked") // the picked bone's root and lock
+	s.noOverflow("Rig, a skeleton finished")
+
 	// The skeleton drawn: its root joint, ringed, bright over the mesh.
 	root := s.widget("rig: root joint")
 	if !root.In(s.widget("viewport")) {

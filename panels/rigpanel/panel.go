@@ -2,6 +2,7 @@ package rigpanel
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/AllenDang/giu"
 
@@ -64,6 +65,19 @@ func (p *Panel) settingsPanel(h tools.Host) giu.Widget {
 		}
 		l = append(l, panels.Tipped(panels.Marked("rig: root", giu.Combo("root", roots[root], roots, &root).Size(100).OnChange(func() { s.Root = root })),
 			"The bone the skeleton hangs from, the only one that moves as well as turns; automatic takes the bone whose motion alone best follows the whole mesh (the body)"))
+		if p.m.Result(h) != nil {
+			b := int(p.m.Bone)
+			locked := slices.Contains(s.LockedBones(), b)
+			l = append(l, giu.Row(
+				panels.Tipped(panels.Marked("rig: root picked", giu.Button(fmt.Sprintf("root: bone %d", b)).OnClick(func() { s.Root = int32(b) + 1 })),
+					"Root the next run at the picked bone (click a vertex with the Weights heat map to pick the bone that moves it most)"),
+				panels.Tipped(panels.Marked("rig: lock picked", giu.Checkbox(fmt.Sprintf("lock bone %d", b), &locked).OnChange(func() { s.SetLocked(b, locked) })),
+					"Keep the weights of the vertices the picked bone moves through the next run's skeleton rounds (the same settings give the same bones)"),
+			))
+		}
+		if s.Locked != "" {
+			l = append(l, panels.Text("locked: bones "+s.Locked))
+		}
 	}
 	if o := h.Object(); rig.ClipError(o) == nil {
 		if err := s.Check(o.Mesh.NumVertices()); err != nil {

@@ -17,6 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"gallop/assets"
@@ -66,6 +68,35 @@ type Settings struct {
 	// Root is, with Skeleton, the root bone plus one; 0 lets the fit
 	// choose it.
 	Root int32 `json:"root,omitempty"`
+	// Locked lists, with Skeleton, the bones (comma-separated, in order)
+	// whose vertices keep their weights in the skeleton's rounds.
+	Locked string `json:"locked,omitempty"`
+}
+
+// LockedBones returns the bones Locked lists (unparsable entries left
+// out; Check reports them).
+func (s Settings) LockedBones() []int {
+	var out []int
+	for _, f := range strings.Split(s.Locked, ",") {
+		if j, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// SetLocked adds bone j to Locked or takes it out.
+func (s *Settings) SetLocked(j int, locked bool) {
+	bones := slices.DeleteFunc(s.LockedBones(), func(b int) bool { return b == j })
+	if locked {
+		bones = append(bones, j)
+	}
+	slices.Sort(bones)
+	parts := make([]string, len(bones))
+	for k, b := range bones {
+		parts[k] = strconv.Itoa(b)
+	}
+	s.Locked = strings.Join(parts, ",")
 }
 
 // DefaultSettings returns 20 bones, 4 influences, 100 iterations and Dem
@@ -88,6 +119,13 @@ func (s Settings) Check(nv int) error {
 	case s.Root < 0 || s.Root > s.Bones:
 		return fmt.Errorf("rig: root bone %d, want 0 to %d", s.Root-1, s.Bones-1)
 	}
+	if strings.TrimSpace(s.Locked) != "" {
+		for _, f := range strings.Split(s.Locked, ",") {
+			if j, err := strconv.Atoi(strings.TrimSpace(f)); err != nil || j < 0 || j >= int(s.Bones) {
+				return fmt.Errorf("rig: locked bone %q, want bones 0 to %d", strings.TrimSpace(f), s.Bones-1)
+			}
+		}
+	}
 	return nil
 }
 
@@ -97,6 +135,7 @@ func (s Settings) options() ssdr.Options {
 	if s.Skeleton {
 		o.Skeleton = ssdr.DefaultSkeleton()
 		o.Skeleton.Root = int(s.Root) - 1
+		o.Skeleton.Locked = s.LockedBones()
 	}
 	return o
 }

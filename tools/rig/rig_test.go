@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -556,5 +557,30 @@ func TestRigFitSkeleton(t *testing.T) {
 	finish(t, tool, h)
 	if len(h.Errs) == 0 || !strings.Contains(h.Errs[0].Error(), "plain.glb") {
 		t.Errorf("fitting to a file without a skin: errors %v", h.Errs)
+	}
+}
+
+// TestRigLockedSettings: locking bones in the settings reaches the
+// skeleton's options, in order and without repeats; a bone out of range
+// is refused by Check.
+func TestRigLockedSettings(t *testing.T) {
+	s := DefaultSettings()
+	s.Skeleton = true
+	s.SetLocked(7, true)
+	s.SetLocked(2, true)
+	s.SetLocked(7, true)
+	if s.Locked != "2,7" {
+		t.Errorf("locked %q, want 2,7", s.Locked)
+	}
+	if o := s.options(); !slices.Equal(o.Skeleton.Locked, []int{2, 7}) {
+		t.Errorf("the solver's locked bones %v", o.Skeleton.Locked)
+	}
+	s.SetLocked(2, false)
+	if s.Locked != "7" || s.Check(100) != nil {
+		t.Errorf("locked %q, check %v", s.Locked, s.Check(100))
+	}
+	s.Locked = "7,40"
+	if err := s.Check(100); err == nil || !strings.Contains(err.Error(), "40") {
+		t.Errorf("bone 40 of 20 locked: %v", err)
 	}
 }
