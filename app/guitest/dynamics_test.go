@@ -191,8 +191,7 @@ func TestDynamicsTubeSession(t *testing.T) {
 	// Fit to the train animation's example, with the progress bar.
 	// The example of the animation the window plays, rig.glb's first,
 	// test: one of its OBJ frames, standing for the folder's.
-	s.clickAt(s.widgetInView("dynamics: fit file"))
-	s.chooseInDialog(filepath.Join(data, "test", "example", "1.obj"))
+	s.dialogFrom("dynamics: fit file", "^Open", filepath.Join(data, "test", "example", "1.obj"))
 	s.waitFor("the fit's progress bar", 30*time.Second, func() bool {
 		_, ok := s.rects()["dynamics: fit progress"]
 		return ok
@@ -215,8 +214,7 @@ func TestDynamicsTubeSession(t *testing.T) {
 	s.clickAt(s.widgetInView("dynamics: bake"))
 	s.waitFor("the bake", 10*time.Second, func() bool { return strings.Contains(cmd.output(), "Baked 72 frames") })
 	glb := filepath.Join(t.TempDir(), "tube-dynamic.glb")
-	s.clickAt(s.widgetInView("dynamics: export"))
-	s.enterInDialog("^(Save|Export)", glb)
+	s.dialogFrom("dynamics: export", "^(Save|Export)", glb)
 	s.waitFor("the exported file", 60*time.Second, func() bool {
 		st, err := os.Stat(glb)
 		return err == nil && st.Size() > 0 && strings.Contains(cmd.output(), "Exported tube-dynamic.glb")

@@ -42,8 +42,7 @@ func TestEnsembleBannerSession(t *testing.T) {
 	view := centre(s.widget("viewport"))
 	s.moveTo(view)
 	before := s.screenshot("ensemble-0-demo")
-	s.clickAt(s.widgetInView("ensemble: open"))
-	s.chooseInDialog(groups)
+	s.dialogFrom("ensemble: open", "^Open", groups)
 	s.waitFor("the banner to open", 60*time.Second, func() bool {
 		return strings.Contains(cmd.output(), "ensemble: ensemble-banner: 31 groups, 2152 vertices, 3 levels, 630 frames")
 	})
@@ -140,8 +139,7 @@ func TestEnsembleBannerSession(t *testing.T) {
 	})
 
 	glb := filepath.Join(t.TempDir(), "banner-played.glb")
-	s.clickAt(s.widgetInView("ensemble: export"))
-	s.enterInDialog("^(Save|Export)", glb)
+	s.dialogFrom("ensemble: export", "^(Save|Export)", glb)
 	s.waitFor("the exported file", 60*time.Second, func() bool {
 		st, err := os.Stat(glb)
 		return err == nil && st.Size() > 0 && strings.Contains(cmd.output(), "wrote "+glb)
@@ -200,8 +198,7 @@ func TestEnsembleReedsSession(t *testing.T) {
 	}()
 
 	view := centre(s.widget("viewport"))
-	s.clickAt(s.widgetInView("ensemble: open"))
-	s.chooseInDialog(groups)
+	s.dialogFrom("ensemble: open", "^Open", groups)
 	s.waitFor("the reeds to open", 120*time.Second, func() bool {
 		return strings.Contains(cmd.output(), "ensemble: ensemble-reeds: 80 groups, 1920 vertices, 3 levels, 1350 frames")
 	})
@@ -295,8 +292,7 @@ func TestEnsembleRampSession(t *testing.T) {
 		}
 	}()
 	view := centre(s.widget("viewport"))
-	s.clickAt(s.widgetInView("ensemble: open"))
-	s.chooseInDialog(groups)
+	s.dialogFrom("ensemble: open", "^Open", groups)
 	s.waitFor("the ramp to open", 180*time.Second, func() bool {
 		return strings.Contains(cmd.output(), "ensemble: ensemble-reeds-ramp: 80 groups") && strings.Contains(cmd.output(), "765 frames")
 	})

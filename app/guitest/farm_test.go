@@ -98,8 +98,7 @@ func TestFarmSynthSession(t *testing.T) {
 	// (skinned, the default) closed the window; it writes a valid file
 	// with the variation's rig, and the window goes on.
 	glb := filepath.Join(t.TempDir(), "farm-variation.glb")
-	s.clickAt(s.widgetInView("synth: export"))
-	s.enterInDialog("^(Save|Export)", glb)
+	s.dialogFrom("synth: export", "^(Save|Export)", glb)
 	s.waitFor("the exported file", 60*time.Second, func() bool {
 		st, err := os.Stat(glb)
 		return err == nil && st.Size() > 0 && strings.Contains(cmd.output(), "wrote "+glb)

@@ -192,7 +192,14 @@ func (s *session) quitAnswering(p *proc, button string) {
 		case <-time.After(60 * time.Second):
 			if try == 3 {
 				s.screenshot("quit-failed")
-				s.t.Fatalf("gallop did not quit after Ctrl+Q (answering %q), tried three times:\n%s", button, lastLines(p.output(), 10))
+				// Where it hangs: the Go runtime prints every goroutine's
+				// stack on SIGQUIT.
+				p.Process.Signal(syscall.SIGQUIT)
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second):
+				}
+				s.t.Fatalf("gallop did not quit after Ctrl+Q (answering %q), tried three times:\n%s", button, lastLines(p.output(), 400))
 			}
 		}
 	}
@@ -582,12 +589,45 @@ func (s *session) enterInDialog(title, path string) {
 	s.t.Helper()
 	var dlg string
 	s.waitFor("the file dialog", 30*time.Second, func() bool {
-		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", title)
-		cmd.Env = s.env()
-		out, _ := cmd.Output()
-		dlg = strings.TrimSpace(string(out))
+		dlg = s.findDialog(title)
 		return dlg != ""
 	})
+	s.typeInDialog(dlg, path)
+}
+
+// dialogFrom clicks the widget and enters path in the native file dialog
+// whose title matches title, clicking again every 20 s until the dialog
+// shows: on a loaded machine a click can land while the panel is laid out
+// anew, after its rectangle was read, and a click while a dialog opens is
+// ignored by the window (one native dialog at a time).
+func (s *session) dialogFrom(widget, title, path string) {
+	s.t.Helper()
+	var dlg string
+	var clicked time.Time
+	s.waitFor("the file dialog of "+widget, 3*time.Minute, func() bool {
+		if time.Since(clicked) > 20*time.Second {
+			s.clickAt(s.widgetInView(widget))
+			clicked = time.Now()
+		}
+		dlg = s.findDialog(title)
+		return dlg != ""
+	})
+	s.typeInDialog(dlg, path)
+}
+
+// findDialog returns the window ids of visible windows whose name matches
+// title, "" for none.
+func (s *session) findDialog(title string) string {
+	cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", title)
+	cmd.Env = s.env()
+	out, _ := cmd.Output()
+	return strings.TrimSpace(string(out))
+}
+
+// typeInDialog focuses the dialog dlg (window ids, the first taken) and
+// types path into its location field.
+func (s *session) typeInDialog(dlg, path string) {
+	s.t.Helper()
 	s.xdo("windowfocus", "--sync", strings.Fields(dlg)[0])
 	time.Sleep(500 * time.Millisecond)
 	s.xdo("key", "ctrl+l")
@@ -602,8 +642,7 @@ func (s *session) enterInDialog(title, path string) {
 // "Add OBJ..." button and the native file dialog.
 func (s *session) addExample(path string) {
 	s.t.Helper()
-	s.clickAt(s.widgetInView("pose: add OBJ examples"))
-	s.chooseInDialog(path)
+	s.dialogFrom("pose: add OBJ examples", "^Open", path)
 	defer func() {
 		if s.t.Failed() {
 			s.screenshot("dialog-stuck")

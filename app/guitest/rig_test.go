@@ -106,8 +106,7 @@ func TestRigHorseSession(t *testing.T) {
 
 	// Export through the Save dialog.
 	glb := filepath.Join(t.TempDir(), "horse-rig.glb")
-	s.clickAt(s.widgetInView("rig: export"))
-	s.enterInDialog("^(Save|Export)", glb)
+	s.dialogFrom("rig: export", "^(Save|Export)", glb)
 	s.waitFor("the exported file", 60*time.Second, func() bool {
 		st, err := os.Stat(glb)
 		return err == nil && st.Size() > 0
