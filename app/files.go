@@ -72,8 +72,8 @@ func (a *App) exportGLTF(o *assets.Object, path string, mode assets.ExportMode) 
 	obj := *o
 	var report assets.ExportReport
 	opts := assets.ExportOptions{Mode: mode, Report: &report}
-	if obj.Rig != nil && obj.Rig.MaxInfluences() > 4 {
-		opts.Influences = 8 // the rig was made with more than 4: keep up to 8
+	if obj.Rig != nil {
+		opts.Influences = obj.Rig.ExportInfluences()
 	}
 	return a.jobs.Start("Exporting "+filepath.Base(path), func(ctx context.Context, rep jobs.Reporter) error {
 		rep.Report(0, "writing")

@@ -38,17 +38,17 @@ type correctionBasis struct {
 // compressCorrections finds the fewest shapes that carry the per-frame
 // corrections d (d[f][i], in rest space) to within tol in model space.
 // scale[i] bounds how far vertex i's skinning stretches a rest-space
-// offset (the largest Frobenius norm of its blended skinning matrix over
-// the frames), so that a rest-space miss e is at most scale[i]·|e| in the
-// model.
+// offset (the largest ‖A‖₂ of its blended skinning matrix over the
+// frames, see stretch), so that a rest-space miss e is at most
+// scale[i]·|e| in the model.
 //
-// The shapes are the principal components of the frames' corrections
-// (written with weights in [0, 1]: unitWeights),
+// The shapes are the principal components of the frames' corrections,
 // largest first (the eigenvectors of the frames' Gram matrix
 // Gfg = Σᵢ dfᵢ·dgᵢ, which for a clip of fewer frames than 3× its vertices
-// is the small side of the SVD): each added component lowers every
-// frame's residual, and components are added until no vertex of any frame
-// misses by more than tol. When that takes as many components as frames,
+// is the small side of the SVD), written with weights in [0, 1]
+// (unitWeights): each added component lowers every frame's residual, and
+// components are added until no vertex of any frame misses by more than
+// tol. When that takes as many components as frames,
 // the frames themselves are the shapes (one a frame, weight 1), which are
 // exact and have one shape active at a key.
 func compressCorrections(d [][][3]float64, scale []float64, tol float64) correctionBasis {

@@ -79,8 +79,8 @@ type ExportReport struct {
 }
 
 // Summary says in words what a skinned export carries besides the skin,
-// "" when nothing: "the secondary motion as 12 corrective shapes (13
-// blended at once)", and the vertices cut to fewer influences.
+// "" when nothing: "the motion the skin does not make as 12 corrective
+// shapes (12 blended at once)", and the vertices cut to fewer influences.
 func (r *ExportReport) Summary() string {
 	var parts []string
 	if r.CorrectiveShapes > 0 {
@@ -433,7 +433,7 @@ func addMorphAnimation(doc *gltf.Document, obj *Object, src []int, rest32 [][3]f
 		}
 		deltas[f] = delta
 	}
-	addMorphTargets(doc, node, deltas)
+	addMorphTargets(doc, deltas, "frame %d")
 	nf := len(clip.Frames)
 	anim := newGLTFChannels(doc, clip.Name, nf, clip.FPS)
 	if err := anim.add(node, gltf.TRSWeights, oneHotWeights(nf)); err != nil {
@@ -624,7 +624,7 @@ func addCorrections(a *gltfChannels, obj *Object, rig *Rig, node int, src []int,
 				blend = blend.Add(skinM[in.Joint].Mul(in.Weight))
 			}
 			A := blend.Mat3()
-			scale[i] = max(scale[i], frobenius(A))
+			scale[i] = max(scale[i], stretch(A))
 			r := mgl64.Vec3(clip.Frames[f][v]).Sub(blend.Mul4x1(rest[v].Vec4(1)).Vec3())
 			if r.Len() <= tol {
 				continue
@@ -644,19 +644,13 @@ func addCorrections(a *gltfChannels, obj *Object, rig *Rig, node int, src []int,
 		return nil
 	}
 	b := compressCorrections(deltas, scale, maxError*diag)
-	prim := a.doc.Meshes[0].Primitives[0]
-	names := make([]string, len(b.shapes))
-	for k, s := range b.shapes {
-		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: writeMorphTarget(a.doc, s)})
-		names[k] = fmt.Sprintf("corrective %d", k)
-	}
-	a.doc.Meshes[0].Extras = map[string]any{"targetNames": names}
+	addMorphTargets(a.doc, b.shapes, "corrective %d")
 	report.CorrectiveShapes, report.CorrectionMiss = len(b.shapes), b.miss
 	report.ActiveTargets = activeTargets(b.weights, len(b.shapes))
 	return a.add(node, gltf.TRSWeights, b.weights)
 }
 
-// frobenius returns ‖A‖_F, which bounds the stretch |A·x|/|x|.
+// frobenius returns ‖A‖_F.
 func frobenius(A mgl64.Mat3) float64 {
 	s := 0.0
 	for _, x := range A {
@@ -665,28 +659,44 @@ func frobenius(A mgl64.Mat3) float64 {
 	return math.Sqrt(s)
 }
 
+// stretch returns ‖A‖₂, the most A lengthens a vector, |A·x| ≤ ‖A‖₂|x|:
+// the square root of the largest eigenvalue of AᵀA, in closed form
+// (the trigonometric solution of its characteristic cubic). A blend of
+// rotations stretches by at most 1, where ‖A‖_F would say √3.
+func stretch(A mgl64.Mat3) float64 {
+	m := A.Transpose().Mul3(A)
+	p1 := m[3]*m[3] + m[6]*m[6] + m[7]*m[7]
+	if p1 == 0 {
+		return math.Sqrt(max(m[0], m[4], m[8]))
+	}
+	q := (m[0] + m[4] + m[8]) / 3
+	p2 := (m[0]-q)*(m[0]-q) + (m[4]-q)*(m[4]-q) + (m[8]-q)*(m[8]-q) + 2*p1
+	p := math.Sqrt(p2 / 6)
+	b := m.Sub(mgl64.Ident3().Mul(q)).Mul(1 / p)
+	r := max(-1, min(1, b.Det()/2))
+	return math.Sqrt(max(0, q+2*p*math.Cos(math.Acos(r)/3)))
+}
+
 // singular reports whether A is singular relative to its scale: |det A| ≤
 // 10⁻¹² (‖A‖_F/√3)³, the determinant against that of the uniform scaling
 // of the same Frobenius norm, so that a rig in millimetres or in
 // kilometres is judged alike (an absolute bound on det A, which scales as
 // the cube of the units, called a rig 10⁻⁵ of a unit across singular).
 func singular(A mgl64.Mat3) bool {
-	var n2 float64
-	for _, x := range A {
-		n2 += x * x
-	}
-	s := math.Sqrt(n2 / 3)
+	s := frobenius(A) / math.Sqrt(3)
 	return math.Abs(A.Det()) <= 1e-12*s*s*s
 }
 
 // addMorphTargets adds one POSITION morph target per frame (deltas[f] per
-// glTF vertex) to the document's mesh, named "frame f".
-func addMorphTargets(doc *gltf.Document, node int, deltas [][][3]float32) {
+// addMorphTargets adds one POSITION morph target per offset set
+// (deltas[k] per glTF vertex) to the document's mesh, target k named by
+// the format name ("frame %d").
+func addMorphTargets(doc *gltf.Document, deltas [][][3]float32, name string) {
 	prim := doc.Meshes[0].Primitives[0]
 	names := make([]string, len(deltas))
-	for f, d := range deltas {
+	for k, d := range deltas {
 		prim.Targets = append(prim.Targets, gltf.PrimitiveAttributes{gltf.POSITION: writeMorphTarget(doc, d)})
-		names[f] = fmt.Sprintf("frame %d", f)
+		names[k] = fmt.Sprintf(name, k)
 	}
 	doc.Meshes[0].Extras = map[string]any{"targetNames": names}
 }

@@ -395,3 +395,29 @@ func TestSkinnedExportRefusesLongClipsAtOnce(t *testing.T) {
 		t.Errorf("%d MB allocated before refusing", got>>20)
 	}
 }
+
+// TestStretch: ‖A‖₂ of a rotation is 1 (its Frobenius norm is √3), of a
+// rotated diag(2, 1, 0.5) 2, of a blend of two rotations at most 1, of a
+// flattening its largest axis, of zero 0.
+func TestStretch(t *testing.T) {
+	rot := mgl64.HomogRotate3D(0.7, mgl64.Vec3{1, 2, 3}.Normalize()).Mat3()
+	other := mgl64.HomogRotate3D(-1.1, mgl64.Vec3{0, 1, 0}).Mat3()
+	for _, c := range []struct {
+		name string
+		A    mgl64.Mat3
+		want float64
+	}{
+		{"rotation", rot, 1},
+		{"rotated scaling", rot.Mul3(mgl64.Diag3(mgl64.Vec3{2, 1, 0.5})).Mul3(other), 2},
+		{"flattened", mgl64.Diag3(mgl64.Vec3{3, 0, 0}), 3},
+		{"zero", mgl64.Mat3{}, 0},
+	} {
+		if got := stretch(c.A); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: ‖A‖₂ %.15g, want %g", c.name, got, c.want)
+		}
+	}
+	blend := rot.Mul(0.5).Add(other.Mul(0.5))
+	if got := stretch(blend); got > 1+1e-12 || got < 0.5 {
+		t.Errorf("a blend of two rotations stretches by %g", got)
+	}
+}

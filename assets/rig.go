@@ -70,6 +70,16 @@ func (r *Rig) MaxInfluences() int {
 	return k
 }
 
+// ExportInfluences is the influences a skinned export keeps of this rig
+// (ExportOptions.Influences): 4, what every engine takes, or 8 when the
+// rig moves some vertex by more than 4 joints (it was made so).
+func (r *Rig) ExportInfluences() int {
+	if r.MaxInfluences() > 4 {
+		return 8
+	}
+	return 4
+}
+
 // Validate checks the rig against a mesh of nv vertices.
 func (r *Rig) Validate(nv int) error {
 	for j, jt := range r.Joints {

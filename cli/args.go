@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -106,21 +105,4 @@ func usageOf(fs *flag.FlagSet, text string) func() {
 		fmt.Fprintln(fs.Output(), text)
 		fs.PrintDefaults()
 	}
-}
-
-// parseInts reads a list of non-negative integers separated by commas;
-// "" is none.
-func parseInts(list string) ([]int, error) {
-	if strings.TrimSpace(list) == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, w := range strings.Split(list, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(w))
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%q is not a number ≥ 0", strings.TrimSpace(w))
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

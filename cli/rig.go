@@ -93,7 +93,7 @@ func rigCommand(args []string, stdout io.Writer, merged []*shard.File) error {
 	if *skeleton || *fitTo != "" {
 		skel = ssdr.DefaultSkeleton()
 		skel.Root, skel.RootVertex = *root, *rootVertex
-		locked, err := parseInts(*lock)
+		locked, err := rig.ParseBones(*lock)
 		if err != nil {
 			return fmt.Errorf("--lock %s: %w", *lock, err)
 		}

@@ -405,7 +405,7 @@ func (s *solver) levers() {
 			set := &sk.lists[j]
 			set.vert = append(set.vert, int32(i))
 			set.u = append(set.u, u)
-			set.uu = set.uu.Add(outer(u, u))
+			set.uu = set.uu.Add(u.OuterProd3(u))
 			for q := range k {
 				c, w := s.wb[i*k+q], s.ww[i*k+q]
 				if c < 0 || w <= 0 {
@@ -418,15 +418,10 @@ func (s *solver) levers() {
 					set.wu = append(set.wu, mgl64.Vec3{})
 					*x = int32(len(set.bone))
 				}
-				set.pu[*x-1] = set.pu[*x-1].Add(outer(p.Mul(w), u))
+				set.pu[*x-1] = set.pu[*x-1].Add(p.Mul(w).OuterProd3(u))
 				set.wu[*x-1] = set.wu[*x-1].Add(u.Mul(w))
 			}
 			acc[j] = mgl64.Vec3{}
 		}
 	}
-}
-
-// outer returns a·bᵀ.
-func outer(a, b mgl64.Vec3) mgl64.Mat3 {
-	return mgl64.Mat3{a[0] * b[0], a[1] * b[0], a[2] * b[0], a[0] * b[1], a[1] * b[1], a[2] * b[1], a[0] * b[2], a[1] * b[2], a[2] * b[2]}
 }

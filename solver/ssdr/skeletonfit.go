@@ -63,7 +63,7 @@ func (s *solver) rotations() {
 				h := old.Mul3(set.uu).Add(vu[j]).Add(old.Mul(1e-8 * set.uu.Trace()))
 				for q, c := range set.bone {
 					x := &s.m[int(c)*t+f]
-					h = h.Sub(x.R.Mul3(set.pu[q])).Sub(outer(x.T, set.wu[q]))
+					h = h.Sub(x.R.Mul3(set.pu[q])).Sub(x.T.OuterProd3(set.wu[q]))
 				}
 				var rot, sym mgl64.Mat3
 				rotation.PolarTo(&rot, &sym, &h)

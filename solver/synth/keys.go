@@ -248,10 +248,6 @@ func gradientsAt(m *Model, tris *meshgraph.Incidence, ball []int32, inBall []boo
 	return kv, true
 }
 
-func outer(a, b mgl64.Vec3) mgl64.Mat3 {
-	return mgl64.Mat3{a[0] * b[0], a[1] * b[0], a[2] * b[0], a[0] * b[1], a[1] * b[1], a[2] * b[1], a[0] * b[2], a[1] * b[2], a[2] * b[2]}
-}
-
 // position returns the key vertex's position Σᵦ wᵦ (Fᵦ p + tᵦ) for the
 // part's local-frame bone positions local.
 func (kv *key) position(local []Affine) mgl64.Vec3 {
@@ -278,7 +274,7 @@ func (kv *key) gradient(local []Affine) mgl64.Mat3 {
 		if kb.col >= 0 {
 			f, t = local[kb.col].R, local[kb.col].T
 		}
-		d = d.Add(f.Mul(kb.w)).Add(outer(f.Mul3x1(kv.p).Add(t), kb.g))
+		d = d.Add(f.Mul(kb.w)).Add(f.Mul3x1(kv.p).Add(t).OuterProd3(kb.g))
 	}
 	return d
 }

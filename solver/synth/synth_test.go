@@ -104,7 +104,7 @@ func TestGradientsOfAffineMotion(t *testing.T) {
 			// Σᵦ wᵦ F + (F p + t) Σᵦ ∇wᵦᵀ = F.
 			var d mgl64.Mat3
 			for _, kb := range kv.bones {
-				d = d.Add(f.Mul(kb.w)).Add(outer(f.Mul3x1(kv.p).Add(tr), kb.g))
+				d = d.Add(f.Mul(kb.w)).Add(f.Mul3x1(kv.p).Add(tr).OuterProd3(kb.g))
 			}
 			if maxDiff(d, f) > 1e-9*(1+kv.p.Len()+tr.Len()) {
 				t.Fatalf("key %d: affine motion F gives %v", kv.vertex, d)

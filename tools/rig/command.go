@@ -240,11 +240,7 @@ func (c *Command) rig(in string, folder bool) (Report, error) {
 		if c.Reference == "" {
 			mesh, rest = given.Mesh, given.Rest
 		}
-		opts.Bones = len(given.Skeleton.Parent)
-		opts.Skeleton = &ssdr.SkeletonOptions{Root: ssdr.AutoRoot, RootVertex: -1, Given: given.Skeleton, Weights: given.Weights}
-		if c.Options.Skeleton != nil {
-			opts.Skeleton.Locked, opts.Skeleton.Rounds = c.Options.Skeleton.Locked, c.Options.Skeleton.Rounds
-		}
+		opts = given.fit(opts)
 	}
 	iters, polishRounds, skeletonRounds := opts.StageRounds(len(rest))
 	polished, skeletal := 0, 0

@@ -36,10 +36,7 @@ func byteSize(n int64) string {
 // morph, the clip it was fitted to, as morph targets to a temporary file
 // of the same kind to measure it, and returns both sizes.
 func writeSkinned(path string, skinned, morph *assets.Object) (sizes, error) {
-	opts := assets.ExportOptions{Mode: assets.ExportSkin}
-	if skinned.Rig.MaxInfluences() > 4 {
-		opts.Influences = 8 // the rig was asked for more than 4
-	}
+	opts := assets.ExportOptions{Mode: assets.ExportSkin, Influences: skinned.Rig.ExportInfluences()}
 	if err := assets.SaveGLTF(path, skinned, opts); err != nil {
 		return sizes{}, err
 	}

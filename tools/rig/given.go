@@ -3,6 +3,8 @@ package rig
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -67,4 +69,34 @@ func LoadSkeleton(path string, nv int) (*Given, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return g, nil
+}
+
+// fit returns opts asking Decompose to fit g: its bone count, its
+// skeleton given and its weights to start, opts.Skeleton's locked bones
+// and rounds kept.
+func (g *Given) fit(opts ssdr.Options) ssdr.Options {
+	o := &ssdr.SkeletonOptions{Root: ssdr.AutoRoot, RootVertex: -1, Given: g.Skeleton, Weights: g.Weights}
+	if k := opts.Skeleton; k != nil {
+		o.Locked, o.Rounds = k.Locked, k.Rounds
+	}
+	opts.Bones, opts.Skeleton = len(g.Skeleton.Parent), o
+	return opts
+}
+
+// ParseBones reads a list of bones separated by commas ("" is none), as
+// --lock and Settings.Locked give them: numbers from 0 (whether the rig
+// has that many bones is the solver's check, or Settings.Check's).
+func ParseBones(list string) ([]int, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		j, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || j < 0 {
+			return nil, fmt.Errorf("bone %q is not a number ≥ 0", strings.TrimSpace(f))
+		}
+		out = append(out, j)
+	}
+	return out, nil
 }

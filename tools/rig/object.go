@@ -78,15 +78,6 @@ func SkinnedObject(r *ssdr.Result, name string, fps float64, mesh *assets.Mesh, 
 				}
 			}
 			local[q] = assets.Transform{Translation: tr, Rotation: mgl64.Mat4ToQuat(rot.Mat4()), Scale: assets.Vec3{1, 1, 1}}
-			if f > 0 {
-				// The sign nearest the last frame's: q and −q are one
-				// rotation, and a player interpolating between keys takes
-				// the long way round between opposite signs.
-				prev := anim.Frames[f-1][q].Rotation
-				if prev.Dot(local[q].Rotation) < 0 {
-					local[q].Rotation = local[q].Rotation.Scale(-1)
-				}
-			}
 		}
 		anim.Frames[f] = local
 	}

@@ -73,16 +73,11 @@ type Settings struct {
 	Locked string `json:"locked,omitempty"`
 }
 
-// LockedBones returns the bones Locked lists (unparsable entries left
-// out; Check reports them).
+// LockedBones returns the bones Locked lists (none when it cannot be
+// read; Check reports that).
 func (s Settings) LockedBones() []int {
-	var out []int
-	for _, f := range strings.Split(s.Locked, ",") {
-		if j, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
-			out = append(out, j)
-		}
-	}
-	return out
+	bones, _ := ParseBones(s.Locked)
+	return bones
 }
 
 // SetLocked adds bone j to Locked or takes it out.
@@ -119,11 +114,13 @@ func (s Settings) Check(nv int) error {
 	case s.Root < 0 || s.Root > s.Bones:
 		return fmt.Errorf("rig: root bone %d, want 0 to %d", s.Root-1, s.Bones-1)
 	}
-	if strings.TrimSpace(s.Locked) != "" {
-		for _, f := range strings.Split(s.Locked, ",") {
-			if j, err := strconv.Atoi(strings.TrimSpace(f)); err != nil || j < 0 || j >= int(s.Bones) {
-				return fmt.Errorf("rig: locked bone %q, want bones 0 to %d", strings.TrimSpace(f), s.Bones-1)
-			}
+	locked, err := ParseBones(s.Locked)
+	if err != nil {
+		return fmt.Errorf("rig: locked %w", err)
+	}
+	for _, j := range locked {
+		if j >= int(s.Bones) {
+			return fmt.Errorf("rig: locked bone %d, want bones 0 to %d", j, s.Bones-1)
 		}
 	}
 	return nil

@@ -83,8 +83,7 @@ func (r *run) work(ctx context.Context, rep jobs.Reporter) error {
 		if given, err = LoadSkeleton(r.fitTo, len(rest)); err != nil {
 			return err
 		}
-		opts.Bones = len(given.Skeleton.Parent)
-		opts.Skeleton = &ssdr.SkeletonOptions{Root: ssdr.AutoRoot, RootVertex: -1, Given: given.Skeleton, Weights: given.Weights}
+		opts = given.fit(opts)
 	}
 	var history []float64
 	asked, polishRounds, skeletonRounds := opts.StageRounds(len(rest))

@@ -68,11 +68,7 @@ func Save(path string, c *synth.Clip, name string, fps float64, rest *assets.Mes
 	if err != nil {
 		return err
 	}
-	opts := assets.ExportOptions{Mode: assets.ExportSkin}
-	if o.Rig.MaxInfluences() > 4 {
-		opts.Influences = 8 // the bones the clip was analysed with, all of them
-	}
-	return assets.SaveGLTF(path, o, opts)
+	return assets.SaveGLTF(path, o, assets.ExportOptions{Mode: assets.ExportSkin, Influences: o.Rig.ExportInfluences()})
 }
 
 // ClipFromSkinned is the inverse of SkinnedObject: from a skinned object
