@@ -275,6 +275,9 @@ func TestRigSkeleton(t *testing.T) {
 		if k.LengthDrift > 1e-6 || k.JointGap > 1e-6 {
 			t.Errorf("%s: bone lengths drift by %.3g and joints part by %.3g of the diagonal, want ≤ 1e-6", frames, k.LengthDrift, k.JointGap)
 		}
+		if k.JointOutside > 0 {
+			t.Errorf("%s: a joint lies %.3g of the diagonal outside the mesh's box", frames, k.JointOutside)
+		}
 		return r
 	}
 	for _, set := range []string{"horse-gallop", "cat-poses"} {

@@ -107,15 +107,29 @@ type SkeletonOptions struct {
 	// joints) is nearest.
 	Given   *Skeleton
 	Weights [][]Influence
-	// Rounds is the most skeleton rounds; default 100. They stop early by
-	// Options.Tolerance and Patience, as the alternation does.
-	Rounds int
+	// Rounds is the most skeleton rounds; default 100. They stop early,
+	// with Options.Patience, when a round lowers the RMSE by less than
+	// Tolerance (relative); default 1e-4, a tenth of the alternation's:
+	// the rounds are block descent on coupled rotations, joints and
+	// weights and creep (on horse-gallop at 1e-3 they stopped at 47 rounds
+	// still falling 0.1% a round, 1.31× the free bones' RMSE; at 1e-4,
+	// 1.21×).
+	Rounds    int
+	Tolerance float64
 }
 
 // DefaultSkeleton returns the options of an inferred skeleton with the
 // root chosen automatically.
 func DefaultSkeleton() *SkeletonOptions {
 	return &SkeletonOptions{Root: AutoRoot, RootVertex: -1}
+}
+
+// tolerance returns Tolerance with its default.
+func (o *SkeletonOptions) tolerance() float64 {
+	if !(o.Tolerance > 0) {
+		return 1e-4
+	}
+	return o.Tolerance
 }
 
 // rounds returns Rounds with its default.
@@ -180,6 +194,7 @@ type skeletal struct {
 	order  []int
 	fixed  bool          // the joints are given: never moved
 	prior  []mgl64.Vec3  // per bone, the joint's regularisation target
+	region []box         // per bone, where its joint may lie (regions.joint of it and its parent)
 	rot    []mgl64.Mat3  // rot[j*t+f]
 	pivot  []mgl64.Vec3  // per frame, the root joint's position Jᵗ
 	keep   []bool        // per vertex, weights held (a locked bone's)
@@ -226,6 +241,16 @@ func (s *solver) adoptSkeleton(k *Skeleton, o *SkeletonOptions) {
 		sk.rot[q] = x.R
 	}
 	root := k.Root()
+	if !sk.fixed {
+		reg := s.jointRegions()
+		sk.region = make([]box, b)
+		for j, p := range k.Parent {
+			if p >= 0 {
+				sk.region[j] = reg.joint(j, p)
+				sk.prior[j] = sk.region[j].clamp(sk.prior[j])
+			}
+		}
+	}
 	sk.pivot = make([]mgl64.Vec3, t)
 	for f := range t {
 		sk.pivot[f] = s.m[root*t+f].Apply(k.Joint[root])

@@ -88,7 +88,13 @@ func (s *solver) rotations() {
 //	Σ_f [Σₜ (S_ef − σₑσ_f/N)·DₑᵀD_f + μδₑf]·c_f = −Σₜ Dₑᵀ(Qₑ − σₑG/N) + μc̄ₑ,
 //
 // S_ef = Σᵢ sᵢₑsᵢf, Qₑ = Σᵢ sᵢₑgᵢ, μ = jointPrior·N·T: a dense system of
-// 3(B−1) unknowns, solved by Cholesky. With fixed joints (a given
+// 3(B−1) unknowns, solved with each joint kept in its region (the box of
+// the rest vertices its bone or its parent weighs, regions.joint) by
+// boxQP. Without the regions a joint between two bones whose relative
+// motion is nearly a hinge slides along the hinge's axis out of the
+// body, where its lever lets the child translate as free bones do (on
+// horse-gallop 3 of 19 joints more than a tenth of the diagonal outside
+// the mesh's box, for an RMSE 11% lower). With fixed joints (a given
 // skeleton) only Jᵗ is solved.
 func (s *solver) joints() {
 	sk, b, t, n, k := s.skel, s.b, s.t, s.n, s.k
@@ -237,17 +243,20 @@ func (s *solver) joints() {
 				rhs.SetVec(3*e+r, rhs.AtVec(3*e+r)+mu*sk.prior[j][r])
 			}
 		}
-		var ch mat.Cholesky
-		if ch.Factorize(a) {
-			var x mat.VecDense
-			if err := ch.SolveVecTo(&x, rhs); err == nil {
-				for j := range b {
-					if e := idx[j]; e >= 0 {
-						c := mgl64.Vec3{x.AtVec(3 * e), x.AtVec(3*e + 1), x.AtVec(3*e + 2)}
-						if finite.Vec3(c) {
-							sk.k.Joint[j] = c
-						}
-					}
+		lo, hi, x := make([]float64, 3*ne), make([]float64, 3*ne), make([]float64, 3*ne)
+		for j := range b {
+			if e := idx[j]; e >= 0 {
+				c := sk.region[j].clamp(sk.k.Joint[j])
+				for r := range 3 {
+					lo[3*e+r], hi[3*e+r], x[3*e+r] = sk.region[j].lo[r], sk.region[j].hi[r], c[r]
+				}
+			}
+		}
+		boxQP(a, rhs.RawVector().Data, lo, hi, x)
+		for j := range b {
+			if e := idx[j]; e >= 0 {
+				if c := (mgl64.Vec3{x[3*e], x[3*e+1], x[3*e+2]}); finite.Vec3(c) {
+					sk.k.Joint[j] = c
 				}
 			}
 		}
@@ -316,6 +325,7 @@ func (a *alternation) skeletonRound() float64 {
 // at the bone chosen by o.
 func (s *solver) topology(o *SkeletonOptions) *Skeleton {
 	b, k, n := s.b, s.k, s.n
+	reg := s.jointRegions()
 	// Overlaps Σᵢwᵢⱼwᵢₖ with their centroids, and each bone's centroid.
 	over := make([]float64, b*b)
 	overAt := make([]mgl64.Vec3, b*b)
@@ -360,7 +370,7 @@ func (s *solver) topology(o *SkeletonOptions) *Skeleton {
 			if e.shared {
 				prior = overAt[j*b+c].Mul(1 / over[j*b+c])
 			}
-			e.joint, e.cost = s.pairJoint(j, c, prior)
+			e.joint, e.cost = s.pairJoint(j, c, prior, reg.joint(j, c))
 			edges = append(edges, e)
 		}
 	}
@@ -418,10 +428,10 @@ func (s *solver) topology(o *SkeletonOptions) *Skeleton {
 	return sk
 }
 
-// pairJoint returns the point c that best moves with bones j and k,
-// minimising Σₜ‖(Rⱼᵗ − Rₖᵗ)c + Tⱼᵗ − Tₖᵗ‖² + pairPrior·T·‖c − prior‖², and
-// its RMS drift √(Σₜ‖…‖²/T).
-func (s *solver) pairJoint(j, k int, prior mgl64.Vec3) (mgl64.Vec3, float64) {
+// pairJoint returns the point c of the box in that best moves with bones
+// j and k, minimising Σₜ‖(Rⱼᵗ − Rₖᵗ)c + Tⱼᵗ − Tₖᵗ‖² + pairPrior·T·‖c − prior‖²
+// (boxQP; prior inside in), and its RMS drift √(Σₜ‖…‖²/T).
+func (s *solver) pairJoint(j, k int, prior mgl64.Vec3, in box) (mgl64.Vec3, float64) {
 	t := s.t
 	mu := pairPrior * float64(t)
 	a := mgl64.Ident3().Mul(mu)
@@ -433,7 +443,14 @@ func (s *solver) pairJoint(j, k int, prior mgl64.Vec3) (mgl64.Vec3, float64) {
 		a = a.Add(d.Transpose().Mul3(d))
 		rhs = rhs.Sub(d.Transpose().Mul3x1(dt))
 	}
-	c := a.Inv().Mul3x1(rhs)
+	c := in.clamp(prior)
+	sym := mat.NewSymDense(3, nil)
+	for r := range 3 {
+		for q := r; q < 3; q++ {
+			sym.SetSym(r, q, a.At(r, q))
+		}
+	}
+	boxQP(sym, rhs[:], in.lo[:], in.hi[:], c[:])
 	e := 0.0
 	for f := range t {
 		x, y := &s.m[j*t+f], &s.m[k*t+f]

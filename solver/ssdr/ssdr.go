@@ -506,11 +506,11 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 
 // skeletonRun runs the skeleton's rounds on the skeleton state, after the
 // rounds of flat (numbered on from them; its history kept), until they
-// stop making progress (Tolerance, Patience) or Skeleton.Rounds have run,
+// stop making progress (Skeleton.Tolerance, Patience) or Skeleton.Rounds have run,
 // and returns the best skeleton iterate.
 func (s *solver) skeletonRun(ctx context.Context, flat *Result) (*Result, error) {
 	a := &alternation{s: s, it: flat.Iterations}
-	stop := stopRule{tol: s.opts.Tolerance, patience: s.opts.Patience}
+	stop := stopRule{tol: s.opts.Skeleton.tolerance(), patience: s.opts.Patience}
 	for range s.opts.Skeleton.rounds() {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -53,6 +53,10 @@ type SkeletonReport struct {
 	// written, over the bounding-box diagonal.
 	LengthDrift float64 `json:"bone_length_drift_relative"`
 	JointGap    float64 `json:"joint_gap_relative"`
+	// JointOutside is how far the rest joint farthest outside the rest
+	// mesh's bounding box lies outside it, over the diagonal: 0 when every
+	// joint is within the box (a bone sticking out of the body shows here).
+	JointOutside float64 `json:"joint_outside_relative"`
 	// FlatRMSE is the RMSE of the flat bones the skeleton was inferred
 	// from (0 when it was given: --fit-to), and RMSERatio the skeleton's
 	// RMSE over it.
@@ -298,6 +302,11 @@ func (c *Command) rig(in string, folder bool) (Report, error) {
 		for _, jt := range skinned.Rig.Joints {
 			if jt.Parent < 0 {
 				sr.Roots++
+			}
+		}
+		for _, c := range k.Joint {
+			for a := range 3 {
+				sr.JointOutside = max(sr.JointOutside, (lo[a]-c[a])/diag, (c[a]-hi[a])/diag)
 			}
 		}
 		if res.FlatRMSE > 0 {
