@@ -66,6 +66,7 @@ type App struct {
 	doc     *Document
 	history undo.Stack
 	jobs    jobs.Runner
+	waker   waker
 
 	view     *viewport.View
 	renderer *render.Renderer
@@ -133,7 +134,7 @@ func Run(opts Options) error {
 
 		objectOpen: map[string]bool{},
 	}
-	a.dialogs = newDialogs(giu.Update, a.fail)
+	a.dialogs = newDialogs(a.waker.wake, a.fail)
 	if len(a.recent) > 0 {
 		a.dialogs.near(a.recent[0]) // dialogs start next to the data last opened
 	}
@@ -141,7 +142,7 @@ func Run(opts Options) error {
 	a.win = giu.NewMasterWindow("Gallop", opts.Width, opts.Height, 0)
 	a.fps = fpsActive
 	a.win.SetTargetFPS(fpsActive)
-	a.jobs.Wake = giu.Update
+	a.jobs.Wake = a.waker.wake
 	a.win.SetAdditionalInputHandlerCallback(a.onKey)
 	a.win.SetDropCallback(func(paths []string) { a.guard("opening dropped files", func() { a.openPaths(paths, true) }) })
 	a.win.SetCloseCallback(func() bool {
@@ -149,6 +150,7 @@ func Run(opts Options) error {
 			a.confirmDiscard("quitting", a.quitNow)
 			return false
 		}
+		a.waker.close()
 		a.jobs.CancelAll()
 		return true
 	})
@@ -202,6 +204,7 @@ func (a *App) openDemo() {
 
 // quitNow closes the window without asking.
 func (a *App) quitNow() {
+	a.waker.close()
 	a.jobs.CancelAll()
 	a.win.SetShouldClose(true)
 }

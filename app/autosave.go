@@ -64,6 +64,8 @@ type autosaver struct {
 	mu       sync.Mutex
 	results  []error // autosaves finished since the last poll
 	inFlight bool
+
+	wake func() // asks the window for a frame when a write ends; nil for none
 }
 
 // stamp tells snapshots apart for autosave (see stampOf).
@@ -226,7 +228,9 @@ func (s *autosaver) start(a *App) error {
 		s.inFlight = false
 		s.results = append(s.results, err)
 		s.mu.Unlock()
-		giu.Update()
+		if s.wake != nil {
+			s.wake()
+		}
 		if err == nil && panels.Trace {
 			fmt.Printf("autosaved %s\n", s.path())
 		}
@@ -435,6 +439,7 @@ func (a *App) startAutosave() {
 		a.fail(fmt.Errorf("autosave is off: %w", err))
 		return
 	}
+	a.autosave.wake = a.waker.wake
 	if a.autosave != nil && a.autosave.orphan != "" {
 		a.modal.openRecover = true
 	}
