@@ -42,6 +42,14 @@ func (b AABB) Include(p mgl64.Vec3) AABB {
 	}
 }
 
+// Clamp returns the point of the non-empty box b nearest p.
+func (b AABB) Clamp(p mgl64.Vec3) mgl64.Vec3 {
+	for k := range 3 {
+		p[k] = min(max(p[k], b.Min[k]), b.Max[k])
+	}
+	return p
+}
+
 // Expand returns b grown by margin on every side: [Min − margin, Max + margin].
 // A negative margin shrinks the box (and may empty it). Collision queries use
 // it to find triangles within a distance margin of a box.

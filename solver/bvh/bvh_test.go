@@ -728,3 +728,18 @@ func TestWatertight(t *testing.T) {
 		}
 	}
 }
+
+// TestClamp checks the nearest point of a box: inside it is the point
+// itself, outside each coordinate is cut to the box's face.
+func TestClamp(t *testing.T) {
+	b := AABB{Min: mgl64.Vec3{0, -1, 2}, Max: mgl64.Vec3{1, 1, 3}}
+	for _, c := range []struct{ p, want mgl64.Vec3 }{
+		{mgl64.Vec3{0.5, 0, 2.5}, mgl64.Vec3{0.5, 0, 2.5}},
+		{mgl64.Vec3{-2, 5, 2.5}, mgl64.Vec3{0, 1, 2.5}},
+		{mgl64.Vec3{3, -3, 0}, mgl64.Vec3{1, -1, 2}},
+	} {
+		if got := b.Clamp(c.p); got != c.want {
+			t.Errorf("Clamp(%v) = %v, want %v", c.p, got, c.want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package ssdr
 import (
 	"math"
 
-	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -128,75 +127,4 @@ func boxQP(a *mat.SymDense, b, lo, hi, x []float64) bool {
 		held[release] = 0
 	}
 	return true
-}
-
-// box is an axis-aligned box in the rest pose, lo ≤ p ≤ hi; empty when
-// lo > hi.
-type box struct{ lo, hi mgl64.Vec3 }
-
-// emptyBox returns the box no point is in, for add to grow.
-func emptyBox() box {
-	inf := math.Inf(1)
-	return box{lo: mgl64.Vec3{inf, inf, inf}, hi: mgl64.Vec3{-inf, -inf, -inf}}
-}
-
-// add grows the box to hold p.
-func (x *box) add(p mgl64.Vec3) {
-	for a := range 3 {
-		x.lo[a], x.hi[a] = min(x.lo[a], p[a]), max(x.hi[a], p[a])
-	}
-}
-
-// empty reports whether the box holds no point.
-func (x box) empty() bool { return x.lo[0] > x.hi[0] }
-
-// union returns the smallest box holding x and y.
-func (x box) union(y box) box {
-	for a := range 3 {
-		x.lo[a], x.hi[a] = min(x.lo[a], y.lo[a]), max(x.hi[a], y.hi[a])
-	}
-	return x
-}
-
-// clamp returns the point of the box nearest p.
-func (x box) clamp(p mgl64.Vec3) mgl64.Vec3 {
-	for a := range 3 {
-		p[a] = min(max(p[a], x.lo[a]), x.hi[a])
-	}
-	return p
-}
-
-// regions are where joints may lie, from the weights of the rest
-// vertices: each bone's box of the vertices it weighs, and the mesh's box.
-type regions struct {
-	bone []box
-	all  box
-}
-
-// jointRegions returns the regions of the current weights.
-func (s *solver) jointRegions() *regions {
-	g := &regions{bone: make([]box, s.b), all: emptyBox()}
-	for j := range g.bone {
-		g.bone[j] = emptyBox()
-	}
-	for i, p := range s.rest {
-		g.all.add(p)
-		for q := range s.k {
-			if j, w := s.wb[i*s.k+q], s.ww[i*s.k+q]; j >= 0 && w > 0 {
-				g.bone[j].add(p)
-			}
-		}
-	}
-	return g
-}
-
-// joint returns where the joint of bones j and k may lie: the box of the
-// vertices either weighs (across a limb, its width: a hinge's joint cannot
-// slide along the hinge's axis out of the body); the mesh's box when
-// neither weighs any.
-func (g *regions) joint(j, k int) box {
-	if x := g.bone[j].union(g.bone[k]); !x.empty() {
-		return x
-	}
-	return g.all
 }

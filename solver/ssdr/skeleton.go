@@ -10,6 +10,7 @@ import (
 
 	"gallop/internal/finite"
 	"gallop/internal/parallel"
+	"gallop/solver/bvh"
 )
 
 // Skeleton is a hierarchy over a decomposition's bones: one root, and for
@@ -194,7 +195,7 @@ type skeletal struct {
 	order  []int
 	fixed  bool          // the joints are given: never moved
 	prior  []mgl64.Vec3  // per bone, the joint's regularisation target
-	region []box         // per bone, where its joint may lie (regions.joint of it and its parent)
+	region []bvh.AABB    // per bone, where its joint may lie (regions.joint of it and its parent)
 	rot    []mgl64.Mat3  // rot[j*t+f]
 	pivot  []mgl64.Vec3  // per frame, the root joint's position Jᵗ
 	keep   []bool        // per vertex, weights held (a locked bone's)
@@ -243,11 +244,11 @@ func (s *solver) adoptSkeleton(k *Skeleton, o *SkeletonOptions) {
 	root := k.Root()
 	if !sk.fixed {
 		reg := s.jointRegions()
-		sk.region = make([]box, b)
+		sk.region = make([]bvh.AABB, b)
 		for j, p := range k.Parent {
 			if p >= 0 {
 				sk.region[j] = reg.joint(j, p)
-				sk.prior[j] = sk.region[j].clamp(sk.prior[j])
+				sk.prior[j] = sk.region[j].Clamp(sk.prior[j])
 			}
 		}
 	}

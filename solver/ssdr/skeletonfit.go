@@ -10,6 +10,7 @@ import (
 
 	"gallop/internal/finite"
 	"gallop/internal/parallel"
+	"gallop/solver/bvh"
 	"gallop/solver/rotation"
 )
 
@@ -246,9 +247,9 @@ func (s *solver) joints() {
 		lo, hi, x := make([]float64, 3*ne), make([]float64, 3*ne), make([]float64, 3*ne)
 		for j := range b {
 			if e := idx[j]; e >= 0 {
-				c := sk.region[j].clamp(sk.k.Joint[j])
+				c := sk.region[j].Clamp(sk.k.Joint[j])
 				for r := range 3 {
-					lo[3*e+r], hi[3*e+r], x[3*e+r] = sk.region[j].lo[r], sk.region[j].hi[r], c[r]
+					lo[3*e+r], hi[3*e+r], x[3*e+r] = sk.region[j].Min[r], sk.region[j].Max[r], c[r]
 				}
 			}
 		}
@@ -431,7 +432,7 @@ func (s *solver) topology(o *SkeletonOptions) *Skeleton {
 // pairJoint returns the point c of the box in that best moves with bones
 // j and k, minimising Σₜ‖(Rⱼᵗ − Rₖᵗ)c + Tⱼᵗ − Tₖᵗ‖² + pairPrior·T·‖c − prior‖²
 // (boxQP; prior inside in), and its RMS drift √(Σₜ‖…‖²/T).
-func (s *solver) pairJoint(j, k int, prior mgl64.Vec3, in box) (mgl64.Vec3, float64) {
+func (s *solver) pairJoint(j, k int, prior mgl64.Vec3, in bvh.AABB) (mgl64.Vec3, float64) {
 	t := s.t
 	mu := pairPrior * float64(t)
 	a := mgl64.Ident3().Mul(mu)
@@ -443,14 +444,14 @@ func (s *solver) pairJoint(j, k int, prior mgl64.Vec3, in box) (mgl64.Vec3, floa
 		a = a.Add(d.Transpose().Mul3(d))
 		rhs = rhs.Sub(d.Transpose().Mul3x1(dt))
 	}
-	c := in.clamp(prior)
+	c := in.Clamp(prior)
 	sym := mat.NewSymDense(3, nil)
 	for r := range 3 {
 		for q := r; q < 3; q++ {
 			sym.SetSym(r, q, a.At(r, q))
 		}
 	}
-	boxQP(sym, rhs[:], in.lo[:], in.hi[:], c[:])
+	boxQP(sym, rhs[:], in.Min[:], in.Max[:], c[:])
 	e := 0.0
 	for f := range t {
 		x, y := &s.m[j*t+f], &s.m[k*t+f]
@@ -514,4 +515,39 @@ func (s *solver) chooseRoot(o *SkeletonOptions) int {
 		}
 	}
 	return best
+}
+
+// regions are where joints may lie, from the weights of the rest
+// vertices: each bone's box of the vertices it weighs, and the mesh's box.
+type regions struct {
+	bone []bvh.AABB
+	all  bvh.AABB
+}
+
+// jointRegions returns the regions of the current weights.
+func (s *solver) jointRegions() *regions {
+	g := &regions{bone: make([]bvh.AABB, s.b), all: bvh.EmptyAABB()}
+	for j := range g.bone {
+		g.bone[j] = bvh.EmptyAABB()
+	}
+	for i, p := range s.rest {
+		g.all = g.all.Include(p)
+		for q := range s.k {
+			if j, w := s.wb[i*s.k+q], s.ww[i*s.k+q]; j >= 0 && w > 0 {
+				g.bone[j] = g.bone[j].Include(p)
+			}
+		}
+	}
+	return g
+}
+
+// joint returns where the joint of bones j and k may lie: the box of the
+// vertices either weighs (across a limb, its width: a hinge's joint cannot
+// slide along the hinge's axis out of the body); the mesh's box when
+// neither weighs any.
+func (g *regions) joint(j, k int) bvh.AABB {
+	if x := g.bone[j].Union(g.bone[k]); !x.Empty() {
+		return x
+	}
+	return g.all
 }
