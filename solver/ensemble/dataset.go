@@ -87,7 +87,7 @@ func (d *Dataset) Vertices() int { return len(d.Rest) }
 func MinFrames(tauMax, tauBlend int) int { return 2*(tauMax+tauBlend) + 2 }
 
 // Validate reports the first problem that would keep d from being
-// modelled with the default Options, as an error naming the group, level,
+// modelled with any Options, as an error naming the group, level,
 // frame or vertex (1-based frame and vertex numbers are not used: every
 // index in a message is 0-based, as in the types). It checks:
 //
@@ -100,23 +100,34 @@ func MinFrames(tauMax, tauBlend int) int { return 2*(tauMax+tauBlend) + 2 }
 //     group and the parent, no vertex sewn twice, and an attachment patch
 //     (the sewn parent vertices and their one-ring in the parent's mesh)
 //     that is not collinear at rest, so that it fixes a frame;
-//   - every frame of every level with len(Rest) vertices, at least
-//     MinFrames(τ_max, longest blend) frames in each level;
+//   - every frame of every level with len(Rest) vertices;
 //   - finite coordinates in Rest and in every frame.
+//
+// How many frames a level needs, MinFrames(τ_max, longest blend), depends
+// on the options: NewModel checks it. (Checked here against the default
+// τ_max, a folder of 60 frames could not be opened to lower τ_max for it.)
 //
 // Messages number levels, frames and vertices from 1, as OBJ files and
 // folders of frames do.
 func (d *Dataset) Validate() error {
-	var o Options
-	o.defaults()
-	return d.validate(o)
-}
-
-func (d *Dataset) validate(o Options) error {
 	if err := d.validateShape(); err != nil {
 		return err
 	}
-	return d.validateLevels(o)
+	return d.validateLevels()
+}
+
+// validate is Validate, and every level long enough for o.
+func (d *Dataset) validate(o Options) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	need := MinFrames(o.TauMax, o.maxBlend())
+	for l, lv := range d.Levels {
+		if len(lv.Frames) < need {
+			return fmt.Errorf("ensemble: level %s has %d frames; transitions with τ_max %d and blends of up to %d frames need at least %d (a smaller τ_max needs fewer)", levelName(lv, l), len(lv.Frames), o.TauMax, o.maxBlend(), need)
+		}
+	}
+	return nil
 }
 
 // validateShape checks everything of Validate but the levels' frames.
@@ -305,20 +316,16 @@ func collinear(pos []mgl64.Vec3, idx []int) bool {
 	return !(s[1] > 1e-18*s[0]) // σ₂/σ₁ < 1e-9
 }
 
-func (d *Dataset) validateLevels(o Options) error {
+func (d *Dataset) validateLevels() error {
 	if len(d.Levels) == 0 {
 		return fmt.Errorf("ensemble: no levels")
 	}
 	if err := d.validateWind(); err != nil {
 		return err
 	}
-	need := MinFrames(o.TauMax, o.maxBlend())
 	n := len(d.Rest)
 	for l, lv := range d.Levels {
 		name := levelName(lv, l)
-		if len(lv.Frames) < need {
-			return fmt.Errorf("ensemble: level %s has %d frames; transitions with τ_max %d and blends of up to %d frames need at least %d", name, len(lv.Frames), o.TauMax, o.maxBlend(), need)
-		}
 		for f, fr := range lv.Frames {
 			if len(fr) != n {
 				return fmt.Errorf("ensemble: level %s frame %d has %d vertices, the rest shape %d", name, f+1, len(fr), n)

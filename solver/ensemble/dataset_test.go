@@ -47,8 +47,6 @@ func TestValidate(t *testing.T) {
 			}
 		}, []string{`group "flag_a"`, "collinear"}},
 		{"no levels", func(d *Dataset) { d.Levels = nil }, []string{"no levels"}},
-		{"few frames", func(d *Dataset) { d.Levels[1].Frames = d.Levels[1].Frames[:101] },
-			[]string{`level 2 (strong) has 101 frames`, "at least 102"}},
 		{"vertex count", func(d *Dataset) { d.Levels[1].Frames[7] = d.Levels[1].Frames[7][:40] },
 			[]string{`level 2 (strong) frame 8 has 40 vertices`}},
 		{"non-finite", func(d *Dataset) { d.Levels[0].Frames[12][30][1] = math.NaN() },
@@ -78,6 +76,22 @@ func TestValidate(t *testing.T) {
 // TestValidateOptions: the frames a level needs follow τ_max and the
 // longest blend (2τ_blend by default), and the blend lengths are 1 or 2.
 func TestValidateOptions(t *testing.T) {
+	// Levels of 60 frames: a valid dataset, too short for the default
+	// τ_max (102 frames), long enough for τ_max 6 (54).
+	short := synthetic(2, motion{})
+	for l := range short.Levels {
+		short.Levels[l].Frames = short.Levels[l].Frames[:60]
+	}
+	if err := short.Validate(); err != nil {
+		t.Errorf("levels of 60 frames: %v", err)
+	}
+	if _, err := NewModel(context.Background(), short, Options{}, nil); err == nil || !strings.Contains(err.Error(), "has 60 frames") || !strings.Contains(err.Error(), "at least 102") {
+		t.Errorf("levels of 60 frames, default τ_max: %v", err)
+	}
+	if _, err := NewModel(context.Background(), short, Options{TauMax: 6}, nil); err != nil {
+		t.Errorf("levels of 60 frames, τ_max 6: %v", err)
+	}
+
 	d := synthetic(1, motion{})
 	if _, err := NewModel(context.Background(), d, Options{TauMax: 40}, nil); err == nil || !strings.Contains(err.Error(), "at least 122") {
 		t.Errorf("τ_max 40 on %d frames: %v", synthLevel, err)
