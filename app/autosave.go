@@ -439,8 +439,11 @@ func (a *App) startAutosave() {
 		a.fail(fmt.Errorf("autosave is off: %w", err))
 		return
 	}
+	if a.autosave == nil { // --autosave off
+		return
+	}
 	a.autosave.wake = a.waker.wake
-	if a.autosave != nil && a.autosave.orphan != "" {
+	if a.autosave.orphan != "" {
 		a.modal.openRecover = true
 	}
 }

@@ -130,3 +130,16 @@ func differentPixelsIn(a, b *image.RGBA, r image.Rectangle) int {
 	}
 	return n
 }
+
+// TestAutosaveOff: `--autosave 0` (never) starts the window, which shows
+// the demo, writes no recovery file and quits cleanly.
+func TestAutosaveOff(t *testing.T) {
+	s := newSession(t)
+	cache := t.TempDir()
+	cmd := s.startEnv([]string{"XDG_CACHE_HOME=" + cache}, "--autosave", "0")
+	s.widget("pose: make handle")
+	s.quit(cmd)
+	if files, _ := filepath.Glob(filepath.Join(cache, "gallop", "autosave", "*")); len(files) > 0 {
+		t.Errorf("autosave off, yet %v", files)
+	}
+}

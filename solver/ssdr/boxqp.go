@@ -31,6 +31,11 @@ func boxQP(a *mat.SymDense, b, lo, hi, x []float64) bool {
 			x[i], held[i] = lo[i], -1 // a coordinate the box fixes
 		}
 	}
+	scale := 0.0
+	for i := range n {
+		scale = max(scale, math.Abs(b[i]))
+	}
+	tol := 1e-12 * max(scale, 1) // a multiplier below it counts as 0
 	free := make([]int, 0, n)
 	z := make([]float64, n)
 	var ch mat.Cholesky
@@ -98,11 +103,6 @@ func boxQP(a *mat.SymDense, b, lo, hi, x []float64) bool {
 		// At the free minimiser: free the worst held coordinate whose
 		// gradient points into the box.
 		release, worst := -1, 0.0
-		scale := 0.0
-		for i := range n {
-			scale = max(scale, math.Abs(b[i]))
-		}
-		tol := 1e-12 * max(scale, 1)
 		for i := range n {
 			if held[i] == 0 || lo[i] >= hi[i] {
 				continue
