@@ -14,6 +14,12 @@ func kern4x4fma(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc
 //go:noescape
 func subScaledAVX(y *float64, a float64, x *float64, n int)
 
+//go:noescape
+func combine9AVX(dst *float64, w *float64, f *float64, n int)
+
+//go:noescape
+func addDots9AVX(acc *float64, f *float64, p *float64, n int)
+
 func cpuid(eax, ecx uint32) (a, b, c, d uint32)
 
 func xgetbv() (eax uint32)

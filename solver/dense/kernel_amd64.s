@@ -220,3 +220,99 @@ sub1:
 subdone:
 	VZEROUPPER
 	RET
+
+// func combine9AVX(dst *float64, w *float64, f *float64, n int)
+//
+// dst[0:9] = Σ_{k<n} w[k]·f[9k : 9k+9], even and odd k summed apart with
+// fused multiply-adds and added at the end.
+TEXT ·combine9AVX(SB), NOSPLIT, $0-32
+	MOVQ   dst+0(FP), DI
+	MOVQ   w+8(FP), SI
+	MOVQ   f+16(FP), DX
+	MOVQ   n+24(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+
+comb2:
+	CMPQ         CX, $2
+	JL           comb1
+	VBROADCASTSD (SI), Y3
+	VFMADD231PD  (DX), Y3, Y0
+	VFMADD231PD  32(DX), Y3, Y1
+	VFMADD231SD  64(DX), X3, X2
+	VBROADCASTSD 8(SI), Y7
+	VFMADD231PD  72(DX), Y7, Y4
+	VFMADD231PD  104(DX), Y7, Y5
+	VFMADD231SD  136(DX), X7, X6
+	ADDQ         $16, SI
+	ADDQ         $144, DX
+	SUBQ         $2, CX
+	JMP          comb2
+
+comb1:
+	TESTQ        CX, CX
+	JZ           combdone
+	VBROADCASTSD (SI), Y3
+	VFMADD231PD  (DX), Y3, Y0
+	VFMADD231PD  32(DX), Y3, Y1
+	VFMADD231SD  64(DX), X3, X2
+
+combdone:
+	VADDPD     Y4, Y0, Y0
+	VADDPD     Y5, Y1, Y1
+	VADDSD     X6, X2, X2
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMOVSD     X2, 64(DI)
+	VZEROUPPER
+	RET
+
+// func addDots9AVX(acc *float64, f *float64, p *float64, n int)
+//
+// acc[k] += f[9k : 9k+9]·p[0:9] for k < n, n a multiple of 4: four rows at
+// a time, their products summed across lanes into one vector of four.
+TEXT ·addDots9AVX(SB), NOSPLIT, $0-32
+	MOVQ         acc+0(FP), DI
+	MOVQ         f+8(FP), DX
+	MOVQ         p+16(FP), SI
+	MOVQ         n+24(FP), CX
+	VMOVUPD      (SI), Y8
+	VMOVUPD      32(SI), Y9
+	VBROADCASTSD 64(SI), Y10
+
+dots4:
+	CMPQ        CX, $4
+	JL          dotsdone
+	VMULPD      (DX), Y8, Y0
+	VFMADD231PD 32(DX), Y9, Y0
+	VMULPD      72(DX), Y8, Y1
+	VFMADD231PD 104(DX), Y9, Y1
+	VMULPD      144(DX), Y8, Y2
+	VFMADD231PD 176(DX), Y9, Y2
+	VMULPD      216(DX), Y8, Y3
+	VFMADD231PD 248(DX), Y9, Y3
+	VHADDPD     Y1, Y0, Y4
+	VHADDPD     Y3, Y2, Y5
+	VPERM2F128  $0x21, Y5, Y4, Y6
+	VBLENDPD    $0x0C, Y5, Y4, Y7
+	VADDPD      Y6, Y7, Y7
+	VMOVSD      64(DX), X11
+	VMOVHPD     136(DX), X11, X11
+	VMOVSD      208(DX), X12
+	VMOVHPD     280(DX), X12, X12
+	VINSERTF128 $1, X12, Y11, Y11
+	VFMADD231PD Y11, Y10, Y7
+	VADDPD      (DI), Y7, Y7
+	VMOVUPD     Y7, (DI)
+	ADDQ        $288, DX
+	ADDQ        $32, DI
+	SUBQ        $4, CX
+	JMP         dots4
+
+dotsdone:
+	VZEROUPPER
+	RET

@@ -17,3 +17,11 @@ func kern4x4fma(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc
 func subScaledAVX(y *float64, a float64, x *float64, n int) {
 	panic("dense: no AVX kernel on this platform")
 }
+
+func combine9AVX(dst *float64, w *float64, f *float64, n int) {
+	panic("dense: no AVX kernel on this platform")
+}
+
+func addDots9AVX(acc *float64, f *float64, p *float64, n int) {
+	panic("dense: no AVX kernel on this platform")
+}

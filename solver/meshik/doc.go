@@ -78,17 +78,19 @@
 //     S = D̃ᵀD̃ − YᵀY, depends on the weights only (and the handle set), not on
 //     the positions or the targets, and forming it is most of an iteration
 //     (3(l + 1) columns through the triangular solves). While steps go well an
-//     iteration keeps the last full one's S and computes the rest exactly with
-//     three-column solves: the right-hand side D̃ᵀ(Ǧ·K⁻¹Ǧᵀb̃ − b̃) and the new
-//     positions K⁻¹Ǧᵀ(b̃ + D̃δ), D̃ᵀ(·) and D̃δ through the space's adjoint and
-//     directional derivative (one weighted sum of the factors per triangle, no
-//     Jacobian). The gradient being exact, the fixed point is the paper's; a
-//     full iteration forms S again after 8, after a step that falls short of
-//     what its model promised (or that the linear model itself rejects), after
-//     anything that moves the weights or changes S, and before convergence is
-//     reported, so that the last step is the paper's; with fewer than 8
-//     weights a full iteration costs no more, and every one is full. A drag of
-//     the lion ends where the exact solve's ends to 4e-11 of the diagonal
+//     iteration keeps the last full one's S and works on the objective with
+//     the positions eliminated, f(w) = min_x ‖Ǧx − b̃(w)‖² (variable
+//     projection, Golub and Pereyra 1973; S is exactly its Gauss-Newton
+//     matrix in Kaufman's form): one three-column solve gives the best
+//     positions x_b = K⁻¹Ǧᵀb̃ for the current weights, one adjoint per
+//     triangle the exact gradient D̃ᵀ(Ǧx_b − b̃) (no Jacobian), and the step
+//     is S̄⁻¹ times it. The gradient being exact, the fixed point is the
+//     paper's; a full iteration forms S again after 8, after a step that
+//     falls short of what its model promised, after anything that moves the
+//     weights or changes S, and before convergence is reported, so that the
+//     last step is the paper's; with fewer than 4 weights a full iteration
+//     costs no more, and every one is full. A drag of the lion ends where
+//     the exact solve's ends to 4e-11 of the diagonal
 //     (`TestReuseMatchesExact`). `Options.Exact` keeps the paper's iteration
 //     (the Performance table's iteration figures are of that).
 //   - **Fourth vertices condensed.** They couple to their own triangle only, so
@@ -139,7 +141,10 @@
 //     subdivided horse numbers its new vertices after the old: sorted by lowest
 //     vertex, 101,740 of its 134,782 vertices lay on seams, in Z-order 50,466);
 //     the sparse triangular solves run on all 3(l+1) right-hand sides at once on
-//     both cores.
+//     both cores. The blend of the basis factors, Σ_k w_k·(Log R_kj, S_kj), and
+//     the adjoint's products with them, nine numbers per weight and triangle,
+//     run as AVX2 fused multiply-adds (`dense.Combine9`, `dense.AddDots9`;
+//     portable loops without AVX2).
 //
 // **Reproduction** (every pose an example, 10 vertices by farthest-point
 // sampling constrained to pose k): RMS error at most 1.2e-12 of the bounding-box

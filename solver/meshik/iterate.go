@@ -41,7 +41,10 @@ func (s *Solver) Iterate() (Stats, error) {
 		var grad []float64
 		if reuse {
 			rs = s.reusePrepare(bl)
-			f, grad = rs.f, rs.grad
+			f, grad = rs.f, make([]float64, bl.l)
+			for k, r := range rs.rhs {
+				grad[k] = -2 * r
+			}
 		} else {
 			sm = s.prepare(bl, true, true)
 			f, grad = sm.f, sm.grad

@@ -16,26 +16,30 @@ import (
 // depends on the weights w only (and on the handle set and the frozen
 // triangles): not on the positions or the targets. Forming it is most of
 // an iteration's cost, 3(l + 1) columns through the triangular solves and
-// two Gram matrices over every row, while the rest of the step needs
-// only the gradient, which three-column solves give exactly:
+// two Gram matrices over every row. A reusing iteration keeps the last
+// full one's S̄ and works on the objective with the positions eliminated,
+// f(w) = min_x ‖Ǧ·x − b̃(w)‖² (variable projection: Golub and Pereyra
+// 1973, in Kaufman's 1975 Gauss-Newton form, whose normal matrix
+// D̃ᵀ(I − Ǧ·K⁻¹Ǧᵀ)D̃ is exactly S):
 //
-//	x_b = K⁻¹·Ǧᵀ·b̃             (the best positions for the current w)
-//	r   = D̃ᵀ·(Ǧ·x_b − b̃)       (= Yᵀz − D̃ᵀb̃, the step's right-hand side)
+//	x_b = K⁻¹·Ǧᵀ·b̃(w)          (the best positions for w: one three-column solve)
+//	r   = D̃ᵀ·(Ǧ·x_b − b̃)       (−½ of f's gradient, the step's right-hand side)
 //	δ   = S̄⁻¹·(r − k²w − p²(w − w₀))
-//	x   = K⁻¹·Ǧᵀ·(b̃ + D̃·δ)      (the positions for w + δ, as a full step's)
 //
-// with S̄ the weight system of the last full iteration. D̃ᵀ(·) and D̃·δ
-// come from the space's AdjointRange and DirectionalRange, a blend each
-// per triangle, without the Jacobian. The step is the full one's but for
-// S̄ in place of S: its fixed point is the same (the gradient is exact),
-// and while the weights move little between iterations, as during a drag,
-// S̄ ≈ S and the iterations converge nearly as fast for a fraction of the
-// cost (reuseIterations). A full iteration forms S again after
-// maxReuse reusing ones, whenever a step falls short of the decrease the
-// model promised (the Levenberg-Marquardt gain ratio ρ below
-// reuseRatio, or damping at work), and after anything that changes S
-// or jumps the weights (SetHandles, SetFrozen, SetWeights, FitWeights,
-// StartFromLinear, Reconstruct). Options.Exact turns the reuse off.
+// one evaluation of M(w) and one adjoint per triangle (the space's
+// LineariseRange and AdjointRange, no Jacobian). The positions shown are
+// x_b, the best for the weights the iteration started from; the next
+// iteration puts them at the best for w + δ. The step is the full one's
+// but for S̄ in place of S: its fixed point is the same (the gradient is
+// exact), and while the weights move little between iterations, as during
+// a drag, S̄ ≈ S and the iterations converge nearly as fast for a
+// fraction of the cost. The gain ratio ρ compares f's decrease with the
+// decrease the step's model f − 2rᵀδ + δᵀS̄δ promised, and so judges S̄
+// too: a full iteration forms S again after maxReuse reusing ones,
+// whenever a step falls short (ρ below reuseRatio, or damping at work),
+// and after anything that changes S or jumps the weights (SetHandles,
+// SetFrozen, SetWeights, FitWeights, StartFromLinear, Reconstruct).
+// Options.Exact turns the reuse off.
 
 // errStale is reuseStep's report that the kept weight system cannot be
 // used for this step; Iterate then takes a full one.
@@ -59,11 +63,11 @@ func (s *Solver) reusing() bool {
 
 // minReuseWeights is the fewest weights for which iterations reuse the
 // weight system. With few weights a full iteration's solves have few
-// columns, and the two three-column solves and three passes over the
-// triangles of a reusing one cost as much or more (the horse with 4
-// examples: 21 ms per drag update reusing, 16 ms not; the lion with 9:
-// 16 ms and 22 ms; horse-gallop with 47, 24 weights: 44 ms and 70 ms).
-const minReuseWeights = 8
+// columns and cost about what the three-column solve and two passes over
+// the triangles of a reusing one do; at 4 weights reusing is already
+// faster (a drag update of the horse with 4 examples 7.6-8.2 ms against
+// 8.1-9.6 ms, the horse subdivided once 30-37 ms against 36-44 ms).
+const minReuseWeights = 4
 
 // PrepareSystem forms the weight system at the current weights and
 // handles, as a full iteration would, without taking a step: for a solver
@@ -95,36 +99,38 @@ func (s *Solver) keepSystem(l int, sm sums, gy []float64) {
 	s.sysAge, s.lastRho, s.confirm = 0, 1, false
 }
 
-// reuseSums are what a reusing iteration's first passes give: the
-// objective ẽᵀẽ, its gradient −2·D̃ᵀẽ and the step's right-hand side
-// D̃ᵀ(Ǧ·x_b − b̃) (without regularisers).
+// reuseSums are what a reusing iteration's passes give: the objective at
+// the best positions for the current weights, f = ‖Ǧ·x_b − b̃‖², and the
+// step's right-hand side D̃ᵀ(Ǧ·x_b − b̃) (without regularisers), which is
+// −½ of f's gradient.
 type reuseSums struct {
-	f          float64
-	grad, rhs  []float64
-	bt, et, vt []float64 // per triangle six numbers: b̃, ẽ, and (later) v = b̃ + D̃δ
-	lin        []float64 // the space's linearisation per triangle (LinSize numbers)
+	f   float64
+	rhs []float64
+	bt  []float64 // per triangle six numbers: b̃
+	lin []float64 // the space's linearisation per triangle (LinSize numbers)
 }
 
 // field6 is the storage of one number per projected row: six per
 // triangle, laid out as triangleRows lays a row's b̃ (2r + a).
 func (s *Solver) field6(k int) []float64 { return s.rows[6*s.m*k : 6*s.m*(k+1)] }
 
-// reusePrepare moves the constrained vertices to their targets and makes
-// a reusing iteration's sums: b̃ and ẽ per triangle (one evaluation of
-// M(w)), x_b, then the gradient and the right-hand side (two adjoints).
+// reusePrepare moves the constrained vertices to their targets, evaluates
+// M(w) once (b̃ per triangle, the linearisation kept), puts the free
+// vertices at x_b = K⁻¹·Ǧᵀ·b̃, the best positions for the current weights,
+// and takes the residual there through the space's adjoint: the
+// objective and the right-hand side of reuseSums.
 func (s *Solver) reusePrepare(bl *spaceState) reuseSums {
 	for _, v := range s.fixedList {
 		s.x[v] = s.target[v]
 	}
 	l := bl.l
-	rs := reuseSums{bt: s.field6(0), et: s.field6(1), vt: s.field6(2)}
+	rs := reuseSums{bt: s.field6(0)}
 	ls := 0
 	if bl.space != nil {
 		ls = bl.space.LinSize()
 	}
-	rs.lin = s.rows[18*s.m : (18+ls)*s.m]
-	// b̃ and ẽ, and the objective; the linearisation kept.
-	fs := reduce(s.m, 1, func(lo, hi int, acc []float64) {
+	rs.lin = s.rows[6*s.m : (6+ls)*s.m]
+	parallel.Chunks(s.m, reduceChunk, func(lo, hi int) {
 		var t [evalBlock]mgl64.Mat3
 		for j := lo; j < hi; j += evalBlock {
 			je := min(hi, j+evalBlock)
@@ -139,76 +145,65 @@ func (s *Solver) reusePrepare(bl *spaceState) reuseSums {
 				if s.frozen[jj] {
 					t[jj-j] = s.fgrad[jj]
 				}
-				acc[0] += s.residual6(jj, &t[jj-j], rs.bt[6*jj:6*jj+6], rs.et[6*jj:6*jj+6])
+				s.target6(jj, &t[jj-j], rs.bt[6*jj:6*jj+6])
 			}
 		}
 	})
-	rs.f = fs[0]
-	// x_b = K⁻¹·Ǧᵀ·b̃ over the free vertices (the constrained rows 0).
 	xb := s.solveField(rs.bt)
-	// r = D̃ᵀ·(Ǧ·x_b − b̃) and D̃ᵀ·ẽ, through the cotangents H·(·) of
-	// each triangle (zero on frozen ones, whose features do not move).
-	gs := reduce(s.m, 2*l, func(lo, hi int, acc []float64) {
-		var vr, ve [evalBlock]mgl64.Mat3
+	for u := 0; u < s.n; u++ {
+		if !s.fixed[u] {
+			s.x[u] = mgl64.Vec3{xb[3*u], xb[3*u+1], xb[3*u+2]}
+		}
+	}
+	// r = Ǧ·x_b − b̃ per triangle, ‖r‖² and D̃ᵀ·r through the cotangents
+	// H·r of each triangle (zero on frozen ones, whose features do not
+	// move).
+	gs := reduce(s.m, 1+l, func(lo, hi int, acc []float64) {
+		var vr [evalBlock]mgl64.Mat3
 		for j := lo; j < hi; j += evalBlock {
 			je := min(hi, j+evalBlock)
 			for jj := j; jj < je; jj++ {
-				if s.frozen[jj] {
-					vr[jj-j], ve[jj-j] = mgl64.Mat3{}, mgl64.Mat3{}
-					continue
-				}
 				var r [6]float64
 				tri, g := s.grad.Triangle(jj), &s.gp[jj]
 				b := rs.bt[6*jj : 6*jj+6]
 				for rr := 0; rr < 3; rr++ {
 					for a := 0; a < 2; a++ {
-						r[2*rr+a] = g[3*a]*xb[3*tri[0]+rr] + g[3*a+1]*xb[3*tri[1]+rr] + g[3*a+2]*xb[3*tri[2]+rr] - b[2*rr+a]
+						e := g[3*a]*xb[3*tri[0]+rr] + g[3*a+1]*xb[3*tri[1]+rr] + g[3*a+2]*xb[3*tri[2]+rr] - b[2*rr+a]
+						r[2*rr+a] = e
+						acc[0] += e * e
 					}
 				}
+				if s.frozen[jj] {
+					vr[jj-j] = mgl64.Mat3{}
+					continue
+				}
 				s.cotangent(jj, r[:], &vr[jj-j])
-				s.cotangent(jj, rs.et[6*jj:6*jj+6], &ve[jj-j])
 			}
 			if bl.space != nil {
-				bl.space.AdjointRange(rs.lin[j*ls:je*ls], [][]mgl64.Mat3{vr[:je-j], ve[:je-j]}, [][]float64{acc[:l], acc[l:]}, j, je)
+				bl.space.AdjointRange(rs.lin[j*ls:je*ls], vr[:je-j], acc[1:], j, je)
 			}
 		}
 	})
-	rs.rhs, rs.grad = gs[:l], gs[l:]
-	for k := range rs.grad {
-		rs.grad[k] *= -2
-	}
+	rs.f, rs.rhs = gs[0], gs[1:]
 	return rs
 }
 
-// residual6 writes triangle j's b̃ and ẽ (see triangleRows) for its
-// features t and returns ‖ẽ‖².
-func (s *Solver) residual6(j int, t *mgl64.Mat3, b, e []float64) float64 {
+// target6 writes triangle j's b̃ (see triangleRows) for its features t:
+// the projected rows of t less the constrained corners' share.
+func (s *Solver) target6(j int, t *mgl64.Mat3, b []float64) {
 	tri := s.grad.Triangle(j)
 	g, h := &s.gp[j], &s.hp[j]
-	x0, x1, x2 := s.x[tri[0]], s.x[tri[1]], s.x[tri[2]]
-	f0, f1, f2 := s.fixed[tri[0]], s.fixed[tri[1]], s.fixed[tri[2]]
-	sum := 0.0
 	for r := 0; r < 3; r++ {
 		for a := 0; a < 2; a++ {
-			tau := h[a]*t[r] + h[2+a]*t[3+r] + h[4+a]*t[6+r]
-			p0, p1, p2 := g[3*a]*x0[r], g[3*a+1]*x1[r], g[3*a+2]*x2[r]
 			fx := 0.0
-			if f0 {
-				fx += p0
+			for c := 0; c < 3; c++ {
+				if s.fixed[tri[c]] {
+					fx += g[3*a+c] * s.x[tri[c]][r]
+				}
 			}
-			if f1 {
-				fx += p1
-			}
-			if f2 {
-				fx += p2
-			}
-			b[2*r+a] = tau - fx
-			ev := (p0 + p1 + p2) - tau
-			e[2*r+a] = ev
-			sum += ev * ev
+			b[2*r+a] = h[a]*t[r] + h[2+a]*t[3+r] + h[4+a]*t[6+r] - fx
 		}
 	}
-	return sum
 }
 
 // cotangent sets v to the features' cotangent H·ρ of six projected
@@ -225,8 +220,7 @@ func (s *Solver) cotangent(j int, rho []float64, v *mgl64.Mat3) {
 
 // solveField returns K⁻¹·Ǧᵀ·p for a field p of six numbers per triangle,
 // as n positions (3n numbers, vertex order; 0 for the constrained
-// vertices, whose rows the Dirichlet system decouples), leaving Ǧᵀ·p in
-// s.half's first 3n numbers.
+// vertices, whose rows the Dirichlet system decouples).
 func (s *Solver) solveField(p []float64) []float64 {
 	rhs := s.half[:3*s.n]
 	parallel.Chunks(s.n, 1024, func(lo, hi int) {
@@ -251,12 +245,16 @@ func (s *Solver) solveField(p []float64) []float64 {
 	return dst
 }
 
-// reuseStep is step with the last full iteration's weight system (see
-// reusePrepare): δ, the positions for w + δ, and the linear model's value
-// there, ‖v‖² − (Ǧᵀv)ᵀ·K⁻¹·Ǧᵀv + regularisers for v = b̃ + D̃δ.
+// reuseStep is step with the last full iteration's weight system S̄ (see
+// reusePrepare): δ = S̄⁻¹·(r − k²w − p²(w − w₀)), and the value there of
+// the model the step minimises, f − 2rᵀδ + δᵀS̄δ + regularisers (the
+// linearised objective with the positions eliminated, S̄ for S). The
+// positions stay x_b, the best for the weights the step left; the next
+// iteration puts them at the best for the new weights.
 func (s *Solver) reuseStep(bl *spaceState, rs reuseSums, kk, pp []float64) ([]float64, float64, error) {
 	l := bl.l
 	delta := make([]float64, l)
+	model := rs.f
 	if l > 0 {
 		sys := mat.NewSymDense(l, nil)
 		rhs := mat.NewVecDense(l, nil)
@@ -275,45 +273,15 @@ func (s *Solver) reuseStep(bl *spaceState, rs reuseSums, kk, pp []float64) ([]fl
 			// damping of its own step: form it anew.
 			return nil, 0, errStale
 		}
-	}
-	// v = b̃ + D̃δ.
-	vv := reduce(s.m, 1, func(lo, hi int, acc []float64) {
-		var dt [evalBlock]mgl64.Mat3
-		for j := lo; j < hi; j += evalBlock {
-			je := min(hi, j+evalBlock)
-			if bl.space != nil {
-				ls := bl.space.LinSize()
-				bl.space.DirectionalRange(rs.lin[j*ls:je*ls], delta, dt[:je-j], j, je)
+		for a := 0; a < l; a++ {
+			sd := 0.0
+			for c := 0; c < l; c++ {
+				sd += s.sys[a*l+c] * delta[c]
 			}
-			for jj := j; jj < je; jj++ {
-				v, b := rs.vt[6*jj:6*jj+6], rs.bt[6*jj:6*jj+6]
-				h := &s.hp[jj]
-				d := &dt[jj-j]
-				for r := 0; r < 3; r++ {
-					for a := 0; a < 2; a++ {
-						x := b[2*r+a]
-						if !s.frozen[jj] && bl.space != nil {
-							x += h[a]*d[r] + h[2+a]*d[3+r] + h[4+a]*d[6+r]
-						}
-						v[2*r+a] = x
-						acc[0] += x * x
-					}
-				}
-			}
-		}
-	})
-	x := s.solveField(rs.vt)
-	rhs := s.half[:3*s.n]
-	proj := 0.0
-	for i, v := range rhs {
-		proj += v * x[i]
-	}
-	for u := 0; u < s.n; u++ {
-		if !s.fixed[u] {
-			s.x[u] = mgl64.Vec3{x[3*u], x[3*u+1], x[3*u+2]}
+			model += delta[a] * (sd - 2*rs.rhs[a])
 		}
 	}
-	model := max(vv[0]-proj, 0)
+	model = max(model, 0)
 	for a := range delta {
 		bl.w[a] += delta[a]
 		dw := bl.w[a] - bl.w0[a]

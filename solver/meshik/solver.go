@@ -236,7 +236,7 @@ type Solver struct {
 
 	// Storage of one iteration, shared by the spaces (one prepares and
 	// steps at a time), sized for the one with the most weights l:
-	// rows holds a reusing iteration's per-triangle fields (42 numbers
+	// rows holds a reusing iteration's per-triangle fields (30 numbers
 	// per triangle, see reuse.go), half the vertex rows Ǧᵀ·[D̃ | b̃],
 	// 3(l + 1) per vertex, then their forward solves (and after them the
 	// scatter's partial rows of shared vertices), and xs the backward
@@ -520,7 +520,7 @@ func NewContext(ctx context.Context, reference []mgl64.Vec3, triangles [][3]int,
 	if s.lin != nil {
 		l = max(l, s.lin.l)
 	}
-	s.rows = make([]float64, 42*m)
+	s.rows = make([]float64, 30*m)
 	s.half = make([]float64, 3*(n+s.scatter.numSlots())*(l+1))
 	s.xs = mat.NewDense(n, 3, nil)
 	s.resetConvergence()

@@ -7,6 +7,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"gallop/internal/parallel"
+	"gallop/solver/dense"
 	"gallop/solver/rotation"
 )
 
@@ -46,23 +47,18 @@ type Space interface {
 	// is in cache without holding the whole Jacobian.
 	EvalRange(w []float64, t, dt []mgl64.Mat3, lo, hi int)
 	// LinSize is how many numbers per triangle LineariseRange keeps for
-	// DirectionalRange and AdjointRange (0: none needed).
+	// AdjointRange (0: none needed).
 	LinSize() int
 	// LineariseRange is EvalRange without the Jacobian (t[j − lo] =
 	// T_j(w)) that also keeps in lin, LinSize numbers per triangle, what
 	// the derivatives at w need of the triangle.
 	LineariseRange(w []float64, t []mgl64.Mat3, lin []float64, lo, hi int)
-	// DirectionalRange writes (∂T_j/∂w)·d, the derivative of T_j along
-	// the weights' direction d, into out[j − lo] for triangles [lo, hi),
-	// at the w that LineariseRange kept lin for, without forming the
-	// Jacobian.
-	DirectionalRange(lin, d []float64, out []mgl64.Mat3, lo, hi int)
-	// AdjointRange adds, for each field v = vs[i] (a matrix per triangle,
-	// v[j − lo]), (∂T/∂w)ᵀ·v = Σ_j ⟨∂T_j/∂w_k, v[j − lo]⟩ for each k over
-	// triangles [lo, hi) into gs[i] (length NumWeights), at the w that
+	// AdjointRange adds, for a field v (a matrix per triangle, v[j −
+	// lo]), (∂T/∂w)ᵀ·v = Σ_j ⟨∂T_j/∂w_k, v[j − lo]⟩ for each k over
+	// triangles [lo, hi) into g (length NumWeights), at the w that
 	// LineariseRange kept lin for (⟨·,·⟩ the Frobenius inner product):
 	// gradients of functions of the features, without the Jacobian.
-	AdjointRange(lin []float64, vs [][]mgl64.Mat3, gs [][]float64, lo, hi int)
+	AdjointRange(lin []float64, v []mgl64.Mat3, g []float64, lo, hi int)
 }
 
 var (
@@ -234,33 +230,14 @@ func (s *LinearSpace) LineariseRange(w []float64, t []mgl64.Mat3, _ []float64, l
 	s.eval(w, t, lo, hi)
 }
 
-// DirectionalRange implements Space: Σ_k d_k·W_kj, the Jacobian being
-// constant.
-func (s *LinearSpace) DirectionalRange(_, d []float64, out []mgl64.Mat3, lo, hi int) {
+// AdjointRange implements Space: g_k += Σ_j ⟨W_kj, v[j]⟩.
+func (s *LinearSpace) AdjointRange(_ []float64, v []mgl64.Mat3, g []float64, lo, hi int) {
 	l := s.nw + 1
 	for j := lo; j < hi; j++ {
 		rec := s.data[j*l : (j+1)*l]
-		var t mgl64.Mat3
-		for k, dk := range d {
-			w := &rec[1+k]
-			for e := range t {
-				t[e] += dk * w[e]
-			}
-		}
-		out[j-lo] = t
-	}
-}
-
-// AdjointRange implements Space: gs[i]_k += Σ_j ⟨W_kj, vs[i][j]⟩.
-func (s *LinearSpace) AdjointRange(_ []float64, vs [][]mgl64.Mat3, gs [][]float64, lo, hi int) {
-	l := s.nw + 1
-	for j := lo; j < hi; j++ {
-		rec := s.data[j*l : (j+1)*l]
-		for i, v := range vs {
-			vj, g := &v[j-lo], gs[i]
-			for k := range g {
-				g[k] += dot9(&rec[1+k], vj)
-			}
+		vj := &v[j-lo]
+		for k := range g {
+			g[k] += dot9(&rec[1+k], vj)
 		}
 	}
 }
@@ -402,44 +379,15 @@ func (s *NonlinearSpace) LinSize() int { return linSize }
 // LineariseRange implements Space.
 func (s *NonlinearSpace) LineariseRange(w []float64, t []mgl64.Mat3, lin []float64, lo, hi int) {
 	l := s.l
-	var bl blended
-	for j := lo; j < hi; j++ {
-		fj := s.fac[j*l*factorSize : (j+1)*l*factorSize]
-		blend(&bl, w[:l], fj, true)
-		mulSym(&t[j-lo], &bl.rot, &bl.sym)
-		c := lin[(j-lo)*linSize : (j-lo+1)*linSize]
-		copy(c[0:9], bl.rot[:])
-		copy(c[9:18], bl.jr[:])
-		copy(c[18:24], bl.sym[:])
-	}
-}
-
-// DirectionalRange implements Space. The derivative is linear in the
-// basis factors (see the type's comment): along d,
-//
-//	(∂T_j/∂w)·d = Exp(ω_j)·([J_r(ω_j)·ω_j(d)]×·S_j(w) + S_j(d)),
-//
-// with ω_j(d) = Σ_k d_k·Log R_kj and S_j(d) = Σ_k d_k·S_kj: one weighted
-// sum of the factors and one product per triangle.
-func (s *NonlinearSpace) DirectionalRange(lin, d []float64, out []mgl64.Mat3, lo, hi int) {
-	l := s.l
-	var bd blended
 	for j := lo; j < hi; j++ {
 		fj := s.fac[j*l*factorSize : (j+1)*l*factorSize]
 		c := lin[(j-lo)*linSize : (j-lo+1)*linSize]
-		rot, jr, sym := (*mgl64.Mat3)(c[0:9]), c[9:18], (*[6]float64)(c[18:24])
-		linear(&bd, d[:l], fj)
-		// u = J_r·ω(d); M = [u]×·S(w) + S(d); out = Exp(ω)·M.
-		o := bd.omega
-		u := mgl64.Vec3{
-			jr[0]*o[0] + jr[3]*o[1] + jr[6]*o[2],
-			jr[1]*o[0] + jr[4]*o[1] + jr[7]*o[2],
-			jr[2]*o[0] + jr[5]*o[1] + jr[8]*o[2],
-		}
-		r := [9]float64{0, 0, 0, bd.sym[0], bd.sym[1], bd.sym[2], bd.sym[3], bd.sym[4], bd.sym[5]}
-		var m [9]float64
-		crossSym(&m, u, sym, &r)
-		mul3(&out[j-lo], rot, &m)
+		rot, jr, sym := (*mgl64.Mat3)(c[0:9]), (*mgl64.Mat3)(c[9:18]), (*[6]float64)(c[18:24])
+		var sum [factorSize]float64
+		dense.Combine9(&sum, w[:l], fj)
+		rotation.ExpAndRightJacobianTo(rot, jr, mgl64.Vec3{sum[0], sum[1], sum[2]})
+		*sym = [6]float64{sum[3], sum[4], sum[5], sum[6], sum[7], sum[8]}
+		mulSym(&t[j-lo], rot, sym)
 	}
 }
 
@@ -451,99 +399,37 @@ func (s *NonlinearSpace) DirectionalRange(lin, d []float64, out []mgl64.Mat3, lo
 //
 // c = (B₃₂ − B₂₃, B₁₃ − B₃₁, B₂₁ − B₁₂) (from ⟨[u]×S, A⟩ = u·c, S
 // symmetric) and a = (A₁₁, A₂₂, A₃₃, A₁₂ + A₂₁, A₁₃ + A₃₁, A₂₃ + A₃₂)
-// paired with S_kj's (xx, yy, zz, xy, xz, yz): nine products per weight
-// and field, the factors read once for all the fields.
-func (s *NonlinearSpace) AdjointRange(lin []float64, vs [][]mgl64.Mat3, gs [][]float64, lo, hi int) {
+// paired with S_kj's (xx, yy, zz, xy, xz, yz): nine products per weight.
+func (s *NonlinearSpace) AdjointRange(lin []float64, v []mgl64.Mat3, g []float64, lo, hi int) {
 	l := s.l
-	// Per field, the nine numbers each factor is paired with.
-	var pair [4][factorSize]float64
-	if len(vs) > len(pair) {
-		panic(fmt.Sprintf("meshik: AdjointRange of %d fields, at most %d", len(vs), len(pair)))
-	}
+	g = g[:l]
 	for j := lo; j < hi; j++ {
-		fj := s.fac[j*l*factorSize : (j+1)*l*factorSize]
 		c := lin[(j-lo)*linSize : (j-lo+1)*linSize]
 		rot, jr := (*mgl64.Mat3)(c[0:9]), c[9:18]
 		p, q, z, d, e, f := c[18], c[19], c[20], c[21], c[22], c[23]
 		sm := mgl64.Mat3{p, d, e, d, q, f, e, f, z}
-		for i, v := range vs {
-			vj := &v[j-lo]
-			// A = Rᵀ·v (column-major: A[3c + r] = Σ_i R[3r + i]·v[3c + i]).
-			var a, b mgl64.Mat3
-			for cc := 0; cc < 3; cc++ {
-				for r := 0; r < 3; r++ {
-					a[3*cc+r] = rot[3*r]*vj[3*cc] + rot[3*r+1]*vj[3*cc+1] + rot[3*r+2]*vj[3*cc+2]
-				}
-			}
-			// B = A·S.
-			for cc := 0; cc < 3; cc++ {
-				for r := 0; r < 3; r++ {
-					b[3*cc+r] = a[r]*sm[3*cc] + a[3+r]*sm[3*cc+1] + a[6+r]*sm[3*cc+2]
-				}
-			}
-			c0, c1, c2 := b[5]-b[7], b[6]-b[2], b[1]-b[3]
-			pair[i] = [factorSize]float64{
-				jr[0]*c0 + jr[1]*c1 + jr[2]*c2,
-				jr[3]*c0 + jr[4]*c1 + jr[5]*c2,
-				jr[6]*c0 + jr[7]*c1 + jr[8]*c2,
-				a[0], a[4], a[8], a[3] + a[1], a[6] + a[2], a[7] + a[5],
+		vj := &v[j-lo]
+		// A = Rᵀ·v (column-major: A[3c + r] = Σ_i R[3r + i]·v[3c + i]).
+		var a, b mgl64.Mat3
+		for cc := 0; cc < 3; cc++ {
+			for r := 0; r < 3; r++ {
+				a[3*cc+r] = rot[3*r]*vj[3*cc] + rot[3*r+1]*vj[3*cc+1] + rot[3*r+2]*vj[3*cc+2]
 			}
 		}
-		for k := 0; k < l; k++ {
-			r := (*[factorSize]float64)(fj[k*factorSize:])
-			for i := range vs {
-				pp := &pair[i]
-				gs[i][k] += ((r[0]*pp[0] + r[1]*pp[1]) + (r[2]*pp[2] + r[3]*pp[3])) +
-					((r[4]*pp[4] + r[5]*pp[5]) + (r[6]*pp[6] + r[7]*pp[7])) + r[8]*pp[8]
+		// B = A·S.
+		for cc := 0; cc < 3; cc++ {
+			for r := 0; r < 3; r++ {
+				b[3*cc+r] = a[r]*sm[3*cc] + a[3+r]*sm[3*cc+1] + a[6+r]*sm[3*cc+2]
 			}
 		}
-	}
-}
-
-// linear sets bl.omega and bl.sym to the weighted sums Σ d_k·Log R_k and
-// Σ d_k·S_k of one triangle's factors fj (no exponential).
-func linear(bl *blended, d, fj []float64) {
-	var ox, oy, oz, a, b, c, e1, e2, e3 float64
-	for k, dk := range d {
-		r := (*[factorSize]float64)(fj[k*factorSize:])
-		ox += dk * r[0]
-		oy += dk * r[1]
-		oz += dk * r[2]
-		a += dk * r[3]
-		b += dk * r[4]
-		c += dk * r[5]
-		e1 += dk * r[6]
-		e2 += dk * r[7]
-		e3 += dk * r[8]
-	}
-	bl.omega = mgl64.Vec3{ox, oy, oz}
-	bl.sym = [6]float64{a, b, c, e1, e2, e3}
-}
-
-// crossSym sets m = [u]×·S + T for S = [[a d e] [d b f] [e f c]] given as
-// sym = (a, b, c, d, e, f) and T as t[3:9] = (xx, yy, zz, xy, xz, yz)
-// (t[0:3] unused), column-major.
-func crossSym(m *[9]float64, u mgl64.Vec3, sym *[6]float64, t *[9]float64) {
-	a, b, c, d, e, f := sym[0], sym[1], sym[2], sym[3], sym[4], sym[5]
-	ux, uy, uz := u[0], u[1], u[2]
-	m[0] = uy*e - uz*d + t[3]
-	m[1] = uz*a - ux*e + t[6]
-	m[2] = ux*d - uy*a + t[7]
-	m[3] = uy*f - uz*b + t[6]
-	m[4] = uz*d - ux*f + t[4]
-	m[5] = ux*b - uy*d + t[8]
-	m[6] = uy*c - uz*f + t[7]
-	m[7] = uz*e - ux*c + t[8]
-	m[8] = ux*f - uy*e + t[5]
-}
-
-// mul3 stores q·m in *dst (column-major 3×3).
-func mul3(dst, q *mgl64.Mat3, m *[9]float64) {
-	for c := 0; c < 3; c++ {
-		m0, m1, m2 := m[3*c], m[3*c+1], m[3*c+2]
-		dst[3*c] = q[0]*m0 + q[3]*m1 + q[6]*m2
-		dst[3*c+1] = q[1]*m0 + q[4]*m1 + q[7]*m2
-		dst[3*c+2] = q[2]*m0 + q[5]*m1 + q[8]*m2
+		c0, c1, c2 := b[5]-b[7], b[6]-b[2], b[1]-b[3]
+		pair := [factorSize]float64{
+			jr[0]*c0 + jr[1]*c1 + jr[2]*c2,
+			jr[3]*c0 + jr[4]*c1 + jr[5]*c2,
+			jr[6]*c0 + jr[7]*c1 + jr[8]*c2,
+			a[0], a[4], a[8], a[3] + a[1], a[6] + a[2], a[7] + a[5],
+		}
+		dense.AddDots9(g, s.fac[j*l*factorSize:(j+1)*l*factorSize], &pair)
 	}
 }
 
@@ -552,7 +438,6 @@ func mul3(dst, q *mgl64.Mat3, m *[9]float64) {
 type blended struct {
 	rot, jr mgl64.Mat3
 	sym     [6]float64
-	omega   mgl64.Vec3 // ω (set by linear; blend does not keep it)
 }
 
 // run evaluates triangles [lo, hi): T_j into t[j − lo] and the
@@ -575,26 +460,15 @@ func (s *NonlinearSpace) run(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
 // blend sets bl from one triangle's factors fj at w: ω = Σ w_i·Log R_i,
 // S(w) = Σ w_i·S_i, Exp(ω), and J_r(ω) if withJr.
 func blend(bl *blended, w, fj []float64, withJr bool) {
-	var ox, oy, oz, a, b, c, d, e, f float64
-	for i, wi := range w {
-		r := (*[factorSize]float64)(fj[i*factorSize:])
-		ox += wi * r[0]
-		oy += wi * r[1]
-		oz += wi * r[2]
-		a += wi * r[3]
-		b += wi * r[4]
-		c += wi * r[5]
-		d += wi * r[6]
-		e += wi * r[7]
-		f += wi * r[8]
-	}
-	omega := mgl64.Vec3{ox, oy, oz}
+	var sum [factorSize]float64
+	dense.Combine9(&sum, w, fj)
+	omega := mgl64.Vec3{sum[0], sum[1], sum[2]}
 	if withJr {
 		rotation.ExpAndRightJacobianTo(&bl.rot, &bl.jr, omega)
 	} else {
 		rotation.ExpTo(&bl.rot, omega)
 	}
-	bl.sym = [6]float64{a, b, c, d, e, f}
+	bl.sym = [6]float64{sum[3], sum[4], sum[5], sum[6], sum[7], sum[8]}
 }
 
 // derivatives writes ∂T/∂w_k = Exp(ω)·([J_r·Log R_k]×·S(w) + S_k) of one
