@@ -106,13 +106,9 @@ func (s *Solver) keepSystem(l int, sm sums, gy []float64) {
 type reuseSums struct {
 	f   float64
 	rhs []float64
-	bt  []float64 // per triangle six numbers: b̃
+	bt  []float64 // per triangle six numbers: b̃, laid out as triangleRows lays a row's (2r + a)
 	lin []float64 // the space's linearisation per triangle (LinSize numbers)
 }
-
-// field6 is the storage of one number per projected row: six per
-// triangle, laid out as triangleRows lays a row's b̃ (2r + a).
-func (s *Solver) field6(k int) []float64 { return s.rows[6*s.m*k : 6*s.m*(k+1)] }
 
 // reusePrepare moves the constrained vertices to their targets, evaluates
 // M(w) once (b̃ per triangle, the linearisation kept), puts the free
@@ -124,7 +120,7 @@ func (s *Solver) reusePrepare(bl *spaceState) reuseSums {
 		s.x[v] = s.target[v]
 	}
 	l := bl.l
-	rs := reuseSums{bt: s.field6(0)}
+	rs := reuseSums{bt: s.rows[:6*s.m]}
 	ls := 0
 	if bl.space != nil {
 		ls = bl.space.LinSize()
