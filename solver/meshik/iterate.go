@@ -30,7 +30,7 @@ func (s *Solver) Iterate() (Stats, error) {
 	turned := s.turn()
 	if turned >= rotationTol {
 		// New targets: the objective is not comparable with the last.
-		s.prevF, s.predicted = math.NaN(), 0
+		s.prevF, s.predicted, s.secOK = math.NaN(), 0, false
 	}
 	for {
 		bl := s.main
@@ -93,6 +93,9 @@ func (s *Solver) Iterate() (Stats, error) {
 				}
 			}
 		}
+		if reuse && s.secOK {
+			s.secantUpdate(rs.rhs)
+		}
 		copy(s.prevX, s.x)
 		copy(s.prevW, s.main.w)
 		lastF := s.prevF
@@ -108,7 +111,11 @@ func (s *Solver) Iterate() (Stats, error) {
 				continue
 			}
 			s.sysAge++
+			s.secRHS = append(s.secRHS[:0], rs.rhs...)
+			s.secStep = append(s.secStep[:0], delta...)
+			s.secOK = true
 		} else {
+			s.secOK = false
 			delta, model, err = s.step(bl, sm, bl.prior, bl.temporal, s.mu)
 		}
 		if err != nil {

@@ -33,9 +33,12 @@ import (
 // but for S̄ in place of S: its fixed point is the same (the gradient is
 // exact), and while the weights move little between iterations, as during
 // a drag, S̄ ≈ S and the iterations converge nearly as fast for a
-// fraction of the cost. The gain ratio ρ compares f's decrease with the
-// decrease the step's model f − 2rᵀδ + δᵀS̄δ promised, and so judges S̄
-// too: a full iteration forms S again after maxReuse reusing ones,
+// fraction of the cost. Between two reusing iterations for the same
+// targets S̄ is corrected along the step just taken (secantUpdate), so
+// that it follows S as the weights move. The gain ratio ρ compares f's
+// decrease with the decrease the step's model f − 2rᵀδ + δᵀS̄δ promised,
+// and so judges S̄ too: a full iteration forms S again after maxReuse
+// reusing ones,
 // whenever a step falls short (ρ below reuseRatio, or damping at work),
 // and after anything that changes S or jumps the weights (SetHandles,
 // SetFrozen, SetWeights, FitWeights, StartFromLinear, Reconstruct).
@@ -53,7 +56,7 @@ const maxReuse = 8
 const reuseRatio = 0.5
 
 // invalidateSystem forgets the last full iteration's weight system.
-func (s *Solver) invalidateSystem() { s.sys = nil }
+func (s *Solver) invalidateSystem() { s.sys, s.secOK = nil, false }
 
 // reusing reports whether the next iteration may reuse the weight system.
 func (s *Solver) reusing() bool {
@@ -96,7 +99,44 @@ func (s *Solver) keepSystem(l int, sm sums, gy []float64) {
 			s.sys[a*l+c] = sm.jj[a*l+c] - gy[a*v+c]
 		}
 	}
-	s.sysAge, s.lastRho, s.confirm = 0, 1, false
+	s.sysAge, s.lastRho, s.confirm, s.secOK = 0, 1, false, false
+}
+
+// secantUpdate corrects the kept weight system along the last reusing
+// step (Broyden-Fletcher-Goldfarb-Shanno): with δ that step and
+// y = r_before − r the change it made to the right-hand side (r is −½ the
+// gradient of f's data term, so y ≈ S·δ),
+//
+//	S̄ ← S̄ + y·yᵀ/(yᵀδ) − (S̄δ)(S̄δ)ᵀ/(δᵀS̄δ),
+//
+// which keeps S̄ symmetric positive definite when yᵀδ > 0 (skipped
+// otherwise) and makes it agree with the objective's curvature along δ.
+// S depends on the weights only, and the correction carries its change
+// between full iterations along the path the weights take (a drag's),
+// the reason reused steps fall short.
+func (s *Solver) secantUpdate(rhs []float64) {
+	l := len(rhs)
+	y := make([]float64, l)
+	sd := make([]float64, l)
+	ys, dsd := 0.0, 0.0
+	for a := 0; a < l; a++ {
+		y[a] = s.secRHS[a] - rhs[a]
+		ys += y[a] * s.secStep[a]
+		v := 0.0
+		for c := 0; c < l; c++ {
+			v += s.sys[a*l+c] * s.secStep[c]
+		}
+		sd[a] = v
+		dsd += v * s.secStep[a]
+	}
+	if dsd <= 0 || ys <= 1e-10*dsd {
+		return
+	}
+	for a := 0; a < l; a++ {
+		for c := 0; c < l; c++ {
+			s.sys[a*l+c] += y[a]*y[c]/ys - sd[a]*sd[c]/dsd
+		}
+	}
 }
 
 // reuseSums are what a reusing iteration's passes give: the objective at

@@ -230,6 +230,11 @@ type Solver struct {
 	sys     []float64
 	sysAge  int
 	lastRho float64
+	// secRHS and secStep are the last reusing step's right-hand side and
+	// step, for the secant update of sys (see reuse.go); secOK says they
+	// are of the iteration just before, for the targets of now.
+	secRHS, secStep []float64
+	secOK           bool
 	// confirm: a reusing iteration passed the convergence tests, and the
 	// next (for the same targets) is a full one, to end as the paper's.
 	confirm bool
@@ -1105,7 +1110,7 @@ func (s *Solver) SetPositions(p []mgl64.Vec3) error {
 func (s *Solver) Positions() []mgl64.Vec3 { return slices.Clone(s.x[:s.n]) }
 
 func (s *Solver) resetConvergence() {
-	s.confirm = false
+	s.confirm, s.secOK = false, false
 	s.prevF = math.NaN()
 	s.iter = 0
 	s.mu = 0
