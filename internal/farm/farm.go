@@ -179,6 +179,10 @@ type TaskError struct {
 	Reason string   `json:"reason"` // what ended it
 	Log    string   `json:"log"`    // the task's log file
 	Tail   []string `json:"tail"`   // the log's last lines
+
+	stage  Stage // the task's stage and shard (0 outside the shard stages)
+	k      int
+	signal int // the signal that ended its command, by the status it recorded (0: none)
 }
 
 func (e *TaskError) Error() string {

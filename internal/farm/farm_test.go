@@ -200,6 +200,11 @@ func TestSignalledTaskIsNotRetried(t *testing.T) {
 		if !strings.Contains(te.Reason, "ended by signal 15 (status 143), not retried") {
 			t.Errorf("reason %q", te.Reason)
 		}
+		// Under Slurm the reason also says what the scheduler made of the
+		// job (a signal may be the scheduler's: scancel, a time limit).
+		if e.Name() == "slurm" && !strings.Contains(te.Reason, "; Slurm reports job ") {
+			t.Errorf("reason %q, want Slurm's account of the job", te.Reason)
+		}
 		attempts, _ := os.ReadFile(filepath.Join(job.Dir, "attempts-2"))
 		if n := strings.Count(string(attempts), "attempt at"); n != 1 {
 			t.Errorf("shard 2 ran %d times, want once:\n%s", n, attempts)

@@ -121,8 +121,11 @@ func (s *Slurm) queued(ctx context.Context, run *Run) (map[string][]string, erro
 // ended without a marker failed, and the first such task is the failure.
 func (s *Slurm) Status(ctx context.Context, run *Run) (Progress, error) {
 	p, err := fileProgress(run)
-	if err != nil || p.State != Running {
+	if err != nil {
 		return p, err
+	}
+	if p.State != Running {
+		return s.account(ctx, run, p), nil
 	}
 	q, err := s.queued(ctx, run)
 	if err != nil {
@@ -138,13 +141,43 @@ func (s *Slurm) Status(ctx context.Context, run *Run) (Progress, error) {
 		return p, nil
 	}
 	// A task may have written its marker and left the queue since.
-	return ended(run, func(stage Stage, k int) string { return s.ended(ctx, run, stage, k) })
+	p, err = ended(run, func(stage Stage, k int) string { return s.ended(ctx, run, stage, k) })
+	if err != nil {
+		return p, err
+	}
+	return s.account(ctx, run, p), nil
 }
 
 // ended says why the task of stage (shard k) ended without a marker, by
 // what scontrol still knows of it.
 func (s *Slurm) ended(ctx context.Context, run *Run, stage Stage, k int) string {
-	id := ""
+	id, fields, err := s.jobState(ctx, run, stage, k)
+	if err != nil {
+		return fmt.Sprintf("Slurm job %s left the queue without finishing, and Slurm no longer knows it (%v)", id, err)
+	}
+	return fmt.Sprintf("Slurm job %s ended without finishing: %s", id, fields)
+}
+
+// account adds to a failure whose command a signal ended (a failure
+// marker with status 128 + n) what Slurm says of the task's job: scancel,
+// a time limit or a lost node send that signal to the job's processes one
+// by one, and the task's script may note its command's end before it is
+// ended itself, or not (then ended speaks). Either way the failure says
+// what the scheduler did.
+func (s *Slurm) account(ctx context.Context, run *Run, p Progress) Progress {
+	te := p.Failure
+	if p.State != Failed || te == nil || te.signal == 0 {
+		return p
+	}
+	if id, fields, err := s.jobState(ctx, run, te.stage, te.k); err == nil {
+		te.Reason += fmt.Sprintf("; Slurm reports job %s as %s", id, fields)
+	}
+	return p
+}
+
+// jobState returns the job id of the task of stage (shard k) and its
+// JobState, Reason and ExitCode by scontrol.
+func (s *Slurm) jobState(ctx context.Context, run *Run, stage Stage, k int) (id, fields string, err error) {
 	for _, j := range run.Jobs {
 		if j.Stage == stage {
 			id = j.ID
@@ -155,17 +188,17 @@ func (s *Slurm) ended(ctx context.Context, run *Run, stage Stage, k int) string 
 	}
 	out, err := slurm(ctx, "scontrol", "show", "job", "-o", id)
 	if err != nil {
-		return fmt.Sprintf("Slurm job %s left the queue without finishing, and Slurm no longer knows it (%v)", id, err)
+		return id, "", err
 	}
-	var fields []string
+	var fs []string
 	for _, f := range strings.Fields(out) {
 		for _, key := range []string{"JobState=", "Reason=", "ExitCode="} {
 			if strings.HasPrefix(f, key) {
-				fields = append(fields, f)
+				fs = append(fs, f)
 			}
 		}
 	}
-	return fmt.Sprintf("Slurm job %s ended without finishing: %s", id, strings.Join(fields, " "))
+	return id, strings.Join(fs, " "), nil
 }
 
 func (s *Slurm) poll() time.Duration {

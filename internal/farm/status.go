@@ -119,16 +119,20 @@ func commandFailure(dir string, stage Stage, k int) *TaskError {
 	b, _ := os.ReadFile(markerPath(dir, stage, k, false))
 	status := strings.TrimSpace(string(b))
 	reason := fmt.Sprintf("its command exited with status %s, also on its retry", status)
+	signal := 0
 	if n, err := strconv.Atoi(status); err == nil && (n == 129 || n == 130 || n == 143) {
-		reason = fmt.Sprintf("its command was ended by signal %d (status %d), not retried", n-128, n)
+		signal = n - 128
+		reason = fmt.Sprintf("its command was ended by signal %d (status %d), not retried", signal, n)
 	}
-	return taskFailure(dir, stage, k, reason)
+	e := taskFailure(dir, stage, k, reason)
+	e.signal = signal
+	return e
 }
 
 // taskFailure is the error of a task that failed for reason, with the end
 // of its log.
 func taskFailure(dir string, stage Stage, k int, reason string) *TaskError {
-	e := &TaskError{Task: taskTitle(stage, k), Reason: reason, Log: logPath(dir, stage, k)}
+	e := &TaskError{Task: taskTitle(stage, k), Reason: reason, Log: logPath(dir, stage, k), stage: stage, k: k}
 	if stage.Round() > 0 {
 		e.Shard = k
 	}
