@@ -271,25 +271,20 @@ func (s *Solver) triangleRows(j int, t *mgl64.Mat3, d []mgl64.Mat3, out []float6
 	l, w := len(d), stride
 	tri := s.grad.Triangle(j)
 	g, h := &s.gp[j], &s.hp[j]
-	x0, x1, x2 := s.x[tri[0]], s.x[tri[1]], s.x[tri[2]]
-	f0, f1, f2 := s.fixed[tri[0]], s.fixed[tri[1]], s.fixed[tri[2]]
+	var b [6]float64
+	s.target6(j, t, b[:])
 	for r := 0; r < 3; r++ {
 		for a := 0; a < 2; a++ {
 			row := out[(2*r+a)*w : (2*r+a+1)*w]
-			tau := h[a]*t[r] + h[2+a]*t[3+r] + h[4+a]*t[6+r]
-			p0, p1, p2 := g[3*a]*x0[r], g[3*a+1]*x1[r], g[3*a+2]*x2[r]
-			fx := 0.0
-			if f0 {
-				fx += p0
+			// ẽ = Ǧ·x − τ = (the free corners' share) − b̃.
+			free := 0.0
+			for c := 0; c < 3; c++ {
+				if !s.fixed[tri[c]] {
+					free += g[3*a+c] * s.x[tri[c]][r]
+				}
 			}
-			if f1 {
-				fx += p1
-			}
-			if f2 {
-				fx += p2
-			}
-			row[l] = tau - fx
-			row[l+1] = (p0 + p1 + p2) - tau
+			row[l] = b[2*r+a]
+			row[l+1] = free - b[2*r+a]
 			clear(row[l+2:])
 		}
 	}

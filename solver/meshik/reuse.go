@@ -38,11 +38,10 @@ import (
 // that it follows S as the weights move. The gain ratio ρ compares f's
 // decrease with the decrease the step's model f − 2rᵀδ + δᵀS̄δ promised,
 // and so judges S̄ too: a full iteration forms S again after maxReuse
-// reusing ones,
-// whenever a step falls short (ρ below reuseRatio, or damping at work),
-// and after anything that changes S or jumps the weights (SetHandles,
-// SetFrozen, SetWeights, FitWeights, StartFromLinear, Reconstruct).
-// Options.Exact turns the reuse off.
+// reusing ones, whenever a step falls short (ρ below reuseRatio, or
+// damping at work), and after anything that changes S or jumps the
+// weights (SetHandles, SetFrozen, SetWeights, FitWeights,
+// StartFromLinear, Reconstruct). Options.Exact turns the reuse off.
 
 // errStale is reuseStep's report that the kept weight system cannot be
 // used for this step; Iterate then takes a full one.

@@ -382,11 +382,8 @@ func (s *NonlinearSpace) LineariseRange(w []float64, t []mgl64.Mat3, lin []float
 	for j := lo; j < hi; j++ {
 		fj := s.fac[j*l*factorSize : (j+1)*l*factorSize]
 		c := lin[(j-lo)*linSize : (j-lo+1)*linSize]
-		rot, jr, sym := (*mgl64.Mat3)(c[0:9]), (*mgl64.Mat3)(c[9:18]), (*[6]float64)(c[18:24])
-		var sum [factorSize]float64
-		dense.Combine9(&sum, w[:l], fj)
-		rotation.ExpAndRightJacobianTo(rot, jr, mgl64.Vec3{sum[0], sum[1], sum[2]})
-		*sym = [6]float64{sum[3], sum[4], sum[5], sum[6], sum[7], sum[8]}
+		rot, sym := (*mgl64.Mat3)(c[0:9]), (*[6]float64)(c[18:24])
+		blend(rot, (*mgl64.Mat3)(c[9:18]), sym, w[:l], fj)
 		mulSym(&t[j-lo], rot, sym)
 	}
 }
@@ -447,7 +444,11 @@ func (s *NonlinearSpace) run(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
 	var bl blended
 	for j := lo; j < hi; j++ {
 		fj := s.fac[j*l*factorSize : (j+1)*l*factorSize]
-		blend(&bl, w[:l], fj, dt != nil)
+		var jr *mgl64.Mat3
+		if dt != nil {
+			jr = &bl.jr
+		}
+		blend(&bl.rot, jr, &bl.sym, w[:l], fj)
 		if t != nil {
 			mulSym(&t[j-lo], &bl.rot, &bl.sym)
 		}
@@ -457,18 +458,18 @@ func (s *NonlinearSpace) run(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
 	}
 }
 
-// blend sets bl from one triangle's factors fj at w: ω = Σ w_i·Log R_i,
-// S(w) = Σ w_i·S_i, Exp(ω), and J_r(ω) if withJr.
-func blend(bl *blended, w, fj []float64, withJr bool) {
+// blend sets, from one triangle's factors fj at w, ω = Σ w_i·Log R_i,
+// S(w) = Σ w_i·S_i, rot = Exp(ω), and jr = J_r(ω) unless jr is nil.
+func blend(rot, jr *mgl64.Mat3, sym *[6]float64, w, fj []float64) {
 	var sum [factorSize]float64
 	dense.Combine9(&sum, w, fj)
 	omega := mgl64.Vec3{sum[0], sum[1], sum[2]}
-	if withJr {
-		rotation.ExpAndRightJacobianTo(&bl.rot, &bl.jr, omega)
+	if jr != nil {
+		rotation.ExpAndRightJacobianTo(rot, jr, omega)
 	} else {
-		rotation.ExpTo(&bl.rot, omega)
+		rotation.ExpTo(rot, omega)
 	}
-	bl.sym = [6]float64{sum[3], sum[4], sum[5], sum[6], sum[7], sum[8]}
+	*sym = [6]float64{sum[3], sum[4], sum[5], sum[6], sum[7], sum[8]}
 }
 
 // derivatives writes ∂T/∂w_k = Exp(ω)·([J_r·Log R_k]×·S(w) + S_k) of one
