@@ -10,6 +10,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"gonum.org/v1/gonum/mat"
 
+	"gallop/internal/hugepage"
 	"gallop/internal/parallel"
 	"gallop/internal/scratch"
 	"gallop/solver/deform"
@@ -155,7 +156,7 @@ func pca(ctx context.Context, m, l int, fill func(lo, hi int, buf []float64), ch
 	if l < 1 {
 		return nil, errors.New("meshik: no example poses")
 	}
-	mean := make([]float64, 9*m)
+	mean := hugepage.Make[float64](9 * m)
 	chunks := (m + pcaChunk - 1) / pcaChunk
 	var bufs scratch.Floats
 	bufLen := pcaChunk * 9 * l
@@ -352,7 +353,7 @@ func newCompressedLinear(ctx context.Context, grad *deform.Gradients, examples [
 	fill := func(lo, hi int, buf []float64) {
 		exampleRange(grad, examples, lo, hi, buf, func(t *mgl64.Mat3, dst *[9]float64) { *dst = *t })
 	}
-	alloc := func(q int) { s = &LinearSpace{m: m, nw: q, data: make([]mgl64.Mat3, m*(q+1))} }
+	alloc := func(q int) { s = &LinearSpace{m: m, nw: q, data: hugepage.Make[mgl64.Mat3](m * (q + 1))} }
 	b, err := pca(ctx, m, len(examples), fill, c.choose, alloc, func(lo, hi int, mean, dirs []float64) {
 		q := s.nw
 		for j := lo; j < hi; j++ {
@@ -411,7 +412,9 @@ func newCompressedNonlinear(ctx context.Context, grad *deform.Gradients, example
 	fill := func(lo, hi int, buf []float64) {
 		exampleRange(grad, examples, lo, hi, buf, logFeature)
 	}
-	alloc := func(q int) { s = &NonlinearSpace{m: m, l: q + 1, fac: make([]float64, m*(q+1)*factorSize)} }
+	alloc := func(q int) {
+		s = &NonlinearSpace{m: m, l: q + 1, fac: hugepage.Make[float64](m * (q + 1) * factorSize)}
+	}
 	b, err := pca(ctx, m, len(examples), fill, c.choose, alloc, func(lo, hi int, mean, dirs []float64) {
 		q := s.l - 1
 		for j := lo; j < hi; j++ {

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"gallop/internal/finite"
+	"gallop/internal/hugepage"
 	"gallop/solver/deform"
 	"gallop/solver/meshgraph"
 	"gallop/solver/sparse"
@@ -517,7 +518,7 @@ func NewContext(ctx context.Context, reference []mgl64.Vec3, triangles [][3]int,
 	s.target = slices.Clone(reference)
 	s.goal = slices.Clone(reference)
 	s.frozen = make([]bool, m)
-	s.fgrad = make([]mgl64.Mat3, m)
+	s.fgrad = hugepage.Make[mgl64.Mat3](m)
 	s.x = slices.Clone(reference)
 	s.prevX = make([]mgl64.Vec3, n)
 	s.prevW = make([]float64, s.main.l)
@@ -525,8 +526,8 @@ func NewContext(ctx context.Context, reference []mgl64.Vec3, triangles [][3]int,
 	if s.lin != nil {
 		l = max(l, s.lin.l)
 	}
-	s.rows = make([]float64, 30*m)
-	s.half = make([]float64, 3*(n+s.scatter.numSlots())*(l+1))
+	s.rows = hugepage.Make[float64](30 * m)
+	s.half = hugepage.Make[float64](3 * (n + s.scatter.numSlots()) * (l + 1))
 	s.xs = mat.NewDense(n, 3, nil)
 	s.resetConvergence()
 	return s, nil
@@ -588,7 +589,7 @@ func (s *Solver) buildSpaces(ctx context.Context, examples [][]mgl64.Vec3) error
 func (s *Solver) features(examples [][]mgl64.Vec3) [][]mgl64.Mat3 {
 	feats := make([][]mgl64.Mat3, len(examples))
 	for i, ex := range examples {
-		feats[i] = make([]mgl64.Mat3, s.m)
+		feats[i] = hugepage.Make[mgl64.Mat3](s.m)
 		s.grad.Features(feats[i], ex)
 	}
 	return feats

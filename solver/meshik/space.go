@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"gallop/internal/hugepage"
 	"gallop/internal/parallel"
 	"gallop/solver/dense"
 	"gallop/solver/rotation"
@@ -128,7 +129,7 @@ func NewLinearSpace(examples [][]mgl64.Mat3) (*LinearSpace, error) {
 		return nil, err
 	}
 	l := len(examples)
-	s := &LinearSpace{m: m, nw: l - 1, data: make([]mgl64.Mat3, m*l)}
+	s := &LinearSpace{m: m, nw: l - 1, data: hugepage.Make[mgl64.Mat3](m * l)}
 	for j := 0; j < m; j++ {
 		var mean mgl64.Mat3
 		for _, ex := range examples {
@@ -299,7 +300,7 @@ func NewNonlinearSpace(examples [][]mgl64.Mat3) (*NonlinearSpace, error) {
 		return nil, err
 	}
 	l := len(examples)
-	s := &NonlinearSpace{m: m, l: l, fac: make([]float64, m*l*factorSize)}
+	s := &NonlinearSpace{m: m, l: l, fac: hugepage.Make[float64](m * l * factorSize)}
 	forTriangles(m, func(lo, hi int) {
 		var r, sym mgl64.Mat3
 		for j := lo; j < hi; j++ {

@@ -2,11 +2,12 @@ package sparse
 
 import (
 	"fmt"
-	"gallop/solver/dense"
 	"math"
 	"slices"
 
+	"gallop/internal/hugepage"
 	"gallop/internal/parallel"
+	"gallop/solver/dense"
 )
 
 // NotPositiveDefiniteError reports that the matrix is not (numerically)
@@ -49,7 +50,7 @@ type Factor struct {
 // diagonal are read). It returns a *NotPositiveDefiniteError if a pivot is
 // not positive. It panics if A's pattern differs from the analysed one.
 func (s *Symbolic) Factor(a *CSC) (*Factor, error) {
-	f := &Factor{sym: s, lx: make([]float64, s.lPtr[s.nsuper])}
+	f := &Factor{sym: s, lx: hugepage.Make[float64](s.lPtr[s.nsuper])}
 	nt := len(s.sched.tasks)
 	f.stacks = make([][]float64, nt+1)
 	f.fronts = make([][]float64, nt+1)

@@ -2,10 +2,12 @@ package sparse
 
 import (
 	"fmt"
-	"gallop/solver/dense"
 
-	"gallop/internal/parallel"
 	"gonum.org/v1/gonum/mat"
+
+	"gallop/internal/hugepage"
+	"gallop/internal/parallel"
+	"gallop/solver/dense"
 )
 
 // Workspace is the scratch memory of the triangular solves: a row-major
@@ -127,11 +129,11 @@ func (w *Workspace) run(dst []float64, ldd int, b []float64, ldb, k int, lower, 
 	kb := k
 	k = padCols(k)
 	if cap(w.x) < n*k {
-		w.x = make([]float64, n*k)
+		w.x = hugepage.Make[float64](n * k)
 	}
 	x := w.x[:n*k]
 	if cap(w.acc) < nt*ntop*k {
-		w.acc = make([]float64, nt*ntop*k)
+		w.acc = hugepage.Make[float64](nt * ntop * k)
 	}
 	acc := w.acc[:nt*ntop*k]
 	if w.pool == nil || w.k < k {
