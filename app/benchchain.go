@@ -85,6 +85,10 @@ type chainBench struct {
 	updates    uint64    // the solver's updates as the phase began
 	firstAt    time.Time // the drag's first solver update
 	firstCount uint64
+	lastAt     time.Time     // the drag's latest solver update
+	lastCount  uint64        // the update count then
+	longest    time.Duration // the longest wait between two updates of the drag
+	shortRate  bool          // pose_x16_updates_per_s is out
 
 	export    string    // the exported file
 	exportJob *jobs.Job // writing it
@@ -425,6 +429,7 @@ func (c *chainBench) poseHandleStep(a *App) (bool, error) {
 const (
 	dragSpeedX, dragSpeedY = 30.0, -15.0 // pixels per second
 	dragMeasure            = 3 * time.Second
+	dragSteady             = 10 * time.Second
 	dragUpdates            = 3
 	dragLongest            = 5 * time.Minute
 )
@@ -433,8 +438,12 @@ const (
 // on its centre, moving steadily up and to the right) and counts the
 // solver's updates from the drag's first (pose_x16_drag_first_update_s)
 // for at least dragMeasure and dragUpdates more updates
-// (pose_x16_updates_per_s), releases it, and leaves the tool; its solver
-// goes (see pose.Leave), in pose_x16_leave_s.
+// (pose_x16_updates_per_s), then on to dragSteady
+// (pose_x16_updates_per_s_10s: the first seconds of a drag right after
+// Make handle hold its one cold, full iteration, a long wait that a few
+// seconds' count is mostly made of) with the longest wait between two
+// updates meanwhile (pose_x16_drag_longest_wait_s), releases it, and
+// leaves the tool; its solver goes (see pose.Leave), in pose_x16_leave_s.
 func (c *chainBench) poseDragStep(a *App) (bool, error) {
 	m := toolOf[*posepanel.Panel](a, c.phase == 0).Model()
 	now := time.Now()
@@ -454,10 +463,23 @@ func (c *chainBench) poseDragStep(a *App) (bool, error) {
 		n := m.Status(now).Updates
 		if c.firstAt.IsZero() && n > c.updates {
 			c.firstAt, c.firstCount = now, n
+			c.lastAt, c.lastCount = now, n
 			c.emit("pose_x16_drag_first_update_s", now.Sub(c.at).Seconds(), "s from the drag's start to its first solver update")
 		}
-		if !c.firstAt.IsZero() && now.Sub(c.firstAt) >= dragMeasure && n >= c.firstCount+dragUpdates {
-			c.emit("pose_x16_updates_per_s", float64(n-c.firstCount)/now.Sub(c.firstAt).Seconds(), "solver updates per second while dragging")
+		if !c.firstAt.IsZero() {
+			c.longest = max(c.longest, now.Sub(c.lastAt))
+			if n != c.lastCount {
+				c.lastAt, c.lastCount = now, n
+			}
+		}
+		since := now.Sub(c.firstAt)
+		if !c.firstAt.IsZero() && !c.shortRate && since >= dragMeasure && n >= c.firstCount+dragUpdates {
+			c.emit("pose_x16_updates_per_s", float64(n-c.firstCount)/since.Seconds(), "solver updates per second while dragging (3 s)")
+			c.shortRate = true
+		}
+		if c.shortRate && since >= dragSteady && n >= c.firstCount+dragUpdates {
+			c.emit("pose_x16_updates_per_s_10s", float64(n-c.firstCount)/since.Seconds(), "solver updates per second while dragging (10 s)")
+			c.emit("pose_x16_drag_longest_wait_s", c.longest.Seconds(), "s: the longest wait between two solver updates of the drag")
 			c.mouse.down = false
 			c.next()
 		} else if now.Sub(c.at) > dragLongest {

@@ -163,14 +163,18 @@ profile of each step there (STEP-peak.pb.gz, STEP-end.pb.gz):
                                 draw (the draw calls, not in cpu)
   frame_x16_loadavg             the machine's load average meanwhile
   pose_x16_prepare_s, pose_x16_first_update_s, pose_x16_drag_first_update_s,
-  pose_x16_updates_per_s, pose_x16_leave_s
+  pose_x16_updates_per_s, pose_x16_updates_per_s_10s,
+  pose_x16_drag_longest_wait_s, pose_x16_leave_s
                                 the Pose tool with the 48 frames as examples:
                                 from Add all frames to the solver prepared,
                                 from Make handle (a few vertices at the top of
                                 the head) to the solver's first update, from a
-                                drag's start to its first update, the updates
-                                per second while dragging, and from leaving
-                                the tool to its solver's end`
+                                drag's start (right after Make handle) to its
+                                first update, the updates per second while
+                                dragging over 3 s and over 10 s from that
+                                update, the longest wait between two updates
+                                in those 10 s, and from leaving the tool to
+                                its solver's end`
 
 func runBench(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
