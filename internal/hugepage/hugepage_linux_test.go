@@ -11,7 +11,9 @@ import (
 
 // TestMarked: on a kernel with transparent huge pages, the memory mapping
 // that holds a large buffer from Make carries the huge-page advice ("hg"
-// in /proc/self/smaps' VmFlags), and a small buffer's does not get it.
+// in /proc/self/smaps' VmFlags). (Go's heap carries no advice of its own;
+// a small buffer is not checked for its absence, since the heap may place
+// it where a freed large one was marked.)
 func TestMarked(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage"); err != nil {
 		t.Skip("this kernel has no transparent huge pages")
@@ -28,13 +30,6 @@ func TestMarked(t *testing.T) {
 	}
 	if !strings.Contains(" "+flags+" ", " hg ") {
 		t.Errorf("the large buffer's mapping has VmFlags %q, without hg", flags)
-	}
-	small := Make[float64](1000)
-	if flags, err = vmFlags(uintptr(unsafe.Pointer(&small[0]))); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(" "+flags+" ", " hg ") {
-		t.Errorf("a small buffer's mapping has VmFlags %q, with hg", flags)
 	}
 }
 
