@@ -50,7 +50,8 @@ type correctionBasis struct {
 // components are added until no vertex of any frame misses by more than
 // tol. When that takes as many components as frames,
 // the frames themselves are the shapes (one a frame, weight 1), which are
-// exact and have one shape active at a key.
+// exact and have one shape active at a key. When no vertex of any frame
+// misses by more than tol without shapes, the basis has none.
 func compressCorrections(d [][][3]float64, scale []float64, tol float64) correctionBasis {
 	nf := len(d)
 	nv := len(scale)
@@ -155,8 +156,11 @@ func compressCorrections(d [][][3]float64, scale []float64, tol float64) correct
 		shapes, coef = append(shapes, u), append(coef, c)
 		miss = worst()
 	}
-	if miss > tol {
+	switch {
+	case miss > tol:
 		return oneShapePerFrame(d, dropped)
+	case len(shapes) == 0: // every correction within tol, or none invertible
+		return correctionBasis{miss: max(miss, dropped)}
 	}
 	return unitWeights(shapes, coef, max(miss, dropped))
 }

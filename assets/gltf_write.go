@@ -593,8 +593,10 @@ const CorrectionTolerance = 1e-5
 // with a weights animation in the same animation as the joints, so every
 // reader that plays the skin plays the secondary motion with it. A vertex
 // whose A is singular (its bones collapse it; see singular) keeps plain
-// skinning there. A clip of more than MaxMorphFrames frames is refused at
-// its first frame that differs, before any more are computed.
+// skinning there. A clip that skinning plays to within maxError
+// everywhere gets no shapes (the report gives its miss). A clip of more
+// than MaxMorphFrames frames is refused at its first frame that differs,
+// before any more are computed.
 func addCorrections(a *gltfChannels, obj *Object, rig *Rig, node int, src []int, rest32 [][3]float32, maxError float64, report *ExportReport) error {
 	clip, skin := obj.Clip, obj.Skin
 	if clip == nil || len(clip.Frames) != len(skin.Frames) {
@@ -644,8 +646,12 @@ func addCorrections(a *gltfChannels, obj *Object, rig *Rig, node int, src []int,
 		return nil
 	}
 	b := compressCorrections(deltas, scale, maxError*diag)
+	report.CorrectionMiss = b.miss
+	if len(b.shapes) == 0 { // the clip is its skinning to within maxError
+		return nil
+	}
 	addMorphTargets(a.doc, b.shapes, "corrective %d")
-	report.CorrectiveShapes, report.CorrectionMiss = len(b.shapes), b.miss
+	report.CorrectiveShapes = len(b.shapes)
 	report.ActiveTargets = activeTargets(b.weights, len(b.shapes))
 	return a.add(node, gltf.TRSWeights, b.weights)
 }

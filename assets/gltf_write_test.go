@@ -421,3 +421,47 @@ func TestStretch(t *testing.T) {
 		t.Errorf("a blend of two rotations stretches by %g", got)
 	}
 }
+
+// TestSkinnedExportSmallDifferenceNeedsNoShapes (found by FuzzReadGLB): a
+// clip that differs from its skinning by more than CorrectionTolerance
+// but less than the export's error everywhere, or only where the skinning
+// is singular, exports with no morph targets, validates, and reports
+// what it misses by, where it panicked before.
+func TestSkinnedExportSmallDifferenceNeedsNoShapes(t *testing.T) {
+	o := gltfRiggedTetra()
+	lo, hi := Bounds(o.Mesh.Positions)
+	diag := hi.Sub(lo).Len()
+	clip, err := o.Rig.Bake(o.Mesh.Positions, o.Skin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := 1e-4 * diag // between CorrectionTolerance and DefaultCorrectionError
+	clip.Frames[1] = append([]Vec3(nil), clip.Frames[1]...)
+	clip.Frames[1][2] = clip.Frames[1][2].Add(Vec3{moved, 0, 0})
+	o.Clip = clip
+	path := filepath.Join(t.TempDir(), "small.glb")
+	var rep ExportReport
+	if err := SaveGLTF(path, o, ExportOptions{Mode: ExportSkin, Influences: 8, Report: &rep}); err != nil {
+		t.Fatal(err)
+	}
+	validateGLTF(t, path)
+	if rep.CorrectiveShapes != 0 || rep.ActiveTargets != 0 {
+		t.Errorf("%d corrective shapes (%d active), want none", rep.CorrectiveShapes, rep.ActiveTargets)
+	}
+	if math.Abs(rep.CorrectionMiss-moved) > 1e-3*moved {
+		t.Errorf("reported miss %g, want the %g the vertex was moved", rep.CorrectionMiss, moved)
+	}
+	doc, err := buildGLTF(o, ExportOptions{Mode: ExportSkin, Influences: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(doc.Meshes[0].Primitives[0].Targets); n != 0 {
+		t.Errorf("%d morph targets, want none", n)
+	}
+
+	// Corrections that are all zero (every differing vertex singular).
+	d := [][][3]float64{make([][3]float64, 3), make([][3]float64, 3)}
+	if b := compressCorrections(d, []float64{1, 1, 1}, 1e-3); len(b.shapes) != 0 || len(b.weights) != 0 || b.miss != 0 {
+		t.Errorf("zero corrections gave %d shapes, %d weights, miss %g", len(b.shapes), len(b.weights), b.miss)
+	}
+}
