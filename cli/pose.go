@@ -91,8 +91,8 @@ func runPose(args []string, stdout io.Writer) error {
 	if *components < 0 {
 		return fmt.Errorf("--components %d: want 0 (automatic) or more", *components)
 	}
-	if math.IsNaN(*prior) || math.IsInf(*prior, 0) {
-		return fmt.Errorf("--prior %v: want a number", *prior)
+	if math.IsNaN(*prior) || math.IsInf(*prior, 0) || math.Abs(*prior) > meshik.MaxStrength {
+		return fmt.Errorf("--prior %v: want a number of size at most %g (as strong as a prior gets: the weights held at the examples' mean)", *prior, meshik.MaxStrength)
 	}
 	line := newProgress()
 	defer line.Done()

@@ -102,8 +102,7 @@ func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 
 			}
 			rhs.SetVec(a, -sm.grad[a]/2-kk[a]*bl.w[a])
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(sys) || ch.SolveVecTo(mat.NewVecDense(l, delta), rhs) != nil {
+		if !solveSystem(sys, rhs, delta) {
 			break // examples that do not vary: keep the weights
 		}
 		// The decrease the linear model promises, 2δᵀr − δᵀ(D̃ᵀD̃ + k²)δ

@@ -405,32 +405,59 @@ func (s *Solver) backward(bl *spaceState, delta []float64) {
 	}
 }
 
-// solveSystem solves the l×l weight system sys·δ = rhs by Cholesky. The
-// system is positive semi-definite in exact arithmetic (D̃ᵀD̃ − YᵀY is a
-// Schur complement), but where the handles and the prior leave a
-// direction of the weights undetermined to rounding, its pivot can come
-// out zero or slightly negative. Then the diagonal is raised by
-// rounding-level amounts, 10⁻¹², 10⁻¹⁰ and at most 10⁻⁸ of its largest
-// entry, which leaves every direction the data determine as it is and
-// keeps the others where they are. It reports false if even that fails.
+// solveSystem solves the l×l weight system sys·δ = rhs by Cholesky, on
+// the system equilibrated to a unit diagonal (Jacobi scaling: with
+// D = diag(1/√sys_aa), (D·sys·D)·y = D·rhs and δ = D·y). The scaling
+// changes nothing in exact arithmetic, but the prior puts k² on the
+// diagonal of every weight it holds and not on the nonlinear space's
+// scale weight, so a strong prior makes the unscaled system look
+// ill-conditioned (k = 10¹⁰ already gives a condition number of 10²⁰)
+// where its scaled one is not. The system is positive semi-definite in
+// exact arithmetic (D̃ᵀD̃ − YᵀY is a Schur complement), but where the
+// handles and the prior leave a direction of the weights undetermined to
+// rounding, its pivot can come out zero or slightly negative. Then the
+// scaled diagonal is raised by rounding-level amounts, 10⁻¹², 10⁻¹⁰ and
+// at most 10⁻⁸, which leaves every direction the data determine as it is
+// and keeps the others where they are. It reports false if even that
+// fails.
 func solveSystem(sys *mat.SymDense, rhs *mat.VecDense, delta []float64) bool {
 	l := sys.SymmetricDim()
-	dst := mat.NewVecDense(l, delta)
-	var ch mat.Cholesky
-	if ch.Factorize(sys) && ch.SolveVecTo(dst, rhs) == nil {
+	d := make([]float64, l)
+	for a := range d {
+		d[a] = 1
+		if v := sys.At(a, a); v > 0 {
+			d[a] = 1 / math.Sqrt(v)
+		}
+	}
+	scaled := mat.NewSymDense(l, nil)
+	b := mat.NewVecDense(l, nil)
+	for a := 0; a < l; a++ {
+		for c := a; c < l; c++ {
+			scaled.SetSym(a, c, sys.At(a, c)*d[a]*d[c])
+		}
+		b.SetVec(a, rhs.AtVec(a)*d[a])
+	}
+	y := mat.NewVecDense(l, nil)
+	solved := func(m *mat.SymDense) bool {
+		var ch mat.Cholesky
+		if !ch.Factorize(m) || ch.SolveVecTo(y, b) != nil {
+			return false
+		}
+		for a := range delta {
+			delta[a] = d[a] * y.AtVec(a)
+		}
 		return true
 	}
-	top := 0.0
-	for a := 0; a < l; a++ {
-		top = max(top, math.Abs(sys.At(a, a)))
+	if solved(scaled) {
+		return true
 	}
 	for _, eps := range []float64{1e-12, 1e-10, 1e-8} {
 		raised := mat.NewSymDense(l, nil)
-		raised.CopySym(sys)
+		raised.CopySym(scaled)
 		for a := 0; a < l; a++ {
-			raised.SetSym(a, a, sys.At(a, a)+eps*top)
+			raised.SetSym(a, a, scaled.At(a, a)+eps)
 		}
-		if ch.Factorize(raised) && ch.SolveVecTo(dst, rhs) == nil {
+		if solved(raised) {
 			return true
 		}
 	}

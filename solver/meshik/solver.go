@@ -487,6 +487,12 @@ func NewContext(ctx context.Context, reference []mgl64.Vec3, triangles [][3]int,
 			}
 		}
 	}
+	if err := checkStrength("prior", opts.Prior); err != nil {
+		return nil, err
+	}
+	if err := checkStrength("temporal weight", opts.Temporal); err != nil {
+		return nil, err
+	}
 	opts.Space = kind
 	s := &Solver{opts: opts, grad: grad, n: n, m: m, slot: make([]int, m)}
 	for k, j := range order {
@@ -1034,12 +1040,28 @@ func (s *Solver) SetExact(exact bool) {
 // SetPrior sets k of the prior as Options.Prior does (0 automatic,
 // negative none), for the next iterations; nothing else changes.
 func (s *Solver) SetPrior(k float64) error {
-	if math.IsNaN(k) || math.IsInf(k, 0) {
-		return fmt.Errorf("meshik: prior %v is not finite", k)
+	if err := checkStrength("prior", k); err != nil {
+		return err
 	}
 	s.opts.Prior = k
 	s.main.setPrior(k)
 	s.resetConvergence()
+	return nil
+}
+
+// MaxStrength is the largest k of a prior or temporal term (Options.Prior,
+// Options.Temporal, SetPrior): its square and products with weights stay
+// far from overflow. A prior that strong already holds the weights at the
+// examples' mean to within rounding; beyond it the weight system would
+// hold infinities and fail as if the handles left it undecided.
+const MaxStrength = 1e100
+
+// checkStrength reports a k (named what) that is not a number or exceeds
+// MaxStrength in size.
+func checkStrength(what string, k float64) error {
+	if math.IsNaN(k) || math.IsInf(k, 0) || math.Abs(k) > MaxStrength {
+		return fmt.Errorf("meshik: %s %v: want a number of size at most %g", what, k, MaxStrength)
+	}
 	return nil
 }
 

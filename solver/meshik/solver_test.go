@@ -375,6 +375,41 @@ func TestBadInput(t *testing.T) {
 	if _, err := s.Iterate(); err == nil {
 		t.Error("iterating with no constraints should fail")
 	}
+	// A prior or temporal weight whose square would overflow is refused
+	// by name, not failed later as a weight system the handles leave
+	// undecided; MaxStrength itself solves, the weights at the mean.
+	for _, o := range []Options{{Prior: 1e200}, {Prior: -1e200}, {Temporal: 1e300}, {Prior: math.NaN()}} {
+		if _, err := New(bar.Positions, bar.Triangles, [][]mgl64.Vec3{bar.Positions, bent}, o); err == nil || !strings.Contains(err.Error(), "at most 1e+100") {
+			t.Errorf("options %+v: %v", o, err)
+		}
+	}
+	if err := s.SetPrior(1e300); err == nil || !strings.Contains(err.Error(), "prior 1e+300") {
+		t.Errorf("SetPrior(1e300): %v", err)
+	}
+	strong, err := New(bar.Positions, bar.Triangles, [][]mgl64.Vec3{bar.Positions, bent, assets.DemoBarBent(-assets.DemoBendAngle)}, Options{Prior: MaxStrength})
+	if err != nil {
+		t.Fatal(err)
+	}
+	{
+		left, tip := barCap(bar)
+		strong.SetHandles(append(left, tip))
+		targets := make([]mgl64.Vec3, len(strong.Handles()))
+		for i, v := range strong.Handles() {
+			targets[i] = bar.Positions[v]
+			if v == tip {
+				targets[i] = bent[tip]
+			}
+		}
+		strong.SetTargets(targets)
+		if _, err := strong.Solve(nil); err != nil {
+			t.Fatalf("solve with the strongest prior: %v", err)
+		}
+		for _, p := range strong.Positions() {
+			if !finite.Vec3(p) {
+				t.Fatal("non-finite positions with the strongest prior")
+			}
+		}
+	}
 	// An iteration cap that stops the solve is reported as such.
 	capped, _ := New(bar.Positions, bar.Triangles, [][]mgl64.Vec3{bar.Positions, bent}, Options{MaxIterations: 1})
 	left, tip := barCap(bar)

@@ -152,8 +152,8 @@ func (p *Pose) Restore(h tools.Host, raw json.RawMessage) error {
 	if s.Components < 0 {
 		return bad("components %d: want 0 (automatic) or more", s.Components)
 	}
-	if math.IsNaN(s.Prior) || math.IsInf(s.Prior, 0) {
-		return bad("prior %v is not a number", s.Prior)
+	if math.IsNaN(s.Prior) || math.IsInf(s.Prior, 0) || math.Abs(s.Prior) > meshik.MaxStrength {
+		return bad("prior %v: want a number of size at most %g", s.Prior, meshik.MaxStrength)
 	}
 	ed.Components, ed.Prior = s.Components, s.Prior
 	for _, kj := range s.Keys {

@@ -263,11 +263,11 @@ func (p *Pose) SetPrior(h tools.Host, k float64) {
 }
 
 // StayNearer makes the prior ten times stronger than the one in use (at
-// least StayNearFloor) and solves again from the examples' best blend:
+// least StayNearFloor, at most meshik.MaxStrength) and solves again from the examples' best blend:
 // the fix offered when the handles leave the blend undecided or the
 // solve ran away.
 func (p *Pose) StayNearer(h tools.Host) {
-	k := max(10*p.compression.Prior, StayNearFloor)
+	k := min(max(10*p.compression.Prior, StayNearFloor), meshik.MaxStrength)
 	ed := p.ed.clone()
 	ed.Prior = k
 	p.do(h, fmt.Sprintf("Stay nearer the examples (prior %.3g)", k), ed, restart)
