@@ -119,7 +119,7 @@ func TestPoseBadInput(t *testing.T) {
 		{"all triangles frozen", []string{"--reference", refPath, "--examples", filepath.Join(dir, "frames"), "--constraints", frozen}, "every triangle is frozen"},
 		{"degenerate triangle", []string{"--reference", degenerate, "--constraints", degCons}, "triangle 0 (vertices 0, 1, 2) has zero area"},
 		{"bad space", []string{"--reference", refPath, "--constraints", good, "--space", "curved"}, "--space"},
-		{"prior that overflows", []string{"--reference", refPath, "--examples", filepath.Join(dir, "frames"), "--constraints", good, "--prior", "1e308"}, "--prior 1e+308: want a number of size at most 1e+100"},
+		{"prior that overflows", []string{"--reference", refPath, "--examples", filepath.Join(dir, "frames"), "--constraints", good, "--prior", "1e308"}, "--prior 1e+308: want a number of size at most 1e+30"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -92,17 +92,19 @@ func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 
 		// (D̃ᵀD̃ + k²)·δ = D̃ᵀẽ − k²·w, with D̃ᵀẽ = −grad/2.
 		sys := mat.NewSymDense(l, nil)
 		rhs := mat.NewVecDense(l, nil)
+		base := make([]float64, l)
 		for a := 0; a < l; a++ {
 			for c := a; c < l; c++ {
 				v := sm.jj[a*l+c]
 				if a == c {
+					base[a] = v * (1 + mu)
 					v = (v + kk[a]) * (1 + mu)
 				}
 				sys.SetSym(a, c, v)
 			}
 			rhs.SetVec(a, -sm.grad[a]/2-kk[a]*bl.w[a])
 		}
-		if !solveSystem(sys, rhs, delta) {
+		if !solveSystem(sys, rhs, delta, base) {
 			break // examples that do not vary: keep the weights
 		}
 		// The decrease the linear model promises, 2δᵀr − δᵀ(D̃ᵀD̃ + k²)δ

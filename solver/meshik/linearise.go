@@ -339,17 +339,19 @@ func (s *Solver) step(bl *spaceState, sm sums, kk, pp []float64, mu float64) ([]
 	if l > 0 {
 		sys := mat.NewSymDense(l, nil)
 		rhs := mat.NewVecDense(l, nil)
+		base := make([]float64, l)
 		for a := 0; a < l; a++ {
 			for c := a; c < l; c++ {
 				e := sm.jj[a*l+c] - gy[a*v+c]
 				if a == c {
+					base[a] = e * (1 + mu)
 					e = (e + kk[a] + pp[a]) * (1 + mu)
 				}
 				sys.SetSym(a, c, e)
 			}
 			rhs.SetVec(a, gy[a*v+l]-sm.jb[a]-kk[a]*bl.w[a]-pp[a]*(bl.w[a]-bl.w0[a]))
 		}
-		if !solveSystem(sys, rhs, delta) {
+		if !solveSystem(sys, rhs, delta, base) {
 			return nil, 0, fmt.Errorf("%w (the weight system is not positive definite)", ErrIllPosed)
 		}
 	}
@@ -405,37 +407,42 @@ func (s *Solver) backward(bl *spaceState, delta []float64) {
 	}
 }
 
-// solveSystem solves the l×l weight system sys·δ = rhs by Cholesky, on
-// the system equilibrated to a unit diagonal (Jacobi scaling: with
-// D = diag(1/√sys_aa), (D·sys·D)·y = D·rhs and δ = D·y). The scaling
-// changes nothing in exact arithmetic, but the prior puts k² on the
-// diagonal of every weight it holds and not on the nonlinear space's
-// scale weight, so a strong prior makes the unscaled system look
-// ill-conditioned (k = 10¹⁰ already gives a condition number of 10²⁰)
-// where its scaled one is not. The system is positive semi-definite in
-// exact arithmetic (D̃ᵀD̃ − YᵀY is a Schur complement), but where the
-// handles and the prior leave a direction of the weights undetermined to
-// rounding, its pivot can come out zero or slightly negative. Then the
-// scaled diagonal is raised by rounding-level amounts, 10⁻¹², 10⁻¹⁰ and
-// at most 10⁻⁸, which leaves every direction the data determine as it is
-// and keeps the others where they are. It reports false if even that
-// fails.
-func solveSystem(sys *mat.SymDense, rhs *mat.VecDense, delta []float64) bool {
+// solveSystem solves the l×l weight system sys·δ = rhs by Cholesky.
+// base holds the diagonal the data give (the system's diagonal less the
+// prior and temporal terms, k² and p², with the same damping), and the
+// system is solved scaled so that its diagonal is base again: with
+// d_a = √(base_a / sys_aa), (D·sys·D)·y = D·rhs and δ = D·y, which
+// changes nothing in exact arithmetic and nothing at all where there are
+// no such terms. A strong prior puts k² on the diagonal of every weight
+// it holds and not on the nonlinear space's scale weight; unscaled, the
+// system then looks ill-conditioned (k = 10¹⁰ already gives a condition
+// number of 10²⁰) and was raised as if undetermined, which froze the
+// scale weight. The system is positive semi-definite in exact
+// arithmetic (D̃ᵀD̃ − YᵀY is a Schur complement), but where the handles and
+// the prior leave a direction of the weights undetermined to rounding,
+// its pivot can come out zero or slightly negative, or the factor too
+// ill-conditioned to trust. Then the scaled diagonal is raised by
+// rounding-level amounts, 10⁻¹², 10⁻¹⁰ and at most 10⁻⁸ of its largest
+// entry, which leaves every direction the data determine as it is and
+// keeps the others where they are. It reports false if even that fails.
+func solveSystem(sys *mat.SymDense, rhs *mat.VecDense, delta []float64, base []float64) bool {
 	l := sys.SymmetricDim()
 	d := make([]float64, l)
 	for a := range d {
 		d[a] = 1
-		if v := sys.At(a, a); v > 0 {
-			d[a] = 1 / math.Sqrt(v)
+		if v := sys.At(a, a); base[a] > 0 && v > base[a] {
+			d[a] = math.Sqrt(base[a] / v)
 		}
 	}
 	scaled := mat.NewSymDense(l, nil)
 	b := mat.NewVecDense(l, nil)
+	top := 0.0
 	for a := 0; a < l; a++ {
 		for c := a; c < l; c++ {
 			scaled.SetSym(a, c, sys.At(a, c)*d[a]*d[c])
 		}
 		b.SetVec(a, rhs.AtVec(a)*d[a])
+		top = max(top, math.Abs(scaled.At(a, a)))
 	}
 	y := mat.NewVecDense(l, nil)
 	solved := func(m *mat.SymDense) bool {
@@ -455,7 +462,7 @@ func solveSystem(sys *mat.SymDense, rhs *mat.VecDense, delta []float64) bool {
 		raised := mat.NewSymDense(l, nil)
 		raised.CopySym(scaled)
 		for a := 0; a < l; a++ {
-			raised.SetSym(a, a, scaled.At(a, a)+eps)
+			raised.SetSym(a, a, scaled.At(a, a)+eps*top)
 		}
 		if solved(raised) {
 			return true

@@ -1050,11 +1050,13 @@ func (s *Solver) SetPrior(k float64) error {
 }
 
 // MaxStrength is the largest k of a prior or temporal term (Options.Prior,
-// Options.Temporal, SetPrior): its square and products with weights stay
-// far from overflow. A prior that strong already holds the weights at the
-// examples' mean to within rounding; beyond it the weight system would
-// hold infinities and fail as if the handles left it undecided.
-const MaxStrength = 1e100
+// Options.Temporal, SetPrior). A prior far weaker already holds the
+// weights at the examples' mean to within rounding (k = 10⁶ on the
+// shared captures); much stronger ones push the weights they hold toward
+// the bottom of the number range (from about 10⁵⁰ the nonlinear solve no
+// longer settles) and, past 10¹⁵⁴, k² overflows and the weight system
+// fails as if the handles left it undecided.
+const MaxStrength = 1e30
 
 // checkStrength reports a k (named what) that is not a number or exceeds
 // MaxStrength in size.
