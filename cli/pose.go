@@ -66,7 +66,7 @@ func runPose(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "write the posed mesh to this .obj file")
 	asJSON := fs.Bool("json", false, "print one JSON object with the solve's figures")
 	maxIter := fs.Int("max-iterations", 50, "stop after this many Gauss-Newton iterations")
-	prior := fs.Float64("prior", 0, "how strongly the pose is held near the examples' mean: k of Eq. 5 (0: automatic, from the variation the compression drops; negative: none)")
+	prior := fs.Float64("prior", 0, "how strongly the pose is held near the examples' mean: k of Eq. 5 (0: automatic, from the variation the compression drops; negative: none; at most 1e30)")
 	components := fs.Int("components", 0, "principal components of the examples to keep (0: automatic, every one above the noise floor, at most 64)")
 	fs.Usage = usageOf(fs, poseUsage)
 	if err := parse(fs, args); err != nil {
