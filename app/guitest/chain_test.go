@@ -302,7 +302,7 @@ func (s *session) dynamicsPaintBake(cmd *proc, what string, grow int) {
 // item and the native Save dialog to path.
 func (s *session) exportFromMenu(cmd *proc, item, path string) {
 	s.t.Helper()
-	s.click("menu File")
+	s.clickUntil("menu File", "file: Export glTF")
 	s.moveTo(centre(s.widget("file: Export glTF")))
 	s.click(item)
 	s.enterInDialog("^(Save|Export)", path)

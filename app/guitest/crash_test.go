@@ -52,8 +52,7 @@ func TestCaughtPanicWindowLives(t *testing.T) {
 
 	s.moveTo(centre(s.widget("viewport")))
 	s.xdo("key", "a") // the same action again: it works
-	s.click("menu Edit")
-	s.widget("edit: Undo Select 132 vertices")
+	s.clickUntil("menu Edit", "edit: Undo Select 132 vertices")
 	s.xdo("key", "Escape")
 	if _, open := s.rects()["popup Error"]; open {
 		t.Error("the second Select All failed too")
@@ -109,8 +108,7 @@ func TestAutosaveRecoverAfterKill(t *testing.T) {
 	if n := differentPixelsIn(bent, got, view); n != 0 {
 		t.Errorf("the recovered viewport differs from the autosaved one in %d pixels", n)
 	}
-	s.click("menu Edit")
-	s.widget("edit: Undo")
+	s.clickUntil("menu Edit", "edit: Undo")
 	s.xdo("key", "Escape")
 	if !strings.Contains(cmd.output(), "Recovered demo: bending bar as autosaved at") {
 		t.Errorf("no recovery message:\n%s", lastLines(cmd.output(), 5))

@@ -20,7 +20,7 @@ func TestItem13DemoOpensReadyToPose(t *testing.T) {
 	s.moveTo(rest)
 	before := s.waitStill("item13-0-demo", 20*time.Second)
 
-	s.click("menu Help")
+	s.clickUntil("menu Help", "menu: Getting started")
 	s.click("menu: Getting started")
 	s.widget("popup Getting started")
 	for _, page := range []string{"Select", "Pose (Mesh-Based IK)", "Gallery (plausible animations by MCMC)", "Rig (skinning from animation)"} {
@@ -73,7 +73,7 @@ func TestItem14ErrorsCentredImportOnceEmptyTimeline(t *testing.T) {
 		s.waitFor("the error to close", 5*time.Second, func() bool { _, open := s.rects()["popup Error"]; return !open })
 	}
 
-	s.click("menu File")
+	s.clickUntil("menu File", "file: Import")
 	s.moveTo(centre(s.widget("file: Import")))
 	items := s.widget("menu: Import items")
 	mesh := s.widget("import: mesh")

@@ -931,15 +931,22 @@ func (s *session) clickAt(p image.Point) {
 func (s *session) click(name string) { s.clickAt(centre(s.widget(name))) }
 
 // clickUntil clicks the widget called name until the widget called shown
-// appears (a click in the first frames of a new window can be lost).
+// appears (a click in the first frames of a new window, or while a busy
+// window draws slowly, can be lost). It clicks again after 3 s without
+// the widget, then after twice as long each time, so that a window whose
+// frames are slower still does not see a second click (which would close
+// a menu the first opened) before it shows the first's result.
 func (s *session) clickUntil(name, shown string) {
 	s.t.Helper()
-	clicked := time.Time{}
+	clicked, wait := time.Time{}, 3*time.Second
 	s.waitFor(shown+" after "+name, 20*time.Second, func() bool {
 		if _, ok := s.rects()[shown]; ok {
 			return true
 		}
-		if time.Since(clicked) > 3*time.Second {
+		if clicked.IsZero() || time.Since(clicked) > wait {
+			if !clicked.IsZero() {
+				wait *= 2
+			}
 			s.click(name)
 			clicked = time.Now()
 		}

@@ -195,8 +195,7 @@ func TestItem7EscapeClosesMenus(t *testing.T) {
 	cmd := s.start()
 	s.widget("pose: make handle")
 	for _, m := range []string{"File", "Edit", "View", "Help"} {
-		s.click("menu " + m)
-		s.widget("menu: " + m + " items")
+		s.clickUntil("menu "+m, "menu: "+m+" items")
 		s.xdo("key", "Escape")
 		s.waitFor("Escape to close the "+m+" menu", 5*time.Second, func() bool { _, open := s.rects()["menu: "+m+" items"]; return !open })
 	}
