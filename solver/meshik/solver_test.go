@@ -15,6 +15,21 @@ import (
 	"gallop/solver/farthest"
 )
 
+// bendTip holds the demo bar's first ring and left cap centre where they
+// are and asks for its right-cap vertex where bent has it.
+func bendTip(s *Solver, bar *assets.Mesh, bent []mgl64.Vec3) {
+	left, tip := barCap(bar)
+	s.SetHandles(append(left, tip))
+	targets := make([]mgl64.Vec3, len(s.Handles()))
+	for i, v := range s.Handles() {
+		targets[i] = bar.Positions[v]
+		if v == tip {
+			targets[i] = bent[tip]
+		}
+	}
+	s.SetTargets(targets)
+}
+
 // barCap returns the vertices of the demo bar's first ring and its cap
 // centre (the left cap, x = 0), and the index of a vertex on the right cap.
 func barCap(bar *assets.Mesh) (left []int, tip int) {
@@ -391,38 +406,18 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	{
-		left, tip := barCap(bar)
-		strong.SetHandles(append(left, tip))
-		targets := make([]mgl64.Vec3, len(strong.Handles()))
-		for i, v := range strong.Handles() {
-			targets[i] = bar.Positions[v]
-			if v == tip {
-				targets[i] = bent[tip]
-			}
-		}
-		strong.SetTargets(targets)
-		if _, err := strong.Solve(nil); err != nil {
-			t.Fatalf("solve with the strongest prior: %v", err)
-		}
-		for _, p := range strong.Positions() {
-			if !finite.Vec3(p) {
-				t.Fatal("non-finite positions with the strongest prior")
-			}
+	bendTip(strong, bar, bent)
+	if _, err := strong.Solve(nil); err != nil {
+		t.Fatalf("solve with the strongest prior: %v", err)
+	}
+	for _, p := range strong.Positions() {
+		if !finite.Vec3(p) {
+			t.Fatal("non-finite positions with the strongest prior")
 		}
 	}
 	// An iteration cap that stops the solve is reported as such.
 	capped, _ := New(bar.Positions, bar.Triangles, [][]mgl64.Vec3{bar.Positions, bent}, Options{MaxIterations: 1})
-	left, tip := barCap(bar)
-	capped.SetHandles(append(left, tip))
-	targets := make([]mgl64.Vec3, len(capped.Handles()))
-	for i, v := range capped.Handles() {
-		targets[i] = bar.Positions[v]
-		if v == tip {
-			targets[i] = bent[tip]
-		}
-	}
-	capped.SetTargets(targets)
+	bendTip(capped, bar, bent)
 	if _, err := capped.Solve(nil); !errors.Is(err, ErrNotConverged) {
 		t.Errorf("capped solve: %v, want ErrNotConverged", err)
 	}
