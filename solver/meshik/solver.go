@@ -1051,8 +1051,8 @@ func (s *Solver) SetPrior(k float64) error {
 
 // MaxStrength is the largest k of a prior or temporal term (Options.Prior,
 // Options.Temporal, SetPrior). A prior far weaker already holds the
-// weights at the examples' mean to within rounding (k = 10⁶ on the
-// shared captures); much stronger ones push the weights they hold toward
+// weights at the examples' mean to within rounding (k = 10⁶ on pcow, the
+// elastic cow, with 47 examples); much stronger ones push the weights they hold toward
 // the bottom of the number range (from about 10⁵⁰ the nonlinear solve no
 // longer settles) and, past 10¹⁵⁴, k² overflows and the weight system
 // fails as if the handles left it undecided.

@@ -184,6 +184,7 @@ func TestRestoreRejectsBadState(t *testing.T) {
 		`{"examples": [{"name": "e", "positions": ""}]}`: `example "e" has 0 vertices`,
 		`{"reference": 3}`:                               "reference example 3",
 		`not json`:                                       "pose tool state",
+		`{"prior": 1e40}`:                                "prior 1e+40: want a number of size at most 1e+30",
 	}
 	for raw, want := range cases {
 		p := &Pose{}
