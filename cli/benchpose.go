@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 
 	"gallop/assets"
 	"gallop/internal/figure"
+	"gallop/solver/decimate"
 	"gallop/solver/farthest"
 	"gallop/solver/meshik"
 	"gallop/tools/pose"
@@ -99,6 +102,14 @@ type poseRun struct {
 	iteration     time.Duration // mean Gauss-Newton iteration of a solve to the targets (the paper's: meshik.Options.Exact)
 	iterations    int
 	update        time.Duration // mean iteration of a drag, as the Pose tool solves one (the weight system reused)
+	// The two-level drag (meshik.Coarse), from meshik.CoarseAbove
+	// vertices: building its coarse level, an update (one coarse
+	// iteration and the full mesh placed), and how far the settled
+	// preview is from the full solve that finishes it (rms and max over
+	// the vertices, of the bounding box's diagonal).
+	coarseBuild            time.Duration
+	coarseUpdate           time.Duration
+	previewRMS, previewMax float64
 }
 
 // dragSteps and dragIterations are the simulated drag of poseCase.run:
@@ -152,11 +163,11 @@ func (c *poseCase) run() (poseRun, error) {
 	r.iterations = res.Iterations
 	r.iteration = time.Since(start) / time.Duration(max(1, res.Iterations))
 
+	from := s.Positions()
 	// A drag from the target pose back toward the reference, as the
 	// Pose tool solves one: each new position of the handles gets
 	// dragIterations iterations, reusing the weight system.
 	s.SetExact(false)
-	from := s.Positions()
 	n := 0
 	start = time.Now()
 	for step := 1; step <= dragSteps; step++ {
@@ -175,12 +186,77 @@ func (c *poseCase) run() (poseRun, error) {
 		}
 	}
 	r.update = time.Since(start) / time.Duration(n)
+	if len(c.ref.Positions) >= meshik.CoarseAbove {
+		// The same drag back, through the coarse level.
+		if err := c.twoLevel(s, &r, sorted, s.Positions(), from); err != nil {
+			return r, err
+		}
+	}
 	start = time.Now()
 	if err := s.SetHandles(handles[:7]); err != nil {
 		return r, err
 	}
 	r.newHandles = time.Since(start)
 	return r, nil
+}
+
+// twoLevel measures a drag through a coarse level (the Pose tool's from
+// meshik.CoarseAbove vertices), the handles moved from their positions in
+// pose a to those in pose b in dragSteps steps: one update per position,
+// then updates until the coarse solve settles, then the full solve that
+// finishes it.
+func (c *poseCase) twoLevel(s *meshik.Solver, r *poseRun, sorted []int, a, b []assets.Vec3) error {
+	start := time.Now()
+	simp, err := decimate.Simplify(c.ref.Positions, c.ref.Triangles, meshik.CoarseVertices)
+	if err != nil {
+		return err
+	}
+	co, err := meshik.NewCoarse(context.Background(), simp, c.ref.Positions, c.ref.Triangles, c.examples, meshik.Options{})
+	if err != nil {
+		return err
+	}
+	r.coarseBuild = time.Since(start)
+	if err := co.Sync(s, nil, c.ref.Triangles); err != nil {
+		return err
+	}
+	targets := make([]assets.Vec3, len(sorted))
+	start = time.Now()
+	for step := 1; step <= dragSteps; step++ {
+		t := float64(step) / dragSteps
+		for i, v := range sorted {
+			targets[i] = a[v].Mul(1 - t).Add(b[v].Mul(t))
+		}
+		if err := s.SetTargets(targets); err != nil {
+			return err
+		}
+		if _, err := co.Step(s); err != nil {
+			return err
+		}
+	}
+	r.coarseUpdate = time.Since(start) / dragSteps
+	for range 50 {
+		st, err := co.Step(s)
+		if err != nil {
+			return err
+		}
+		if st.Converged {
+			break
+		}
+	}
+	preview := s.Positions()
+	if _, err := s.Solve(nil); err != nil {
+		return err
+	}
+	lo, hi := assets.Bounds(preview)
+	diag := hi.Sub(lo).Len()
+	sq := 0.0
+	for v, q := range s.Positions() {
+		d := q.Sub(preview[v]).Len() / diag
+		sq += d * d
+		r.previewMax = max(r.previewMax, d)
+	}
+	r.previewRMS = math.Sqrt(sq / float64(len(preview)))
+	return nil
 }
 
 // benchPose prints the Pose tool's figures, each the median of runs.
@@ -222,6 +298,14 @@ func (c *poseCase) emit(stdout io.Writer, runs int) error {
 	upd := med(func(r poseRun) time.Duration { return r.update })
 	figure.Write(stdout, "pose_"+c.name+"_drag_update", upd, "ms")
 	figure.Write(stdout, "pose_"+c.name+"_drag_updates_per_s", 1e3/upd, "solver updates per second while dragging")
+	if rs[0].coarseUpdate > 0 {
+		cu := med(func(r poseRun) time.Duration { return r.coarseUpdate })
+		figure.Write(stdout, "pose_"+c.name+"_two_level_update", cu, "ms: a drag update through the coarse level (one coarse iteration, the full mesh placed)")
+		figure.Write(stdout, "pose_"+c.name+"_two_level_updates_per_s", 1e3/cu, "solver updates per second while dragging, through the coarse level")
+		figure.Write(stdout, "pose_"+c.name+"_two_level_build", med(func(r poseRun) time.Duration { return r.coarseBuild })/1e3, "s: the mesh simplified and its solver built")
+		figure.Write(stdout, "pose_"+c.name+"_preview_rms", rs[0].previewRMS, "of the diagonal: the settled preview from the full solve, rms over the vertices")
+		figure.Write(stdout, "pose_"+c.name+"_preview_max", rs[0].previewMax, "of the diagonal: the same, the farthest vertex")
+	}
 	figure.Write(stdout, "pose_"+c.name+"_analyze_factor", med(func(r poseRun) time.Duration { return r.analyzeFactor }), "ms")
 	figure.Write(stdout, "pose_"+c.name+"_new_handle_set", med(func(r poseRun) time.Duration { return r.newHandles }), "ms")
 	return nil

@@ -103,6 +103,33 @@
 //     the exact solve's ends to 1.4e-11 of the diagonal
 //     (`TestReuseMatchesExact`). `Options.Exact` keeps the paper's iteration
 //     (the Performance table's iteration figures are of that).
+//   - **Two-level drags** (Gallop's; the paper's §7 names large meshes as
+//     open). The example weights are few and what they do is smooth, so the
+//     same examples, handles and targets on a coarser mesh of the same
+//     surface ask for nearly the same blend. `Coarse` is a Solver on the mesh
+//     simplified to a subset of its own vertices (package `solver/decimate`,
+//     8,000 vertices; the examples restrict to it), each of its triangles
+//     weighted by the number of full triangles it stands for
+//     (`Options.TriangleWeights`: Σ_j w_j‖Ǧ_j x − M_j(w)‖², so that its
+//     objective approximates the full one's; unweighted, the settled preview
+//     of a drag on horse-gallop subdivided twice was 1.4 times as far from
+//     the full solve, rms). A drag update is one Gauss-Newton iteration
+//     there, its example weights given to the full solver, and the full mesh
+//     placed at the best positions for them with the handles exact
+//     (`Solver.Place`: Eq. 3 at fixed weights, one evaluation of M(w) and one
+//     three-column solve); when the coarse solve settles, the full solver's
+//     own iterations finish from there to the paper's solution. A handle's
+//     stand-in is the coarse vertex its vertex was merged into, moved by the
+//     handle's displacement. Measured (`gallop bench --scale`): on
+//     horse-gallop subdivided twice with frames 1-47 as examples, a drag
+//     update through the coarse level takes 86 ms against 174 ms at full
+//     size; the settled preview is within 0.1-0.5% of the diagonal (rms) of
+//     the full solve for drags near the examples (pcow `TestCoarseDrag`, the
+//     bench's 4-example horse), 2% (rms, 8% at the farthest vertex) for the
+//     bench's drag of every handle back to the reference pose, far from
+//     every frame. Handles that turn are not dragged this way (`Sync`
+//     refuses them; see `Coarse` for the three designs tried and why each
+//     failed).
 //   - **Fourth vertices condensed.** They couple to their own triangle only, so
 //     they are eliminated exactly: minimised over its fourth vertex, a
 //     triangle's residual is projected onto the plane orthogonal to the fourth

@@ -146,50 +146,18 @@ type reuseSums struct {
 	f   float64
 	rhs []float64
 	bt  []float64 // per triangle six numbers: b̃, laid out as triangleRows lays a row's (2r + a)
-	lin []float64 // the space's linearisation per triangle (LinSize numbers)
+	lin []float64 // the space's linearisation per triangle (ls numbers)
+	ls  int       // the space's LinSize
 }
 
-// reusePrepare moves the constrained vertices to their targets, evaluates
-// M(w) once (b̃ per triangle, the linearisation kept), puts the free
-// vertices at x_b = K⁻¹·Ǧᵀ·b̃, the best positions for the current weights,
-// and takes the residual there through the space's adjoint: the
-// objective and the right-hand side of reuseSums.
+// reusePrepare puts the pose at the best positions for the current
+// weights (bestPositions) and takes the residual there through the
+// space's adjoint: the objective and the right-hand side of reuseSums.
 func (s *Solver) reusePrepare(bl *spaceState) reuseSums {
-	for _, v := range s.fixedList {
-		s.x[v] = s.target[v]
-	}
 	l := bl.l
-	rs := reuseSums{bt: s.rows[:6*s.m]}
-	ls := 0
-	if bl.space != nil {
-		ls = bl.space.LinSize()
-	}
-	rs.lin = s.rows[6*s.m : (6+ls)*s.m]
-	parallel.Chunks(s.m, reduceChunk, func(lo, hi int) {
-		var t [evalBlock]mgl64.Mat3
-		for j := lo; j < hi; j += evalBlock {
-			je := min(hi, j+evalBlock)
-			if bl.space != nil {
-				bl.space.LineariseRange(bl.w, t[:je-j], rs.lin[j*ls:je*ls], j, je)
-			} else {
-				for jj := j; jj < je; jj++ {
-					t[jj-j] = mgl64.Ident3()
-				}
-			}
-			for jj := j; jj < je; jj++ {
-				if s.frozen[jj] {
-					t[jj-j] = s.fgrad[jj]
-				}
-				s.target6(jj, &t[jj-j], rs.bt[6*jj:6*jj+6])
-			}
-		}
-	})
-	xb := s.solveField(rs.bt)
-	for u := 0; u < s.n; u++ {
-		if !s.fixed[u] {
-			s.x[u] = mgl64.Vec3{xb[3*u], xb[3*u+1], xb[3*u+2]}
-		}
-	}
+	rs := s.bestPositions(bl)
+	xb := s.xs.RawMatrix().Data[:3*s.n]
+	ls := rs.ls
 	// r = Ǧ·x_b − b̃ per triangle, ‖r‖² and D̃ᵀ·r through the cotangents
 	// H·r of each triangle (zero on frozen ones, whose features do not
 	// move).
@@ -221,6 +189,66 @@ func (s *Solver) reusePrepare(bl *spaceState) reuseSums {
 	})
 	rs.f, rs.rhs = gs[0], gs[1:]
 	return rs
+}
+
+// bestPositions moves the constrained vertices to their targets,
+// evaluates M(w) once (b̃ per triangle into rs.bt, the space's
+// linearisation into rs.lin) and puts the free vertices at
+// x_b = K⁻¹·Ǧᵀ·b̃, the best positions for the current weights (also left
+// in s.xs). rs.f and rs.rhs are not set.
+func (s *Solver) bestPositions(bl *spaceState) reuseSums {
+	for _, v := range s.fixedList {
+		s.x[v] = s.target[v]
+	}
+	rs := reuseSums{bt: s.rows[:6*s.m]}
+	if bl.space != nil {
+		rs.ls = bl.space.LinSize()
+	}
+	ls := rs.ls
+	rs.lin = s.rows[6*s.m : (6+ls)*s.m]
+	parallel.Chunks(s.m, reduceChunk, func(lo, hi int) {
+		var t [evalBlock]mgl64.Mat3
+		for j := lo; j < hi; j += evalBlock {
+			je := min(hi, j+evalBlock)
+			if bl.space != nil {
+				bl.space.LineariseRange(bl.w, t[:je-j], rs.lin[j*ls:je*ls], j, je)
+			} else {
+				for jj := j; jj < je; jj++ {
+					t[jj-j] = mgl64.Ident3()
+				}
+			}
+			for jj := j; jj < je; jj++ {
+				if s.frozen[jj] {
+					t[jj-j] = s.fgrad[jj]
+				}
+				s.target6(jj, &t[jj-j], rs.bt[6*jj:6*jj+6])
+			}
+		}
+	})
+	xb := s.solveField(rs.bt)
+	for u := 0; u < s.n; u++ {
+		if !s.fixed[u] {
+			s.x[u] = mgl64.Vec3{xb[3*u], xb[3*u+1], xb[3*u+2]}
+		}
+	}
+	return rs
+}
+
+// Place puts the constrained vertices at their targets (a rotating
+// group turned as the weights turn it) and the free ones
+// at the best positions for the current weights: Eq. 3 at fixed weights,
+// min_x ‖Ǧx − M(w)‖², one evaluation of M(w) and one three-column solve
+// (no derivatives, no weight system). Coarse uses it to show, on the full
+// mesh, the weights a coarse solve found. The next Iterate starts from
+// there.
+func (s *Solver) Place() error {
+	if !s.ready {
+		return errors.New("meshik: no constraints set (SetHandles)")
+	}
+	s.turn()
+	s.bestPositions(s.main)
+	s.resetConvergence()
+	return nil
 }
 
 // target6 writes triangle j's b̃ (see triangleRows) for its features t:

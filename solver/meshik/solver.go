@@ -73,6 +73,12 @@ type Options struct {
 	Epsilon float64
 	// MaxIterations caps Solve; 0 means 50.
 	MaxIterations int
+	// TriangleWeights, when not nil, weighs each triangle's residual in
+	// the objective (one per triangle, in the caller's order, positive):
+	// Σ_j w_j·‖Ǧ_j·x − M_j(w)‖². A coarse level (Coarse) weighs each of
+	// its triangles by the number of the full mesh's triangles it stands
+	// for, so that its objective approximates the full one's.
+	TriangleWeights []float64
 	// Exact forms the weight system anew every iteration, as the paper
 	// does, instead of reusing it while steps go well (see reuse.go):
 	// for measuring one Gauss-Newton iteration, and for tests of a
@@ -608,6 +614,15 @@ func (s *Solver) condense() *sparse.CSC {
 	m, n := s.m, s.n
 	s.gp = make([][6]float64, m)
 	s.hp = make([][6]float64, m)
+	scale := make([]float64, m)
+	for j := range scale {
+		scale[j] = 1
+	}
+	if tw := s.opts.TriangleWeights; tw != nil {
+		for j, k := range s.slot {
+			scale[k] = math.Sqrt(tw[j])
+		}
+	}
 	t := sparse.NewTriplet(2*m, n, 6*m)
 	for j := 0; j < m; j++ {
 		var cv [3][3]float64 // [c][q]
@@ -618,6 +633,7 @@ func (s *Solver) condense() *sparse.CSC {
 			c4[c] = coef[3]
 		}
 		h1, h2 := planeBasis(c4.Normalize()) // c4 ≠ 0: deform.New rejected degenerate triangles
+		h1, h2 = h1.Mul(scale[j]), h2.Mul(scale[j])
 		s.hp[j] = [6]float64{h1[0], h2[0], h1[1], h2[1], h1[2], h2[2]}
 		tri := s.grad.Triangle(j)
 		for a, h := range [2]mgl64.Vec3{h1, h2} {

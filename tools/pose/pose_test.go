@@ -3,6 +3,7 @@ package pose
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -651,4 +652,174 @@ func TestFailedSolveKeepsTheLastPose(t *testing.T) {
 		t.Fatalf("Solve again failed: %v", f)
 	}
 	onTarget(t, p.ed.Handles[1], settle(t, p, h))
+}
+
+// nearest returns the k vertices nearest to vertex c, sorted.
+func nearest(ps []assets.Vec3, c, k int) []int {
+	vs := make([]int, len(ps))
+	for i := range vs {
+		vs[i] = i
+	}
+	slices.SortFunc(vs, func(a, b int) int {
+		return cmp.Compare(ps[a].Sub(ps[c]).Len(), ps[b].Sub(ps[c]).Len())
+	})
+	sel := slices.Clone(vs[:k])
+	slices.Sort(sel)
+	return sel
+}
+
+// TestTwoLevelDrag: on a mesh above meshik.CoarseAbove vertices
+// (horse-gallop subdivided once, 33,705 vertices, its frames 1-47 as
+// examples, two handles that hold their orientation) a drag's updates are
+// previews from the coarse level, each a whole pose with the dragged
+// handle on its target; when the drag stops the previews settle, the full
+// solve takes over and converges, and the last preview was within 2.5%
+// (rms) and 6% (farthest vertex) of the diagonal of where it ends, no edge
+// of it longer than twice its length there.
+func TestTwoLevelDrag(t *testing.T) {
+	dir := shareddata.Path(t, "horse-gallop")
+	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fine := assets.SubdivideMidpoint(ref)
+	if fine.NumVertices() < meshik.CoarseAbove {
+		t.Fatalf("%d vertices: below the coarse level's threshold", fine.NumVertices())
+	}
+	var exs []example
+	for f := 1; f <= 47; f++ {
+		m, err := assets.LoadOBJ(filepath.Join(dir, "frames", fmt.Sprintf("%04d.obj", f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exs = append(exs, example{Name: fmt.Sprint(f), Positions: assets.SubdivideMidpointPositions(ref, m.Positions)})
+	}
+	h := toolstest.New(&assets.Object{Name: "horse", Mesh: fine})
+	p := &Pose{}
+	defer p.Close()
+	p.Sync(h)
+	p.addExamples(h, "Add frames", exs)
+	pos := fine.Positions
+	lo, hi := 0, 0
+	for v, q := range pos {
+		if q[1] < pos[lo][1] {
+			lo = v
+		}
+		if q[0] > pos[hi][0] {
+			hi = v
+		}
+	}
+	h.Sel = nearest(pos, lo, 60)
+	p.MakeHandle(h)
+	h.Sel = nearest(pos, hi, 30)
+	p.MakeHandle(h)
+	if len(p.ed.Handles) != 2 || len(h.Errs) > 0 {
+		t.Fatalf("%d handles, errors %v", len(p.ed.Handles), h.Errs)
+	}
+	// Handles that hold their orientation: the coarse level does not
+	// drag handles that turn (meshik.Coarse).
+	ed := p.ed.clone()
+	ed.Handles[0].Fixed, ed.Handles[1].Fixed = true, true
+	p.do(h, "Hold orientation", ed, solve)
+	held := settle(t, p, h)
+	diag := diagonal(held)
+	edges := meshEdges(fine)
+
+	// The drag: five positions, each shown before the next, then the
+	// last one again until two previews have come (the coarse level is
+	// built in the background; until it is ready a drag solves at full
+	// size).
+	previews := 0
+	var last []assets.Vec3
+	for k := 1; k <= 5 || previews < 2; k++ {
+		ed := p.ed.clone()
+		a := float64(min(k, 5))
+		ed.Handles[1].Offset = assets.Vec3{0, 0.02 * diag * a, 0.01 * diag * a}
+		p.do(h, "Move Handle 2", ed, solve)
+		for {
+			h.Runner.Poll()
+			p.Update(h)
+			if p.last.version == p.version && p.last.err == nil && p.last.count > 0 && (p.last.preview || p.last.converged) {
+				break
+			}
+			if p.last.version == p.version && p.last.err != nil {
+				t.Fatalf("drag step %d: %v", k, p.last.err)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if p.last.preview {
+			previews++
+			last, _ = p.Display(h)
+			last = slices.Clone(last)
+			onTarget(t, p.ed.Handles[1], last)
+			if st := p.Status(time.Now()); !strings.Contains(st.State, "preview") {
+				t.Errorf("drag step %d: the status %q does not say the pose is a preview", k, st.State)
+			}
+		}
+	}
+	if previews == 0 {
+		t.Fatal("no update of the drag came from the coarse level")
+	}
+	// The previews go on until the coarse solve settles; the last one
+	// is what the artist sees before the full solve takes over.
+	for {
+		h.Runner.Poll()
+		p.Update(h)
+		if p.last.version == p.version && p.last.preview {
+			last, _ = p.Display(h)
+			last = slices.Clone(last)
+		}
+		if p.last.version == p.version && (p.last.converged || p.last.err != nil) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	final := settle(t, p, h)
+	onTarget(t, p.ed.Handles[1], final)
+	// No edge of the last preview is torn: none longer than twice its
+	// length in the full solve.
+	if r := longestStretch(final, edges, last); r > 2 {
+		t.Errorf("an edge of the last preview is %.2f times its length in the full solve", r)
+	}
+	sq := 0.0
+	for v := range last {
+		sq += last[v].Sub(final[v]).LenSqr()
+	}
+	rms, far := math.Sqrt(sq/float64(len(last)))/diag, largestMove(last, final)/diag
+	// Measured: rms 1.6%, max 3.6% of the diagonal, where the drag moved
+	// the mesh by up to 21% (the muzzle pulled far outside the gallop).
+	if rms > 0.025 || far > 0.06 {
+		t.Errorf("the last preview is rms %.3g, max %.3g of the diagonal from the full solve", rms, far)
+	}
+	t.Logf("%d previews; the last rms %.3g, max %.3g of the diagonal from the full solve, which moved the mesh by up to %.3g", previews, rms, far, largestMove(held, final)/diag)
+}
+
+// meshEdges returns the mesh's edges, each once.
+func meshEdges(m *assets.Mesh) [][2]int {
+	seen := map[[2]int]bool{}
+	var es [][2]int
+	for _, t := range m.Triangles {
+		for c := range 3 {
+			a, b := t[c], t[(c+1)%3]
+			e := [2]int{min(a, b), max(a, b)}
+			if !seen[e] {
+				seen[e] = true
+				es = append(es, e)
+			}
+		}
+	}
+	return es
+}
+
+// longestStretch is the largest ratio of an edge's length in pose to its
+// length in base.
+func longestStretch(base []assets.Vec3, edges [][2]int, pose []assets.Vec3) float64 {
+	r := 0.0
+	for _, e := range edges {
+		rest := base[e[0]].Sub(base[e[1]]).Len()
+		if rest > 0 {
+			r = math.Max(r, pose[e[0]].Sub(pose[e[1]]).Len()/rest)
+		}
+	}
+	return r
 }

@@ -2,10 +2,12 @@ package pose
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"gallop/internal/fault"
 	"gallop/internal/jobs"
 	"gallop/internal/words"
+	"gallop/solver/decimate"
 	"gallop/solver/meshik"
 )
 
@@ -85,6 +88,10 @@ type snapshot struct {
 	held       bool
 	drift      float64
 	driftKnown bool
+	// preview marks an iterate of the two-level drag (meshik.Coarse):
+	// the weights solved on the coarse mesh, the full mesh placed for
+	// them; the full solve finishes once the drag pauses.
+	preview bool
 }
 
 // session runs a meshik.Solver on a job: it waits for problems, iterates
@@ -96,6 +103,13 @@ type session struct {
 	latest jobs.Latest[snapshot]
 	job    *jobs.Job
 	count  uint64
+
+	// The simplified mesh of the coarse level (simplified), kept while
+	// the mesh stays the same: simp of simpRef and simpTris.
+	simpMu   sync.Mutex
+	simp     *decimate.Result
+	simpRef  []assets.Vec3
+	simpTris [][3]int
 }
 
 func newSession(runner *jobs.Runner) *session {
@@ -133,6 +147,13 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 		have    *problem // the problem the solver is set up for
 		done    bool     // the current problem is solved (or failed)
 		restart uint64
+		// coarse drags a production-size mesh (meshik.Coarse); nil
+		// below meshik.CoarseAbove vertices. previewing: the current
+		// problem's updates go through it, for at most
+		// maxPreviewSteps, until its solve settles.
+		coarse     *meshik.Coarse
+		previewing bool
+		previews   int
 	)
 	snap := func(p *problem, st meshik.Stats, converged bool, err error) *snapshot {
 		sn := &snapshot{version: p.version, stats: st, converged: converged, err: err}
@@ -164,6 +185,19 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 			}
 			var err error
 			rebuilt := solver == nil || !sameModel(have, p)
+			onlyTargets := !rebuilt && p.restart == restart && !p.hold && p.blend == nil && have.blend == nil &&
+				slices.Equal(have.handles, p.handles) && slices.Equal(have.frozen, p.frozen) &&
+				sameGroups(have.groups, p.groups) && have.prior == p.prior
+			priorChanged := have == nil || have.prior != p.prior
+			var built chan *meshik.Coarse
+			if rebuilt {
+				coarse = nil
+				if p.blend == nil && len(p.examples) > 0 && len(p.reference) >= meshik.CoarseAbove {
+					// The coarse level is built beside the full solver.
+					built = make(chan *meshik.Coarse, 1)
+					go func() { built <- s.coarseFor(ctx, p) }()
+				}
+			}
 			solver, err = guard(func() (*meshik.Solver, error) { return s.apply(ctx, solver, have, p, restart) })
 			restart = p.restart
 			have, done = p, false
@@ -172,6 +206,18 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 				done, solver = true, nil
 				continue
 			}
+			if built != nil {
+				coarse = <-built
+			}
+			if coarse != nil && !onlyTargets {
+				coarse.Invalidate()
+				if priorChanged && !rebuilt {
+					// The coarse level's own prior (automatic: from its
+					// own compression) follows the artist's choice.
+					_ = coarse.SetPrior(p.prior)
+				}
+			}
+			previewing, previews = coarse != nil && len(p.handles) > 0 && len(p.groups) == 0 && p.blend == nil && !p.hold, 0
 			if len(p.handles) == 0 {
 				s.publish(snap(p, meshik.Stats{}, true, nil)) // prepared: nothing to solve yet
 				done = true
@@ -202,7 +248,9 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 					sn := snap(p, meshik.Stats{}, true, nil)
 					sn.held = true
 					s.publish(sn)
-					if s.want.Load() == p {
+					if s.want.Load() == p && (coarse == nil || len(p.groups) > 0) {
+						// (A drag through the coarse level needs no
+						// full weight system.)
 						solver.PrepareSystem()
 					}
 					return struct{}{}, nil
@@ -228,6 +276,33 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 			}
 		}
 		rep.Report(0.5, "solving")
+		if previewing {
+			st, err := guard(func() (meshik.Stats, error) {
+				fault.At("pose-solve")
+				st, err := coarse.Step(solver)
+				if errors.Is(err, meshik.ErrCoarseStale) {
+					if err := coarse.Sync(solver, p.frozen, p.triangles); err != nil {
+						return st, err
+					}
+					st, err = coarse.Step(solver)
+				}
+				return st, err
+			})
+			previews++
+			if err != nil || st.Converged || previews >= maxPreviewSteps {
+				// Settled, or the coarse level failed: the full solve
+				// takes over from the pose shown (a failure there is
+				// the full solve's to report).
+				previewing = false
+				coarse.Invalidate()
+			}
+			if err == nil {
+				sn := snap(p, st, false, nil)
+				sn.preview = true
+				s.publish(sn)
+			}
+			continue
+		}
 		st, err := guard(func() (meshik.Stats, error) {
 			fault.At("pose-solve") // GALLOP_FAULT=pose-solve: a bug in the solve, for the tests
 			return solver.Iterate()
@@ -246,6 +321,46 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 
 // maxIterations caps a live solve.
 const maxIterations = 200
+
+// maxPreviewSteps caps the coarse iterations of one problem (a drag's
+// position): then the full solve finishes.
+const maxPreviewSteps = 50
+
+// coarseFor builds the coarse level of a production-size problem: its
+// mesh simplified (once per mesh, simplified) and a solver there, or
+// returns nil. It is an accelerator only: a mesh that cannot be
+// simplified, or examples the coarse level cannot solve with, leave drags
+// at full size as before.
+func (s *session) coarseFor(ctx context.Context, p *problem) *meshik.Coarse {
+	c, err := guard(func() (*meshik.Coarse, error) {
+		simp, err := s.simplified(p)
+		if err != nil {
+			return nil, err
+		}
+		opts := meshik.Options{Space: p.space, Components: p.components, Prior: p.prior}
+		return meshik.NewCoarse(ctx, simp, p.reference, p.triangles, p.examples, opts)
+	})
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// simplified returns the simplification of p's mesh to
+// meshik.CoarseVertices, made once per mesh.
+func (s *session) simplified(p *problem) (*decimate.Result, error) {
+	s.simpMu.Lock()
+	defer s.simpMu.Unlock()
+	if s.simp != nil && sameSlice(s.simpRef, p.reference) && slices.Equal(s.simpTris, p.triangles) {
+		return s.simp, nil
+	}
+	r, err := decimate.Simplify(p.reference, p.triangles, meshik.CoarseVertices)
+	if err != nil {
+		return nil, err
+	}
+	s.simp, s.simpRef, s.simpTris = r, p.reference, p.triangles
+	return r, nil
+}
 
 // guard runs fn and turns a panic in it (a solver bug, on this goroutine
 // or a parallel loop's worker) into an error, so that the session lives on

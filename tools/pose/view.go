@@ -197,6 +197,8 @@ func (p *Pose) Status(now time.Time) Status {
 		st.State = "stopped: " + p.last.err.Error()
 	case p.last.held:
 		st.State = "holding the pose shown; drag a handle's ring to pose"
+	case p.last.preview:
+		st.State = "solving (a quick preview while you drag; full detail when you pause)"
 	case p.last.converged:
 		st.State = "converged"
 	case p.last.count > 0:
