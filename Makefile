@@ -61,7 +61,7 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.6.1 ./...
 
-# Short fuzzing runs of the file readers, FUZZRUNS inputs each (8 to 60 s
+# Short fuzzing runs of the file readers and the mesh simplifier, FUZZRUNS inputs each (8 to 60 s
 # each on these 2-core machines). A count, not a duration: Go 1.26's fuzzing
 # coordinator can report its own -fuzztime deadline as a failure ("context
 # deadline exceeded", golang/go#75804, fixed in Go 1.27), which a count
@@ -83,6 +83,7 @@ fuzz:
 	$(FUZZ) '^FuzzRead$$' ./internal/shard
 	$(FUZZ) '^FuzzParseGraph$$' ./tools/ensemble
 	$(FUZZ) '^FuzzModelGobDecode$$' ./tools/ensemble
+	$(FUZZ) '^FuzzSimplify$$' ./solver/decimate
 
 # Performance figures as JSON lines; starts Xvfb for the viewport figures
 # when there is no display.

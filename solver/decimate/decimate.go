@@ -257,6 +257,29 @@ func (m *mesh) allowed(u, v int32, nu []int32, uBoundary bool) bool {
 	if uBoundary && onEdge != 1 {
 		return false
 	}
+	// Every vertex keeps a triangle: the apexes of the triangles on uv
+	// lose those, and v loses them and gains u's others.
+	for _, f := range m.inc[u] {
+		if t := m.tri[f]; has(t, v) {
+			for _, w := range t {
+				if w == u || w == v {
+					continue
+				}
+				lost := 0
+				for _, g := range m.inc[w] {
+					if tg := m.tri[g]; has(tg, u) && has(tg, v) {
+						lost++
+					}
+				}
+				if lost >= len(m.inc[w]) {
+					return false
+				}
+			}
+		}
+	}
+	if len(m.inc[v])+len(m.inc[u])-2*onEdge <= 0 {
+		return false
+	}
 	// Link condition.
 	m.nv = m.neighbours(m.nv, v)
 	common := 0

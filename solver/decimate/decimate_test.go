@@ -185,3 +185,60 @@ func TestSimplifyBadInput(t *testing.T) {
 		t.Fatalf("tetrahedron: %v, %+v", err, r)
 	}
 }
+
+// FuzzSimplify: any small mesh (positions on a coarse grid, so that
+// coincident and collinear vertices and repeated, flipped and
+// non-manifold triangles are common) either is refused with an error or
+// gives a result that keeps its promises: kept vertices ascending, each
+// triangle on three distinct kept vertices, every used vertex owned by a
+// kept one, unused ones by none. Never a panic or a hang.
+func FuzzSimplify(f *testing.F) {
+	f.Add([]byte{4, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2})
+	f.Add([]byte{6, 4, 0, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1, 2, 2, 2, 3, 3, 0, 0, 1, 2, 1, 2, 3, 2, 3, 4, 3, 4, 5, 0, 2, 4})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		n := int(data[0]%16) + 1
+		target := int(data[1]%16) + 1
+		data = data[2:]
+		if len(data) < 3*n {
+			return
+		}
+		pos := make([]mgl64.Vec3, n)
+		for i := range pos {
+			pos[i] = mgl64.Vec3{float64(data[3*i] % 4), float64(data[3*i+1] % 4), float64(data[3*i+2] % 4)}
+		}
+		data = data[3*n:]
+		var tris [][3]int
+		for len(data) >= 3 && len(tris) < 40 {
+			tris = append(tris, [3]int{int(data[0]) % (n + 1), int(data[1]) % (n + 1), int(data[2]) % (n + 1)})
+			data = data[3:]
+		}
+		r, err := Simplify(pos, tris, target)
+		if err != nil {
+			return
+		}
+		if !slices.IsSorted(r.Kept) || len(r.Owner) != n {
+			t.Fatalf("kept %v, %d owners for %d vertices", r.Kept, len(r.Owner), n)
+		}
+		used := make([]bool, n)
+		for _, tr := range tris {
+			for _, v := range tr {
+				used[v] = true
+			}
+		}
+		for _, tr := range r.Triangles {
+			for c, a := range tr {
+				if a < 0 || a >= len(r.Kept) || a == tr[(c+1)%3] {
+					t.Fatalf("coarse triangle %v over %d kept vertices", tr, len(r.Kept))
+				}
+			}
+		}
+		for u, o := range r.Owner {
+			if (o >= 0) != used[u] || o >= len(r.Kept) {
+				t.Fatalf("vertex %d (used %v) owned by %d of %d", u, used[u], o, len(r.Kept))
+			}
+		}
+	})
+}
