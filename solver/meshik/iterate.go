@@ -27,12 +27,12 @@ func (s *Solver) Iterate() (Stats, error) {
 		return Stats{}, errors.New("meshik: no constraints set (SetHandles)")
 	}
 	s.holdFixed()
-	turned := s.turn()
-	if turned >= rotationTol {
-		// New targets: the objective is not comparable with the last.
-		s.prevF, s.predicted, s.secOK = math.NaN(), 0, false
-	}
+	var turned float64
 	for {
+		// The rotating groups go to R(w) for the weights of now (after an
+		// undone step, back to where they were): the objective is one
+		// function of (x, w), its turn included (turnJacobian).
+		turned = s.turn()
 		bl := s.main
 		reuse := s.reusing()
 		var sm sums

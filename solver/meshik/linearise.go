@@ -143,6 +143,11 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 	w := l + 2
 	pw := padded(w)
 	cols := 3 * (l + 1)
+	// Rotating groups turn with the main space's weights (turnJacobian).
+	s.turnRows = moveFixed && bl == s.main && len(s.groups) > 0 && l > 0
+	if s.turnRows {
+		s.turnJacobian()
+	}
 	gr := gram(s.m, 6, w, func(lo, hi int, sum func([]float64, int)) {
 		sc := getScratch(l)
 		defer scratchPool.Put(sc)
@@ -295,6 +300,31 @@ func (s *Solver) triangleRows(j int, t *mgl64.Mat3, d []mgl64.Mat3, out []float6
 			u0, u1, u2 := dk[r], dk[3+r], dk[6+r]
 			out[(2*r)*w+k] = h0*u0 + h2*u1 + h4*u2
 			out[(2*r+1)*w+k] = h1*u0 + h3*u1 + h5*u2
+		}
+	}
+	if s.turnRows && s.gtri[j] {
+		s.turnColumns(tri, g, out, w, l)
+	}
+}
+
+// turnColumns adds to a triangle's derivative columns the share of its
+// corners in rotating groups, which move with the weights: b̃ holds
+// −Ǧ_c·x_c for each constrained corner c, so ∂b̃/∂w_k gains
+// −Ǧ_c·∂x_c/∂w_k (turnJacobian).
+func (s *Solver) turnColumns(tri [3]int, g *[6]float64, out []float64, w, l int) {
+	for c := 0; c < 3; c++ {
+		gs := s.gslot[tri[c]]
+		if gs < 0 {
+			continue
+		}
+		dx := s.gdx[int(gs)*l : int(gs+1)*l]
+		for r := 0; r < 3; r++ {
+			for a := 0; a < 2; a++ {
+				row := out[(2*r+a)*w : (2*r+a)*w+l]
+				for k := range row {
+					row[k] -= g[3*a+c] * dx[k][r]
+				}
+			}
 		}
 	}
 }

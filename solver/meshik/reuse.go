@@ -188,7 +188,38 @@ func (s *Solver) reusePrepare(bl *spaceState) reuseSums {
 		}
 	})
 	rs.f, rs.rhs = gs[0], gs[1:]
+	if len(s.groups) > 0 && l > 0 && bl == s.main {
+		s.turnJacobian()
+		s.turnGradient(rs, xb)
+	}
 	return rs
+}
+
+// turnGradient adds to rs.rhs the share of the rotating groups' turn in
+// D̃ᵀ·r: the triangles with a corner in a group gain −Ǧ_c·∂x_c/∂w_k in
+// their derivative columns (turnColumns), so rhs_k gains
+// −Σ r·Ǧ_c·∂x_c/∂w_k over them.
+func (s *Solver) turnGradient(rs reuseSums, xb []float64) {
+	l := len(rs.rhs)
+	for _, j := range s.gtouch {
+		tri, g := s.grad.Triangle(j), &s.gp[j]
+		b := rs.bt[6*j : 6*j+6]
+		for rr := 0; rr < 3; rr++ {
+			for a := 0; a < 2; a++ {
+				e := g[3*a]*xb[3*tri[0]+rr] + g[3*a+1]*xb[3*tri[1]+rr] + g[3*a+2]*xb[3*tri[2]+rr] - b[2*rr+a]
+				for c := 0; c < 3; c++ {
+					gs := s.gslot[tri[c]]
+					if gs < 0 {
+						continue
+					}
+					dx := s.gdx[int(gs)*l : int(gs+1)*l]
+					for k := range rs.rhs {
+						rs.rhs[k] -= e * g[3*a+c] * dx[k][rr]
+					}
+				}
+			}
+		}
+	}
 }
 
 // bestPositions moves the constrained vertices to their targets,
