@@ -366,8 +366,12 @@ func (p *Panel) handlesPanel(h tools.Host) giu.Widget {
 
 func (p *Panel) statusPanel(h tools.Host) giu.Widget {
 	st := p.m.Status(time.Now())
+	state := panels.Marked("pose: solver state", panels.Text("Solver: "+st.State))
+	if st.Preview {
+		state = panels.Marked("pose: previewing", state)
+	}
 	l := giu.Layout{
-		panels.Marked("pose: solver state", panels.Text("Solver: "+st.State)),
+		state,
 		panels.Text(fmt.Sprintf("iteration %d, objective %.4g, %d updates/s", st.Iteration, st.Objective, st.Rate)),
 	}
 	if f := p.m.Failure(); f != nil {

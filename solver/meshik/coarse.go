@@ -33,23 +33,26 @@ import (
 // coarse triangle is frozen when its three vertices lie on frozen full
 // triangles.
 //
-// Handles that turn with the pose (SetRotating) are not dragged this way
-// (Sync refuses them). Tried on horse-gallop subdivided once with a hoof
-// and the muzzle as turning handles: holding their stand-ins to the
-// unturned shape left the settled preview 3-8% of the diagonal from the
-// full solve, and in a second version the full solve that followed
-// diverged; one free stand-in per group led the full solve into another
-// minimum, where the groups' turn converged at 0.95 per iteration (200
-// iterations were not enough); turning the stand-ins as coarse groups
-// diverged while the full solver's step ignored the turn. With the turn
-// in the step (turnJacobian) the coarse groups converge: held at frame 48,
-// the muzzle dragged up or forward by a tenth of the diagonal, the settled
-// preview is 0.31% / 1.2% (rms) and 1.1% / 4.8% (farthest vertex) of the
-// diagonal from the full solve, which finishes in 10 / 13 iterations at
-// the same minimum as the drag at full size. But held at the rest pose, far from every frame, the full
-// solve that finished from the preview settled in another minimum
-// (objective 431.7 against 373.5 for the same drag at full size), and
-// until that is understood the coarse level does not serve them.
+// Handles that turn with the pose (SetRotating) have stand-ins that turn:
+// the stand-ins of a full group's vertices (those standing for that
+// group's vertices only) form a coarse rotating group, which the coarse
+// blend turns as the full blend turns the full group, and Place turns the
+// full groups for the coarse weights. It needs the turn in the step
+// (turnJacobian): before, three designs failed on horse-gallop subdivided
+// once with a hoof and the muzzle turning (stand-ins held to the unturned
+// shape: previews 3-8% of the diagonal off, the full solve that followed
+// diverging in a second version; one free stand-in per group: another
+// minimum, the turn converging at 0.95 per iteration; coarse groups:
+// diverged). Now, held at frame 48 and the muzzle dragged up or forward by
+// a tenth of the diagonal, the settled preview is 0.31% / 1.2% (rms) and
+// 1.1% / 4.8% (farthest vertex) of the diagonal from the full solve, which
+// finishes in 10 / 13 iterations at the minimum the same drag reaches at
+// full size. Held at the rest pose, far from every frame, the two routes
+// end in different local minima, neither lower throughout (objective
+// 85.4 through the coarse level against 114.3 at full size after the
+// first of ten steps, 431.1 against 373.5 after the last): far from the
+// examples the pose a drag ends in depends on its path, at full size as
+// well.
 //
 // Measured, the settled preview against the full solve that finishes it,
 // over the bounding box's diagonal (rms; farthest vertex): horse-gallop
@@ -155,19 +158,13 @@ func (c *Coarse) Invalidate() { c.synced = false }
 // SetPrior sets the coarse solver's prior (Solver.SetPrior).
 func (c *Coarse) SetPrior(k float64) error { return c.s.SetPrior(k) }
 
-// ErrCoarseTurning is Sync's refusal of a full solver with rotating
-// groups (SetRotating): a drag that turns its handles is solved at full
-// size.
-var ErrCoarseTurning = errors.New("meshik: the coarse level does not drag handles that turn")
-
 // Sync sets the coarse solver up from the full one: its pose and example
-// weights, the handles' stand-ins and their offsets, and the frozen
-// triangles (frozen, in the caller's numbering of the full triangles).
+// weights, the handles' stand-ins and their offsets, the frozen triangles
+// (frozen, in the caller's numbering of the full triangles) and the
+// rotating groups: the stand-ins of a full group's vertices, those that
+// stand for that group's vertices only, turn as a coarse group.
 func (c *Coarse) Sync(full *Solver, frozen []int, fullTriangles [][3]int) error {
 	c.synced = false
-	if len(full.groups) > 0 {
-		return ErrCoarseTurning
-	}
 	x := full.x[:full.n]
 	pos := make([]mgl64.Vec3, len(c.kept))
 	for i, u := range c.kept {
@@ -195,7 +192,6 @@ func (c *Coarse) Sync(full *Solver, frozen []int, fullTriangles [][3]int) error 
 	if err := c.s.SetHandles(reps); err != nil {
 		return err
 	}
-	c.targets = nil
 	onFrozen := make([]bool, full.n)
 	for _, j := range frozen {
 		if j < 0 || j >= len(fullTriangles) {
@@ -217,8 +213,63 @@ func (c *Coarse) Sync(full *Solver, frozen []int, fullTriangles [][3]int) error 
 	if err := c.s.SetExampleWeights(full.ExampleWeights()); err != nil {
 		return err
 	}
+	c.targets = c.standTargets(full)
+	if err := c.s.SetTargets(c.targets); err != nil {
+		return err
+	}
+	if err := c.s.SetRotating(c.standGroups(full, reps)); err != nil {
+		return err
+	}
 	c.synced = true
 	return nil
+}
+
+// standGroups returns the coarse rotating groups for the full solver's:
+// per full group, the stand-ins (coarse vertices reps[k]) whose full
+// handles all lie in that group, where there are two or more.
+func (c *Coarse) standGroups(full *Solver, reps []int) [][]int {
+	if len(full.groups) == 0 {
+		return nil
+	}
+	in := make(map[int]int, len(full.handle))
+	for gi, g := range full.groups {
+		for _, v := range g.verts {
+			in[v] = gi
+		}
+	}
+	members := make([][]int, len(full.groups))
+	for k, r := range reps {
+		gi := -1
+		for _, i := range c.stand[k] {
+			g, ok := in[c.handles[i]]
+			if !ok || (gi >= 0 && g != gi) {
+				gi = -1
+				break
+			}
+			gi = g
+		}
+		if gi >= 0 {
+			members[gi] = append(members[gi], r)
+		}
+	}
+	var groups [][]int
+	for _, m := range members {
+		if len(m) >= 2 {
+			groups = append(groups, m)
+		}
+	}
+	return groups
+}
+
+// standTargets returns the coarse handles' targets for the full solver's:
+// each stand-in at the mean target of the full handles it stands for plus
+// its offset.
+func (c *Coarse) standTargets(full *Solver) []mgl64.Vec3 {
+	targets := make([]mgl64.Vec3, len(c.stand))
+	for k, idx := range c.stand {
+		targets[k] = c.mean(full.goal, idx).Add(c.offset[k])
+	}
+	return targets
 }
 
 // mean returns the mean of p over the full handles handles[i], i in idx.
@@ -242,10 +293,7 @@ func (c *Coarse) Step(full *Solver) (Stats, error) {
 	if !c.synced || !slices.Equal(c.handles, full.handle) {
 		return Stats{}, ErrCoarseStale
 	}
-	targets := make([]mgl64.Vec3, len(c.stand))
-	for k, idx := range c.stand {
-		targets[k] = c.mean(full.goal, idx).Add(c.offset[k])
-	}
+	targets := c.standTargets(full)
 	if !slices.Equal(targets, c.targets) {
 		if err := c.s.SetTargets(targets); err != nil {
 			return Stats{}, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -18,9 +19,12 @@ import (
 
 // coarseCow is pcow (the elastic cow, not used to tune the coarse level)
 // subdivided once, 11,606 vertices, with frames 1-47 as examples: a full
-// solver with 10 farthest-point handles held at frame 48, and a coarse
-// level of 2,000 vertices synced to it.
-func coarseCow(t *testing.T) (*Solver, *Coarse, *assets.Mesh, []mgl64.Vec3) {
+// solver with handles held at frame 48, and a coarse level of 2,000
+// vertices synced to it. The handles are 10 farthest-point vertices, or
+// with turning a hoof (60 vertices) and the muzzle (30) that turn with
+// the pose; dragged is the vertices a test drags (the first handle, or
+// the muzzle).
+func coarseCow(t *testing.T, turning bool) (s *Solver, c *Coarse, fine *assets.Mesh, pose []mgl64.Vec3, dragged []int) {
 	t.Helper()
 	dir := shareddata.Path(t, "pcow")
 	ref, err := assets.LoadOBJ(filepath.Join(dir, "reference.obj"))
@@ -35,41 +39,76 @@ func coarseCow(t *testing.T) (*Solver, *Coarse, *assets.Mesh, []mgl64.Vec3) {
 		}
 		frames = append(frames, assets.SubdivideMidpointPositions(ref, m.Positions))
 	}
-	fine := assets.SubdivideMidpoint(ref)
-	s, err := New(fine.Positions, fine.Triangles, frames[:47], Options{})
+	fine = assets.SubdivideMidpoint(ref)
+	pose = frames[47]
+	s, err = New(fine.Positions, fine.Triangles, frames[:47], Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetPositions(frames[47]); err != nil {
+	if err := s.SetPositions(pose); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetHandles(farthest.Points(fine.Positions, 10, 0)); err != nil {
+	handles := farthest.Points(fine.Positions, 10, 0)
+	var hoof []int
+	dragged = handles[:1]
+	if turning {
+		low, far := 0, 0
+		for v, q := range pose {
+			if q[1] < pose[low][1] {
+				low = v
+			}
+			if q[0] > pose[far][0] {
+				far = v
+			}
+		}
+		hoof, dragged = nearestTo(pose, low, 60), nearestTo(pose, far, 30)
+		handles = append(slices.Clone(hoof), dragged...)
+	}
+	if err := s.SetHandles(handles); err != nil {
 		t.Fatal(err)
 	}
 	s.FitWeights()
+	if turning {
+		if err := s.SetRotating([][]int{hoof, dragged}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	simp, err := decimate.Simplify(fine.Positions, fine.Triangles, 2000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewCoarse(context.Background(), simp, fine.Positions, fine.Triangles, frames[:47], Options{})
+	c, err = NewCoarse(context.Background(), simp, fine.Positions, fine.Triangles, frames[:47], Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Sync(s, nil, fine.Triangles); err != nil {
 		t.Fatal(err)
 	}
-	return s, c, fine, frames[47]
+	return s, c, fine, pose, dragged
 }
 
-// TestCoarseDrag drags one handle of the cow by a tenth of its diagonal
-// in five steps through the coarse level: every update puts the handles
-// exactly on their targets and the rest of the mesh at the best positions
+// TestCoarseDrag drags a handle of the cow by a tenth of its diagonal in
+// five steps through the coarse level, one vertex that holds its place or
+// the muzzle turning with the pose (a hoof turning too): every update puts
+// the handles exactly on their targets (a turning one rigidly, its
+// centroid on its target) and the rest of the mesh at the best positions
 // for the coarse level's weights (what Reconstruct gives for them); the
-// settled preview is within 1% (rms) and 3% (farthest vertex) of the
-// diagonal of the full solve that finishes from it, and that solve
-// converges in a few iterations.
+// settled preview is within a quarter of the drag's effect (rms and
+// farthest vertex, against how far the full solve moved the mesh) of the
+// full solve that finishes from it, and that solve converges in a few
+// iterations.
 func TestCoarseDrag(t *testing.T) {
-	s, c, fine, pose := coarseCow(t)
+	for _, turning := range []bool{false, true} {
+		name := map[bool]string{false: "holding", true: "turning"}[turning]
+		t.Run(name, func(t *testing.T) { coarseDrag(t, turning) })
+	}
+}
+
+func coarseDrag(t *testing.T, turning bool) {
+	s, c, fine, pose, dragged := coarseCow(t, turning)
+	if turning && len(c.s.groups) != 2 {
+		t.Fatalf("%d coarse rotating groups, want the hoof's and the muzzle's", len(c.s.groups))
+	}
 	lo, hi := assets.Bounds(pose)
 	diag := hi.Sub(lo).Len()
 	hs := s.Handles()
@@ -77,20 +116,17 @@ func TestCoarseDrag(t *testing.T) {
 	for step := 1; step <= 5; step++ {
 		for i, v := range hs {
 			targets[i] = pose[v]
+			if slices.Contains(dragged, v) {
+				targets[i] = targets[i].Add(mgl64.Vec3{0.02 * diag * float64(step), 0.01 * diag * float64(step), 0})
+			}
 		}
-		targets[0] = targets[0].Add(mgl64.Vec3{0.02 * diag * float64(step), 0.01 * diag * float64(step), 0})
 		if err := s.SetTargets(targets); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := c.Step(s); err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}
-		x := s.Positions()
-		for i, v := range hs {
-			if d := x[v].Sub(targets[i]).Len(); d > 1e-12*diag {
-				t.Fatalf("step %d: handle vertex %d is %g from its target", step, v, d)
-			}
-		}
+		onTargets(t, s, targets, diag)
 	}
 	settled := false
 	for range 50 {
@@ -106,14 +142,17 @@ func TestCoarseDrag(t *testing.T) {
 		t.Fatal("the coarse solve did not settle in 50 iterations")
 	}
 	preview := s.Positions()
-	// Place is Eq. 3 at fixed weights: Reconstruct (a full linearisation
-	// and solve at the same weights) gives the same positions.
-	w := s.Weights()
-	if err := s.Reconstruct(w); err != nil {
-		t.Fatal(err)
-	}
-	if d := maxDistance(preview, s.Positions()); d > 1e-9*diag {
-		t.Errorf("Place is %g of the diagonal from Reconstruct", d/diag)
+	if !turning {
+		// Place is Eq. 3 at fixed weights: Reconstruct (a full
+		// linearisation and solve at the same weights) gives the same
+		// positions.
+		w := s.Weights()
+		if err := s.Reconstruct(w); err != nil {
+			t.Fatal(err)
+		}
+		if d := maxDistance(preview, s.Positions()); d > 1e-9*diag {
+			t.Errorf("Place is %g of the diagonal from Reconstruct", d/diag)
+		}
 	}
 	res, err := s.Solve(nil)
 	if err != nil {
@@ -124,10 +163,50 @@ func TestCoarseDrag(t *testing.T) {
 	}
 	rms := rmsDistance(s.Positions(), preview) / diag
 	farthestOff := maxDistance(preview, s.Positions()) / diag
-	if rms > 0.01 || farthestOff > 0.03 {
-		t.Errorf("the settled preview is rms %.3g, max %.3g of the diagonal from the full solve", rms, farthestOff)
+	moved, movedFar := rmsDistance(s.Positions(), pose)/diag, maxDistance(s.Positions(), pose)/diag
+	t.Logf("%d → %d vertices; preview rms %.3g, max %.3g of the diagonal from the full solve (%d iterations), which moved the mesh by rms %.3g, max %.3g", fine.NumVertices(), c.Vertices(), rms, farthestOff, res.Iterations, moved, movedFar)
+	// The preview approximates what the drag does: measured against how
+	// far the full solve moved the mesh (holding: 11% of it, rms and
+	// farthest vertex; turning: 7% and 19%).
+	if rms > 0.25*moved || farthestOff > 0.25*movedFar {
+		t.Errorf("the settled preview is rms %.3g, max %.3g of the diagonal from the full solve: more than a quarter of how far it moved the mesh", rms, farthestOff)
 	}
-	t.Logf("%d → %d vertices; preview rms %.3g, max %.3g of the diagonal from the full solve (%d iterations)", fine.NumVertices(), c.Vertices(), rms, farthestOff, res.Iterations)
+}
+
+// onTargets checks that the full solver's handles are on their targets:
+// a fixed vertex at its own, a rotating group's centroid at theirs and its
+// shape theirs (every vertex as far from the centroid as its target).
+func onTargets(t *testing.T, s *Solver, targets []mgl64.Vec3, diag float64) {
+	t.Helper()
+	x := s.Positions()
+	hs := s.Handles()
+	in := map[int]bool{}
+	for _, g := range s.groups {
+		var ct, cx mgl64.Vec3
+		for _, v := range g.verts {
+			in[v] = true
+			i, _ := slices.BinarySearch(hs, v)
+			ct, cx = ct.Add(targets[i]), cx.Add(x[v])
+		}
+		k := 1 / float64(len(g.verts))
+		ct, cx = ct.Mul(k), cx.Mul(k)
+		if d := cx.Sub(ct).Len(); d > 1e-12*diag {
+			t.Fatalf("a rotating group's centroid is %g from its target", d)
+		}
+		for _, v := range g.verts {
+			i, _ := slices.BinarySearch(hs, v)
+			if d := math.Abs(x[v].Sub(cx).Len() - targets[i].Sub(ct).Len()); d > 1e-9*diag {
+				t.Fatalf("vertex %d of a rotating group is %g out of its shape", v, d)
+			}
+		}
+	}
+	for i, v := range hs {
+		if !in[v] {
+			if d := x[v].Sub(targets[i]).Len(); d > 1e-12*diag {
+				t.Fatalf("handle vertex %d is %g from its target", v, d)
+			}
+		}
+	}
 }
 
 func maxDistance(a, b []mgl64.Vec3) float64 {
@@ -139,11 +218,10 @@ func maxDistance(a, b []mgl64.Vec3) float64 {
 }
 
 // TestCoarseRefuses: the coarse level says when it cannot be used, by
-// name: before a Sync or after the handles changed (ErrCoarseStale), for
-// handles that turn (ErrCoarseTurning), and for a simplification of
-// another mesh.
+// name: before a Sync or after the handles changed (ErrCoarseStale), and
+// for a simplification of another mesh.
 func TestCoarseRefuses(t *testing.T) {
-	s, c, fine, _ := coarseCow(t)
+	s, c, fine, _, _ := coarseCow(t, false)
 	if err := s.SetHandles(farthest.Points(fine.Positions, 5, 0)); err != nil {
 		t.Fatal(err)
 	}
@@ -157,13 +235,6 @@ func TestCoarseRefuses(t *testing.T) {
 	c.Invalidate()
 	if _, err := c.Step(s); !errors.Is(err, ErrCoarseStale) {
 		t.Errorf("step after Invalidate: %v, want ErrCoarseStale", err)
-	}
-	hs := s.Handles()
-	if err := s.SetRotating([][]int{hs[:2]}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Sync(s, nil, fine.Triangles); !errors.Is(err, ErrCoarseTurning) {
-		t.Errorf("sync with a turning handle: %v, want ErrCoarseTurning", err)
 	}
 	other, err := decimate.Simplify(fine.Positions[:3], [][3]int{{0, 1, 2}}, 4)
 	if err != nil {

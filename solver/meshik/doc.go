@@ -127,9 +127,9 @@
 //     the full solve for drags near the examples (pcow `TestCoarseDrag`, the
 //     bench's 4-example horse), 2% (rms, 8% at the farthest vertex) for the
 //     bench's drag of every handle back to the reference pose, far from
-//     every frame. Handles that turn are not dragged this way (`Sync`
-//     refuses them; see `Coarse` for the three designs tried and why each
-//     failed).
+//     every frame. Handles that turn have stand-ins that turn as coarse
+//     groups (see `Coarse` for the designs that failed before the step
+//     differentiated the turn).
 //   - **Fourth vertices condensed.** They couple to their own triangle only, so
 //     they are eliminated exactly: minimised over its fourth vertex, a
 //     triangle's residual is projected onto the plane orthogonal to the fourth

@@ -217,7 +217,7 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 					_ = coarse.SetPrior(p.prior)
 				}
 			}
-			previewing, previews = coarse != nil && len(p.handles) > 0 && len(p.groups) == 0 && p.blend == nil && !p.hold, 0
+			previewing, previews = coarse != nil && len(p.handles) > 0 && p.blend == nil && !p.hold, 0
 			if len(p.handles) == 0 {
 				s.publish(snap(p, meshik.Stats{}, true, nil)) // prepared: nothing to solve yet
 				done = true
@@ -248,7 +248,7 @@ func (s *session) run(ctx context.Context, rep jobs.Reporter) error {
 					sn := snap(p, meshik.Stats{}, true, nil)
 					sn.held = true
 					s.publish(sn)
-					if s.want.Load() == p && (coarse == nil || len(p.groups) > 0) {
+					if s.want.Load() == p && coarse == nil {
 						// (A drag through the coarse level needs no
 						// full weight system.)
 						solver.PrepareSystem()

@@ -177,6 +177,9 @@ type Status struct {
 	// Iteration and Objective are the latest iterate's.
 	Iteration int
 	Objective float64
+	// Preview: the pose shown is a drag's quick preview, solved on the
+	// simplified mesh of a large one (meshik.Coarse).
+	Preview bool
 }
 
 // Status returns the solver's state at time now.
@@ -199,6 +202,7 @@ func (p *Pose) Status(now time.Time) Status {
 		st.State = "holding the pose shown; drag a handle's ring to pose"
 	case p.last.preview:
 		st.State = "solving (a quick preview while you drag; full detail when you pause)"
+		st.Preview = true
 	case p.last.converged:
 		st.State = "converged"
 	case p.last.count > 0:
