@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,6 +32,8 @@ type poseCase struct {
 	ref      *assets.Mesh
 	examples [][]assets.Vec3
 	target   []assets.Vec3
+	// turning: also time a drag of handles that turn (turningDrag).
+	turning bool
 }
 
 // loadPoseSet reads set/reference.obj and its frames 1..n (named by the
@@ -88,10 +91,10 @@ func poseCases(data string) ([]poseCase, error) {
 		return nil, err
 	}
 	return []poseCase{
-		{"lion", lion, lionPoses, lionPoses[4]},
-		{"horse", horse, horsePoses[:4], horsePoses[4]},
-		{"horse_subdivided", sub, subPoses[:4], subPoses[4]},
-		{"horse_gallop_47", gallop, gallopFrames[:47], gallopFrames[47]},
+		{"lion", lion, lionPoses, lionPoses[4], false},
+		{"horse", horse, horsePoses[:4], horsePoses[4], false},
+		{"horse_subdivided", sub, subPoses[:4], subPoses[4], false},
+		{"horse_gallop_47", gallop, gallopFrames[:47], gallopFrames[47], true},
 	}, nil
 }
 
@@ -259,6 +262,82 @@ func (c *poseCase) twoLevel(s *meshik.Solver, r *poseRun, sorted []int, a, b []a
 	return nil
 }
 
+// turningDrag drags handles that turn with the pose (meshik's
+// SetRotating, the Pose tool's default for a handle of several vertices):
+// from the target pose, a hoof (the 60 vertices nearest its lowest) held
+// and the muzzle (the 30 nearest its foremost) moved by a tenth of the
+// diagonal in dragSteps steps, each solved until it converges (at most
+// 200 iterations, the Pose tool's cap). It returns the iterations of the
+// whole drag and the mean time per position.
+func (c *poseCase) turningDrag() (int, time.Duration, error) {
+	s, err := meshik.New(c.ref.Positions, c.ref.Triangles, c.examples, meshik.Options{})
+	if err != nil {
+		return 0, 0, err
+	}
+	pos := c.target
+	low, front := 0, 0
+	for v, p := range pos {
+		if p[1] < pos[low][1] {
+			low = v
+		}
+		if p[0] > pos[front][0] {
+			front = v
+		}
+	}
+	hoof, muzzle := nearestVertices(pos, low, 60), nearestVertices(pos, front, 30)
+	if err := s.SetPositions(pos); err != nil {
+		return 0, 0, err
+	}
+	if err := s.SetHandles(append(slices.Clone(hoof), muzzle...)); err != nil {
+		return 0, 0, err
+	}
+	s.FitWeights()
+	if err := s.SetRotating([][]int{hoof, muzzle}); err != nil {
+		return 0, 0, err
+	}
+	lo, hi := assets.Bounds(pos)
+	push := assets.Vec3{0.1, 0.05, 0}.Mul(hi.Sub(lo).Len())
+	iters := 0
+	start := time.Now()
+	for step := 1; step <= dragSteps; step++ {
+		targets := make([]assets.Vec3, 0, len(hoof)+len(muzzle))
+		for _, v := range s.Handles() {
+			p := pos[v]
+			if slices.Contains(muzzle, v) {
+				p = p.Add(push.Mul(float64(step) / dragSteps))
+			}
+			targets = append(targets, p)
+		}
+		if err := s.SetTargets(targets); err != nil {
+			return 0, 0, err
+		}
+		for n := 1; ; n++ {
+			st, err := s.Iterate()
+			if err != nil {
+				return 0, 0, err
+			}
+			iters++
+			if st.Converged {
+				break
+			}
+			if n == 200 {
+				return 0, 0, fmt.Errorf("position %d did not converge in %d iterations", step, n)
+			}
+		}
+	}
+	return iters, time.Since(start) / dragSteps, nil
+}
+
+// nearestVertices returns the k vertices nearest to vertex c (c first).
+func nearestVertices(pos []assets.Vec3, c, k int) []int {
+	vs := make([]int, len(pos))
+	for i := range vs {
+		vs[i] = i
+	}
+	slices.SortStableFunc(vs, func(a, b int) int { return cmp.Compare(pos[a].Sub(pos[c]).LenSqr(), pos[b].Sub(pos[c]).LenSqr()) })
+	return vs[:min(k, len(vs))]
+}
+
 // benchPose prints the Pose tool's figures, each the median of runs.
 func benchPose(stdout io.Writer, data string, runs int) error {
 	cases, err := poseCases(data)
@@ -306,6 +385,14 @@ func (c *poseCase) emit(stdout io.Writer, runs int) error {
 		figure.Write(stdout, "pose_"+c.name+"_preview_rms", rs[0].previewRMS, "of the diagonal: the settled preview from the full solve, rms over the vertices")
 		figure.Write(stdout, "pose_"+c.name+"_preview_max", rs[0].previewMax, "of the diagonal: the same, the farthest vertex")
 	}
+	if c.turning {
+		iters, perPosition, err := c.turningDrag()
+		if err != nil {
+			return fmt.Errorf("pose benchmark %s, the drag of turning handles: %w", c.name, err)
+		}
+		figure.Write(stdout, "pose_"+c.name+"_turning_drag_iterations", float64(iters), fmt.Sprintf("iterations: a drag of handles that turn, %d positions each solved to convergence", dragSteps))
+		figure.Write(stdout, "pose_"+c.name+"_turning_drag_position", perPosition.Seconds()*1e3, "ms: the same, per position")
+	}
 	figure.Write(stdout, "pose_"+c.name+"_analyze_factor", med(func(r poseRun) time.Duration { return r.analyzeFactor }), "ms")
 	figure.Write(stdout, "pose_"+c.name+"_new_handle_set", med(func(r poseRun) time.Duration { return r.newHandles }), "ms")
 	return nil
@@ -326,7 +413,7 @@ func benchPoseScale(stdout io.Writer, data, dir string, runs int) error {
 		return err
 	}
 	sub, subPoses := subdivided(horse, horsePoses, 2)
-	c := poseCase{"horse_x16", sub, subPoses[:4], subPoses[4]}
+	c := poseCase{"horse_x16", sub, subPoses[:4], subPoses[4], false}
 	if err := c.emit(stdout, runs); err != nil {
 		return err
 	}
@@ -380,6 +467,6 @@ func benchPoseScale(stdout io.Writer, data, dir string, runs int) error {
 		}
 		frames = append(frames, m.Positions)
 	}
-	g := poseCase{"horse_gallop_x16_47", ref, frames, target.Positions}
+	g := poseCase{"horse_gallop_x16_47", ref, frames, target.Positions, false}
 	return g.emit(stdout, 1)
 }
