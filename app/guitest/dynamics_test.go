@@ -230,16 +230,8 @@ func TestDynamicsTubeSession(t *testing.T) {
 	}
 
 	// The project: the materials saved, and back when it is reopened.
-	b, err := os.ReadFile(project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p struct {
-		Tools map[string]json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(b, &p); err != nil || p.Tools["Dynamics"] == nil {
-		t.Fatalf("the project has no Dynamics state (%v)", err)
-	}
+	var saved json.RawMessage
+	toolState(t, project, "Dynamics", &saved)
 	cmd = s.startEnv([]string{"GALLOP_TRACE=1"}, project)
 	s.waitFor("the project to load", 60*time.Second, func() bool { return strings.Contains(s.windowName(), "tube.gallop") })
 	s.clickUntil("tool Dynamics", "dynamics: simulation")

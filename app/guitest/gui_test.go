@@ -734,16 +734,6 @@ func TestPoseLionSession(t *testing.T) {
 
 	// The saved project: the Pose tool's state holds the handles and the
 	// pose shown.
-	raw, err := os.ReadFile(project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var proj struct {
-		Tools map[string]json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(raw, &proj); err != nil {
-		t.Fatal(err)
-	}
 	var st struct {
 		Examples []struct{ Name string }
 		Handles  []struct {
@@ -753,9 +743,7 @@ func TestPoseLionSession(t *testing.T) {
 		}
 		Posed string
 	}
-	if err := json.Unmarshal(proj.Tools["Pose"], &st); err != nil {
-		t.Fatalf("Pose tool state: %v", err)
-	}
+	toolState(t, project, "Pose", &st)
 	if len(st.Examples) != 4 || len(st.Handles) != 2 {
 		t.Fatalf("saved %d examples and %d handles, want 4 and 2", len(st.Examples), len(st.Handles))
 	}
@@ -914,6 +902,29 @@ func (s *session) widget(name string) image.Rectangle {
 		return ok
 	})
 	return r
+}
+
+// toolState decodes tool's saved state in the project file (its entry
+// under "tools") into st.
+func toolState(t *testing.T, project, tool string, st any) {
+	t.Helper()
+	b, err := os.ReadFile(project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Tools map[string]json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatalf("%s: %v", project, err)
+	}
+	raw, ok := p.Tools[tool]
+	if !ok {
+		t.Fatalf("%s holds no %s state", project, tool)
+	}
+	if err := json.Unmarshal(raw, st); err != nil {
+		t.Fatalf("%s, the %s state: %v", project, tool, err)
+	}
 }
 
 // centre is the middle of r.

@@ -1,7 +1,6 @@
 package guitest
 
 import (
-	"encoding/json"
 	"fmt"
 	"image"
 	"math"
@@ -202,16 +201,6 @@ func TestWholeCaptureHeadFollows(t *testing.T) {
 	}
 	s.saveAndQuit(cmd, project)
 
-	raw, err := os.ReadFile(project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var proj struct {
-		Tools map[string]json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(raw, &proj); err != nil {
-		t.Fatal(err)
-	}
 	var st struct {
 		Examples []struct{ Name string }
 		Handles  []struct {
@@ -221,9 +210,7 @@ func TestWholeCaptureHeadFollows(t *testing.T) {
 		}
 		Posed string
 	}
-	if err := json.Unmarshal(proj.Tools["Pose"], &st); err != nil {
-		t.Fatalf("Pose tool state: %v", err)
-	}
+	toolState(t, project, "Pose", &st)
 	if len(st.Examples) != 48 || len(st.Handles) != 2 {
 		t.Fatalf("saved %d examples and %d handles, want 48 and 2", len(st.Examples), len(st.Handles))
 	}
@@ -402,23 +389,11 @@ func TestLargeMeshPreviewWhileDragging(t *testing.T) {
 	}
 	s.saveAndQuit(cmd, project)
 
-	raw, err := os.ReadFile(project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var proj struct {
-		Tools map[string]json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(raw, &proj); err != nil {
-		t.Fatal(err)
-	}
 	var st struct {
 		Handles []struct{ Offset [3]float64 }
 		Posed   string
 	}
-	if err := json.Unmarshal(proj.Tools["Pose"], &st); err != nil {
-		t.Fatalf("Pose tool state: %v", err)
-	}
+	toolState(t, project, "Pose", &st)
 	posed, err := assets.DecodeVec3s(st.Posed, "posed")
 	if err != nil || len(posed) != fine.NumVertices() || len(st.Handles) != 2 {
 		t.Fatalf("saved pose: %v (%d positions, %d handles)", err, len(posed), len(st.Handles))

@@ -1,10 +1,8 @@
 package guitest
 
 import (
-	"encoding/json"
 	"fmt"
 	"image"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -136,21 +134,12 @@ func TestDynamicsFastStrokeSlowFrames(t *testing.T) {
 // vertices.
 func savedMaterials(t *testing.T, project string, n int) [][5]float64 {
 	t.Helper()
-	b, err := os.ReadFile(project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p struct {
-		Tools map[string]json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(b, &p); err != nil {
-		t.Fatal(err)
-	}
 	var st struct {
 		Objects []struct{ Name, Params string }
 	}
-	if err := json.Unmarshal(p.Tools["Dynamics"], &st); err != nil || len(st.Objects) != 1 {
-		t.Fatalf("the project's Dynamics state has %d objects (%v), want 1", len(st.Objects), err)
+	toolState(t, project, "Dynamics", &st)
+	if len(st.Objects) != 1 {
+		t.Fatalf("the project's Dynamics state has %d objects, want 1", len(st.Objects))
 	}
 	v, err := assets.DecodeFloat64s(st.Objects[0].Params, "materials")
 	if err != nil || len(v) != 5*n {

@@ -52,16 +52,7 @@ func coarseCow(t *testing.T, turning bool) (s *Solver, c *Coarse, fine *assets.M
 	var hoof []int
 	dragged = handles[:1]
 	if turning {
-		low, far := 0, 0
-		for v, q := range pose {
-			if q[1] < pose[low][1] {
-				low = v
-			}
-			if q[0] > pose[far][0] {
-				far = v
-			}
-		}
-		hoof, dragged = nearestTo(pose, low, 60), nearestTo(pose, far, 30)
+		hoof, dragged = hoofAndMuzzle(pose)
 		handles = append(slices.Clone(hoof), dragged...)
 	}
 	if err := s.SetHandles(handles); err != nil {

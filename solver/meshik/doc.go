@@ -65,7 +65,7 @@
 //     definite"), is well posed. A prior k (at most MaxStrength, 10³⁰) puts k²
 //     on the diagonal of the weight system of every weight but β: the system
 //     is solved with those rows scaled back to the data's own diagonal, so
-//     that a strong prior does not make it look singular (see solveSystem;
+//     that a strong prior does not make it look singular (see solveWeights;
 //     k = 10¹⁰ stalled the nonlinear solve on pcow before). At q = l − 1 the space is the examples' span in
 //     other coordinates: with 4 or 10 examples every figure below is as before.
 //     Dropping real variation to save time costs accuracy: holding out each of

@@ -2,8 +2,6 @@ package meshik
 
 import (
 	"math"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // FitWeights sets the weights to those whose features best match the
@@ -90,21 +88,11 @@ func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 
 			break
 		}
 		// (D̃ᵀD̃ + k²)·δ = D̃ᵀẽ − k²·w, with D̃ᵀẽ = −grad/2.
-		sys := mat.NewSymDense(l, nil)
-		rhs := mat.NewVecDense(l, nil)
-		base := make([]float64, l)
-		for a := 0; a < l; a++ {
-			for c := a; c < l; c++ {
-				v := sm.jj[a*l+c]
-				if a == c {
-					base[a] = v * (1 + mu)
-					v = (v + kk[a]) * (1 + mu)
-				}
-				sys.SetSym(a, c, v)
-			}
-			rhs.SetVec(a, -sm.grad[a]/2-kk[a]*bl.w[a])
+		rhs := make([]float64, l)
+		for a := range rhs {
+			rhs[a] = -sm.grad[a]/2 - kk[a]*bl.w[a]
 		}
-		if !solveSystem(sys, rhs, delta, base) {
+		if !solveWeights(l, func(a, c int) float64 { return sm.jj[a*l+c] }, kk, mu, rhs, delta) {
 			break // examples that do not vary: keep the weights
 		}
 		// The decrease the linear model promises, 2δᵀr − δᵀ(D̃ᵀD̃ + k²)δ
@@ -116,7 +104,7 @@ func (s *Solver) fitSpace(bl *spaceState, kk []float64, iterations int) float64 
 			for c := 0; c < l; c++ {
 				q += sm.jj[a*l+c] * delta[c]
 			}
-			pred += delta[a] * (2*rhs.AtVec(a) - q - kk[a]*delta[a])
+			pred += delta[a] * (2*rhs[a] - q - kk[a]*delta[a])
 			step, wmax = max(step, math.Abs(delta[a])), max(wmax, math.Abs(bl.w[a]))
 		}
 		if exact {

@@ -304,16 +304,7 @@ func TestTurningDrag(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			low, far := 0, 0
-			for v, q := range pos {
-				if q[1] < pos[low][1] {
-					low = v
-				}
-				if q[0] > pos[far][0] {
-					far = v
-				}
-			}
-			hoof, muzzle := nearestTo(pos, low, 60), nearestTo(pos, far, 30)
+			hoof, muzzle := hoofAndMuzzle(pos)
 			if err := s.SetPositions(pos); err != nil {
 				t.Fatal(err)
 			}
@@ -358,6 +349,22 @@ func TestTurningDrag(t *testing.T) {
 			t.Logf("%d iterations for ten positions", total)
 		})
 	}
+}
+
+// hoofAndMuzzle returns two handles of a horse or a cow in pose pos: the
+// 60 vertices nearest the lowest (a hoof) and the 30 nearest the
+// foremost (the muzzle).
+func hoofAndMuzzle(pos []mgl64.Vec3) (hoof, muzzle []int) {
+	low, front := 0, 0
+	for v, q := range pos {
+		if q[1] < pos[low][1] {
+			low = v
+		}
+		if q[0] > pos[front][0] {
+			front = v
+		}
+	}
+	return nearestTo(pos, low, 60), nearestTo(pos, front, 30)
 }
 
 // nearestTo returns the k vertices nearest to vertex c.

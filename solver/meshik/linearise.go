@@ -367,21 +367,13 @@ func (s *Solver) step(bl *spaceState, sm sums, kk, pp []float64, mu float64) ([]
 	// The l×l system for δ: S = D̃ᵀD̃ − YᵀY, r = Yᵀz − D̃ᵀb̃ − k²w − p²(w − w₀).
 	delta := make([]float64, l)
 	if l > 0 {
-		sys := mat.NewSymDense(l, nil)
-		rhs := mat.NewVecDense(l, nil)
-		base := make([]float64, l)
-		for a := 0; a < l; a++ {
-			for c := a; c < l; c++ {
-				e := sm.jj[a*l+c] - gy[a*v+c]
-				if a == c {
-					base[a] = e * (1 + mu)
-					e = (e + kk[a] + pp[a]) * (1 + mu)
-				}
-				sys.SetSym(a, c, e)
-			}
-			rhs.SetVec(a, gy[a*v+l]-sm.jb[a]-kk[a]*bl.w[a]-pp[a]*(bl.w[a]-bl.w0[a]))
+		reg, rhs := make([]float64, l), make([]float64, l)
+		for a := range rhs {
+			reg[a] = kk[a] + pp[a]
+			rhs[a] = gy[a*v+l] - sm.jb[a] - kk[a]*bl.w[a] - pp[a]*(bl.w[a]-bl.w0[a])
 		}
-		if !solveSystem(sys, rhs, delta, base) {
+		data := func(a, c int) float64 { return sm.jj[a*l+c] - gy[a*v+c] }
+		if !solveWeights(l, data, reg, mu, rhs, delta) {
 			return nil, 0, fmt.Errorf("%w (the weight system is not positive definite)", ErrIllPosed)
 		}
 	}
@@ -437,31 +429,34 @@ func (s *Solver) backward(bl *spaceState, delta []float64) {
 	}
 }
 
-// solveSystem solves the l×l weight system sys·δ = rhs by Cholesky.
-// base holds the diagonal the data give (the system's diagonal less the
-// prior and temporal terms, k² and p², with the same damping), and the
-// system is solved scaled so that its diagonal is base again: with
-// d_a = √(base_a / sys_aa), (D·sys·D)·y = D·rhs and δ = D·y, which
-// changes nothing in exact arithmetic and nothing at all where there are
-// no such terms. A strong prior puts k² on the diagonal of every weight
-// it holds and not on the nonlinear space's scale weight; unscaled, the
-// system then looks ill-conditioned (k = 10¹⁰ already gives a condition
-// number of 10²⁰) and was raised as if undetermined, which froze the
-// scale weight. The system is positive semi-definite in exact
-// arithmetic (D̃ᵀD̃ − YᵀY is a Schur complement), but where the handles and
-// the prior leave a direction of the weights undetermined to rounding,
-// its pivot can come out zero or slightly negative, or the factor too
-// ill-conditioned to trust. Then the scaled diagonal is raised by
-// rounding-level amounts, 10⁻¹², 10⁻¹⁰ and at most 10⁻⁸ of its largest
-// entry, which leaves every direction the data determine as it is and
-// keeps the others where they are. It reports false if even that fails.
-func solveSystem(sys *mat.SymDense, rhs *mat.VecDense, delta []float64, base []float64) bool {
-	l := sys.SymmetricDim()
+// solveWeights solves the l×l weight system (A + R)·δ = rhs by Cholesky,
+// every step's (the exact, the reusing and the weight fit's): A is the
+// data's part, data(a, c) for a ≤ c (symmetric), R the diagonal of the
+// regularisers reg (k² of the prior plus p² of the temporal term), and
+// Marquardt's damping mu scales the whole diagonal, (A_aa + reg_a)(1 + μ).
+// The system is solved scaled so that its diagonal is the data's again,
+// base_a = A_aa(1 + μ): with d_a = √(base_a / sys_aa),
+// (D·sys·D)·y = D·rhs and δ = D·y, which changes nothing in exact
+// arithmetic and nothing at all where there are no regularisers. A strong
+// prior puts k² on the diagonal of every weight it holds and not on the
+// nonlinear space's scale weight; unscaled, the system then looks
+// ill-conditioned (k = 10¹⁰ already gives a condition number of 10²⁰) and
+// was raised as if undetermined, which froze the scale weight. The system
+// is positive semi-definite in exact arithmetic (D̃ᵀD̃ − YᵀY is a Schur
+// complement), but where the handles and the prior leave a direction of
+// the weights undetermined to rounding, its pivot can come out zero or
+// slightly negative, or the factor too ill-conditioned to trust. Then the
+// scaled diagonal is raised by rounding-level amounts, 10⁻¹², 10⁻¹⁰ and at
+// most 10⁻⁸ of its largest entry, which leaves every direction the data
+// determine as it is and keeps the others where they are. It reports
+// false if even that fails.
+func solveWeights(l int, data func(a, c int) float64, reg []float64, mu float64, rhs, delta []float64) bool {
 	d := make([]float64, l)
 	for a := range d {
+		base := data(a, a) * (1 + mu)
 		d[a] = 1
-		if v := sys.At(a, a); base[a] > 0 && v > base[a] {
-			d[a] = math.Sqrt(base[a] / v)
+		if v := base + reg[a]*(1+mu); base > 0 && v > base {
+			d[a] = math.Sqrt(base / v)
 		}
 	}
 	scaled := mat.NewSymDense(l, nil)
@@ -469,9 +464,13 @@ func solveSystem(sys *mat.SymDense, rhs *mat.VecDense, delta []float64, base []f
 	top := 0.0
 	for a := 0; a < l; a++ {
 		for c := a; c < l; c++ {
-			scaled.SetSym(a, c, sys.At(a, c)*d[a]*d[c])
+			e := data(a, c)
+			if a == c {
+				e = (e + reg[a]) * (1 + mu)
+			}
+			scaled.SetSym(a, c, e*d[a]*d[c])
 		}
-		b.SetVec(a, rhs.AtVec(a)*d[a])
+		b.SetVec(a, rhs[a]*d[a])
 		top = max(top, math.Abs(scaled.At(a, a)))
 	}
 	y := mat.NewVecDense(l, nil)

@@ -350,21 +350,12 @@ func (s *Solver) reuseStep(bl *spaceState, rs reuseSums, kk, pp []float64) ([]fl
 	delta := make([]float64, l)
 	model := rs.f
 	if l > 0 {
-		sys := mat.NewSymDense(l, nil)
-		rhs := mat.NewVecDense(l, nil)
-		base := make([]float64, l)
-		for a := 0; a < l; a++ {
-			for c := a; c < l; c++ {
-				e := s.sys[a*l+c]
-				if a == c {
-					base[a] = e
-					e += kk[a] + pp[a]
-				}
-				sys.SetSym(a, c, e)
-			}
-			rhs.SetVec(a, rs.rhs[a]-kk[a]*bl.w[a]-pp[a]*(bl.w[a]-bl.w0[a]))
+		reg, rhs := make([]float64, l), make([]float64, l)
+		for a := range rhs {
+			reg[a] = kk[a] + pp[a]
+			rhs[a] = rs.rhs[a] - kk[a]*bl.w[a] - pp[a]*(bl.w[a]-bl.w0[a])
 		}
-		if !solveSystem(sys, rhs, delta, base) {
+		if !solveWeights(l, func(a, c int) float64 { return s.sys[a*l+c] }, reg, 0, rhs, delta) {
 			// The kept system was positive definite only with the
 			// damping of its own step: form it anew.
 			return nil, 0, errStale
