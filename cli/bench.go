@@ -26,14 +26,20 @@ Prints one JSON object per line, {"name": ..., "value": ..., "unit": ...}:
   load_horse_gallop             loading horse-gallop's 48 OBJ frames (median)
   export_horse_gallop_glb       exporting it as a morph-target .glb (median)
   pick_horse_mean, pick_horse_max  one viewport pick on the horse (BVH ray cast)
-  pose_lion_*, pose_horse_*, pose_horse_subdivided_*
+  pose_lion_*, pose_horse_*, pose_horse_subdivided_*, pose_horse_gallop_47_*
                                 Mesh-Based IK (median): _iteration, the mean
                                 Gauss-Newton iteration of a solve to pose 5's
                                 positions at 10 handles (lion: 9 examples;
-                                horse and the horse subdivided once: 4);
+                                horse and the horse subdivided once: 4;
+                                horse-gallop: frames 1-47, to frame 48);
+                                _drag_update, an iteration of a drag;
                                 _analyze_factor, symbolic analysis and first
                                 factorization; _new_handle_set, switching to
-                                another handle set
+                                another handle set; horse-gallop also
+                                _turning_drag_iterations and _position, a
+                                hoof held and the muzzle dragged, both
+                                turning with the pose, 10 positions each
+                                solved to convergence
   sample_ball2d_chains_reaching, sample_ball2d_median_first
                                 2D ball, 20 chains of 1,000 iterations (seeds
                                 1-20): chains within 0.1 D of the target, and

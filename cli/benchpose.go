@@ -448,7 +448,7 @@ func benchPoseScale(stdout io.Writer, data, dir string, runs int) error {
 	figure.Write(stdout, name+"_prepare", r.PrepareSeconds, "s: 47 examples compressed, GᵀG analysed")
 	figure.Write(stdout, name+"_components", float64(r.Components), "principal components kept")
 	figure.Write(stdout, name+"_factor", 1e3*(r.FactorSeconds-r.AnalyzeSeconds), "ms: the numeric factorization of a handle set")
-	figure.Write(stdout, name+"_analyze_factor", 1e3*r.FactorSeconds, "ms")
+	figure.Write(stdout, name+"_cli_analyze_factor", 1e3*r.FactorSeconds, "ms: gallop pose's symbolic analysis and numeric factorization")
 	figure.Write(stdout, name+"_solve_iteration", 1e3*r.IterationSeconds, "ms: mean iteration of gallop pose's solve (the weight system reused)")
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		figure.Write(stdout, name+"_peak_gb", float64(ru.Maxrss)/(1<<20), "GB resident at most")
