@@ -110,10 +110,10 @@ func (s *Solver) SetRotating(groups [][]int) error {
 		gs = append(gs, g)
 	}
 	s.groups = gs
-	s.gslot, s.gdx, s.gtouch, s.gtri = s.gslot[:0], s.gdx[:0], s.gtouch[:0], nil
+	s.gslot, s.gtri = nil, nil
 	if len(gs) > 0 {
 		s.gtri = make([]bool, s.m)
-		s.gslot = slices.Grow(s.gslot, s.n)[:s.n]
+		s.gslot = make([]int32, s.n)
 		for v := range s.gslot {
 			s.gslot[v] = -1
 		}
@@ -127,7 +127,6 @@ func (s *Solver) SetRotating(groups [][]int) error {
 		for j := 0; j < s.m; j++ {
 			for _, v := range s.grad.Triangle(j) {
 				if s.gslot[v] >= 0 {
-					s.gtouch = append(s.gtouch, j)
 					s.gtri[j] = true
 					break
 				}
@@ -232,10 +231,16 @@ func (s *Solver) featureBlend(g group, deriv bool) (f, sym mgl64.Mat3, da []mgl6
 // judge its steps as they judge any other.
 func (s *Solver) turnJacobian() {
 	l := s.main.l
-	s.gdx = s.gdx[:0]
+	nv := 0
 	for _, g := range s.groups {
-		base := len(s.gdx)
-		s.gdx = append(s.gdx, make([]mgl64.Vec3, len(g.verts)*l)...)
+		nv += len(g.verts)
+	}
+	s.gdx = slices.Grow(s.gdx[:0], nv*l)[:nv*l]
+	clear(s.gdx)
+	base := 0
+	for _, g := range s.groups {
+		at := base
+		base += len(g.verts) * l
 		f, sym, da := s.featureBlend(g, true)
 		tr := sym[0] + sym[4] + sym[8]
 		m := mgl64.Ident3().Mul(tr).Sub(sym)
@@ -253,7 +258,7 @@ func (s *Solver) turnJacobian() {
 			skew := mgl64.Mat3{0, w[2], -w[1], -w[2], 0, w[0], w[1], -w[0], 0}
 			dr := f.Mul3(skew).Mul3(after)
 			for i, v := range g.verts {
-				s.gdx[base+i*l+k] = dr.Mul3x1(s.goal[v].Sub(ct))
+				s.gdx[at+i*l+k] = dr.Mul3x1(s.goal[v].Sub(ct))
 			}
 		}
 	}

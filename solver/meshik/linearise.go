@@ -144,8 +144,8 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 	pw := padded(w)
 	cols := 3 * (l + 1)
 	// Rotating groups turn with the main space's weights (turnJacobian).
-	s.turnRows = moveFixed && bl == s.main && len(s.groups) > 0 && l > 0
-	if s.turnRows {
+	turning := moveFixed && bl == s.main && len(s.groups) > 0 && l > 0
+	if turning {
 		s.turnJacobian()
 	}
 	gr := gram(s.m, 6, w, func(lo, hi int, sum func([]float64, int)) {
@@ -167,7 +167,7 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 			bl.evalRange(s.frozen, s.fgrad, sc.t[:je-j], sc.dt[:(je-j)*l], j, je)
 			for jj := j; jj < je; jj++ {
 				out := chunk[6*(jj-lo)*pw : 6*(jj-lo+1)*pw]
-				s.triangleRows(jj, &sc.t[jj-j], sc.dt[(jj-j)*l:(jj-j+1)*l], out, pw)
+				s.triangleRows(jj, &sc.t[jj-j], sc.dt[(jj-j)*l:(jj-j+1)*l], out, pw, turning)
 				if vertexRows {
 					s.scatterRows(jj, out, pw, l, rowsOf)
 				}
@@ -272,7 +272,7 @@ func (s *Solver) mergeShared(cols int) {
 // D̃ (the derivatives Σ_c H[c][a]·∂T[r][c]/∂w_k for the l = len(d)
 // weights), then b̃ = Σ_c H[c][a]·T[r][c] − (Ǧ·x̂)[a] and
 // ẽ = (Ǧ·x)[a] − Σ_c H[c][a]·T[r][c], then zeros up to the stride.
-func (s *Solver) triangleRows(j int, t *mgl64.Mat3, d []mgl64.Mat3, out []float64, stride int) {
+func (s *Solver) triangleRows(j int, t *mgl64.Mat3, d []mgl64.Mat3, out []float64, stride int, turning bool) {
 	l, w := len(d), stride
 	tri := s.grad.Triangle(j)
 	g, h := &s.gp[j], &s.hp[j]
@@ -302,7 +302,7 @@ func (s *Solver) triangleRows(j int, t *mgl64.Mat3, d []mgl64.Mat3, out []float6
 			out[(2*r+1)*w+k] = h1*u0 + h3*u1 + h5*u2
 		}
 	}
-	if s.turnRows && s.gtri[j] {
+	if turning && s.gtri[j] {
 		s.turnColumns(tri, g, out, w, l)
 	}
 }
@@ -323,6 +323,28 @@ func (s *Solver) turnColumns(tri [3]int, g *[6]float64, out []float64, w, l int)
 				row := out[(2*r+a)*w : (2*r+a)*w+l]
 				for k := range row {
 					row[k] -= g[3*a+c] * dx[k][r]
+				}
+			}
+		}
+	}
+}
+
+// turnAdjoint adds to grad (D̃ᵀ·r so far) the share of turnColumns'
+// columns for a triangle's six residuals r: −Σ r·Ǧ_c·∂x_c/∂w_k over its
+// corners c in rotating groups.
+func (s *Solver) turnAdjoint(tri [3]int, g *[6]float64, r, grad []float64) {
+	l := len(grad)
+	for c := 0; c < 3; c++ {
+		gs := s.gslot[tri[c]]
+		if gs < 0 {
+			continue
+		}
+		dx := s.gdx[int(gs)*l : int(gs+1)*l]
+		for rr := 0; rr < 3; rr++ {
+			for a := 0; a < 2; a++ {
+				e := r[2*rr+a] * g[3*a+c]
+				for k := range grad {
+					grad[k] -= e * dx[k][rr]
 				}
 			}
 		}

@@ -41,7 +41,7 @@ func TestVertexRowsMatchGather(t *testing.T) {
 	defer scratchPool.Put(sc)
 	for j := 0; j < s.m; j++ {
 		bl.evalRange(s.frozen, s.fgrad, sc.t[:1], sc.dt[:l], j, j+1)
-		s.triangleRows(j, &sc.t[0], sc.dt[:l], rows[6*j*pw:6*(j+1)*pw], pw)
+		s.triangleRows(j, &sc.t[0], sc.dt[:l], rows[6*j*pw:6*(j+1)*pw], pw, false)
 	}
 	worst, scale := 0.0, 0.0
 	for u := 0; u < s.n; u++ {

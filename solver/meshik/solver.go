@@ -218,15 +218,12 @@ type Solver struct {
 	x         []mgl64.Vec3 // current positions
 
 	// gslot numbers the groups' vertices (-1 for the others, nil without
-	// groups); gdx holds their ∂x_v/∂w_k at gslot[v]·l + k (turnJacobian),
-	// which prepare puts into the rows while turnRows is set; gtouch lists
-	// the triangles (solver order) with a corner in a group, gtri marks
-	// them.
-	gslot    []int32
-	gtouch   []int
-	gtri     []bool
-	gdx      []mgl64.Vec3
-	turnRows bool
+	// groups), gtri marks the triangles (solver order) with a corner in a
+	// group, and gdx holds the groups' vertices' ∂x_v/∂w_k at
+	// gslot[v]·l + k (turnJacobian).
+	gslot []int32
+	gtri  []bool
+	gdx   []mgl64.Vec3
 
 	main *spaceState // the feature space being solved in
 	lin  *spaceState // the linear space of the same examples, to start from (nil if not needed)
@@ -888,7 +885,7 @@ func (s *Solver) SetHandles(vertices []int) error {
 		}
 	}
 	clear(s.fixed)
-	s.groups, s.gslot, s.gtouch, s.gtri = nil, nil, nil, nil
+	s.groups, s.gslot, s.gtri = nil, nil, nil
 	for _, v := range hs {
 		s.fixed[v] = true
 		s.target[v], s.goal[v] = s.x[v], s.x[v]

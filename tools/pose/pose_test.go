@@ -674,9 +674,11 @@ func nearest(ps []assets.Vec3, c, k int) []int {
 // handle does by default, or holding their orientation) a drag's updates
 // are previews from the coarse level, each a whole pose with the dragged
 // handle on its target; when the drag stops the previews settle, the full
-// solve takes over and converges, and the last preview was within 2.5%
-// (rms) and 6% (farthest vertex) of the diagonal of where it ends, no edge
-// of it longer than twice its length there.
+// solve takes over and converges, and the last preview is within a
+// quarter of the drag's effect (rms and farthest vertex, against how far
+// the full solve moved the mesh) of where it ends, for handles that hold
+// their orientation also within 2.5% (rms) and 6% (farthest vertex) of
+// the diagonal, no edge of it longer than twice its length there.
 func TestTwoLevelDrag(t *testing.T) {
 	for _, turning := range []bool{true, false} {
 		name := map[bool]string{true: "turning", false: "holding"}[turning]
@@ -794,9 +796,15 @@ func twoLevelDrag(t *testing.T, turning bool) {
 	t.Logf("%d previews; the last rms %.3g, max %.3g of the diagonal from the full solve, which moved the mesh by rms %.3g, max %.3g", previews, rms, far, moved, movedFar)
 	// The preview approximates what the drag does: its distance from the
 	// full solve is measured against how far the full solve moved the
-	// mesh. Measured: turning rms 1.6%, max 3.6% of the diagonal... .
+	// mesh. Measured: turning rms 2.95%, max 9.2% of the diagonal, where
+	// the full solve moved the mesh by rms 18.8%, max 60.5% from the rest
+	// pose (16% and 15% of it); holding rms 1.6%, max 3.6%, where it moved
+	// the mesh by rms 14.5%, max 21.2% (11% and 17%).
 	if rms > 0.25*moved || far > 0.25*movedFar {
 		t.Errorf("the last preview is rms %.3g, max %.3g of the diagonal from the full solve, which moved the mesh by rms %.3g, max %.3g: more than a quarter of the drag's effect", rms, far, moved, movedFar)
+	}
+	if !turning && (rms > 0.025 || far > 0.06) {
+		t.Errorf("the last preview is rms %.3g, max %.3g of the diagonal from the full solve", rms, far)
 	}
 }
 
