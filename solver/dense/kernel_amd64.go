@@ -15,10 +15,16 @@ func kern4x4fma(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc
 func subScaledAVX(y *float64, a float64, x *float64, n int)
 
 //go:noescape
-func combine9AVX(dst *float64, w *float64, f *float64, n int)
+func mul9AVX(dst *float64, stride int, rows int, a *float64, f *float64, l int, add int)
 
 //go:noescape
-func addDots9AVX(acc *float64, f *float64, p *float64, n int)
+func dots9AVX(dst *float64, w *float64, f *float64, l int)
+
+//go:noescape
+func widenAVX(dst *float64, src *float32, n int)
+
+//go:noescape
+func addScaled2AVX(dst *float64, a float64, x *float64, b float64, y *float64, n int)
 
 func cpuid(eax, ecx uint32) (a, b, c, d uint32)
 

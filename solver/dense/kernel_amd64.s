@@ -221,98 +221,343 @@ subdone:
 	VZEROUPPER
 	RET
 
-// func combine9AVX(dst *float64, w *float64, f *float64, n int)
+// The nine-row kernels below read f as nine rows of l numbers, row c at
+// f + c·l·8: R13 points at column k of row 0, R14 at column k of row 4,
+// R8 = l·8 and R9 = 3·l·8, so that row c is at (R13), (R13)(R8*1),
+// (R13)(R8*2), (R13)(R9*1), (R14), (R14)(R8*1), (R14)(R8*2), (R14)(R9*1)
+// and (R14)(R8*4).
+
+// func mul9AVX(dst *float64, stride int, rows int, a *float64, f *float64, l int, add int)
 //
-// dst[0:9] = Σ_{k<n} w[k]·f[9k : 9k+9], even and odd k summed apart with
-// fused multiply-adds and added at the end.
-TEXT ·combine9AVX(SB), NOSPLIT, $0-32
-	MOVQ   dst+0(FP), DI
-	MOVQ   w+8(FP), SI
-	MOVQ   f+16(FP), DX
-	MOVQ   n+24(FP), CX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
+// dst[i·stride + k] = (add ≠ 0 ? dst[i·stride + k] : 0) + Σ_c a[9i + c]·f[c·l + k]
+// for i < rows, k < l: the even c summed in one chain of fused
+// multiply-adds and the odd c in another, the two added, then dst.
+TEXT ·mul9AVX(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ stride+8(FP), BX
+	SHLQ $3, BX
+	MOVQ rows+16(FP), CX
+	MOVQ a+24(FP), SI
+	MOVQ f+32(FP), DX
+	MOVQ l+40(FP), R8
+	SHLQ $3, R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ add+48(FP), R11
 
-comb2:
-	CMPQ         CX, $2
-	JL           comb1
-	VBROADCASTSD (SI), Y3
-	VFMADD231PD  (DX), Y3, Y0
-	VFMADD231PD  32(DX), Y3, Y1
-	VFMADD231SD  64(DX), X3, X2
-	VBROADCASTSD 8(SI), Y7
-	VFMADD231PD  72(DX), Y7, Y4
-	VFMADD231PD  104(DX), Y7, Y5
-	VFMADD231SD  136(DX), X7, X6
-	ADDQ         $16, SI
-	ADDQ         $144, DX
-	SUBQ         $2, CX
-	JMP          comb2
-
-comb1:
+mrow:
 	TESTQ        CX, CX
-	JZ           combdone
-	VBROADCASTSD (SI), Y3
-	VFMADD231PD  (DX), Y3, Y0
-	VFMADD231PD  32(DX), Y3, Y1
-	VFMADD231SD  64(DX), X3, X2
+	JZ           mdone
+	VBROADCASTSD (SI), Y0
+	VBROADCASTSD 8(SI), Y1
+	VBROADCASTSD 16(SI), Y2
+	VBROADCASTSD 24(SI), Y3
+	VBROADCASTSD 32(SI), Y4
+	VBROADCASTSD 40(SI), Y5
+	VBROADCASTSD 48(SI), Y6
+	VBROADCASTSD 56(SI), Y7
+	VBROADCASTSD 64(SI), Y8
+	MOVQ         DX, R13
+	LEAQ         (DX)(R8*4), R14
+	MOVQ         DI, AX
+	MOVQ         R8, R12
+	SHRQ         $3, R12
 
-combdone:
-	VADDPD     Y4, Y0, Y0
-	VADDPD     Y5, Y1, Y1
-	VADDSD     X6, X2, X2
-	VMOVUPD    Y0, (DI)
-	VMOVUPD    Y1, 32(DI)
-	VMOVSD     X2, 64(DI)
+m8:
+	CMPQ        R12, $8
+	JL          m4
+	VMULPD      (R13), Y0, Y9
+	VMULPD      (R13)(R8*1), Y1, Y10
+	VMULPD      32(R13), Y0, Y11
+	VMULPD      32(R13)(R8*1), Y1, Y12
+	VFMADD231PD (R13)(R8*2), Y2, Y9
+	VFMADD231PD (R13)(R9*1), Y3, Y10
+	VFMADD231PD 32(R13)(R8*2), Y2, Y11
+	VFMADD231PD 32(R13)(R9*1), Y3, Y12
+	VFMADD231PD (R14), Y4, Y9
+	VFMADD231PD (R14)(R8*1), Y5, Y10
+	VFMADD231PD 32(R14), Y4, Y11
+	VFMADD231PD 32(R14)(R8*1), Y5, Y12
+	VFMADD231PD (R14)(R8*2), Y6, Y9
+	VFMADD231PD (R14)(R9*1), Y7, Y10
+	VFMADD231PD 32(R14)(R8*2), Y6, Y11
+	VFMADD231PD 32(R14)(R9*1), Y7, Y12
+	VFMADD231PD (R14)(R8*4), Y8, Y9
+	VFMADD231PD 32(R14)(R8*4), Y8, Y11
+	VADDPD      Y10, Y9, Y9
+	VADDPD      Y12, Y11, Y11
+	TESTQ       R11, R11
+	JZ          m8store
+	VADDPD      (AX), Y9, Y9
+	VADDPD      32(AX), Y11, Y11
+
+m8store:
+	VMOVUPD Y9, (AX)
+	VMOVUPD Y11, 32(AX)
+	ADDQ    $64, R13
+	ADDQ    $64, R14
+	ADDQ    $64, AX
+	SUBQ    $8, R12
+	JMP     m8
+
+m4:
+	CMPQ        R12, $4
+	JL          m1
+	VMULPD      (R13), Y0, Y9
+	VMULPD      (R13)(R8*1), Y1, Y10
+	VFMADD231PD (R13)(R8*2), Y2, Y9
+	VFMADD231PD (R13)(R9*1), Y3, Y10
+	VFMADD231PD (R14), Y4, Y9
+	VFMADD231PD (R14)(R8*1), Y5, Y10
+	VFMADD231PD (R14)(R8*2), Y6, Y9
+	VFMADD231PD (R14)(R9*1), Y7, Y10
+	VFMADD231PD (R14)(R8*4), Y8, Y9
+	VADDPD      Y10, Y9, Y9
+	TESTQ       R11, R11
+	JZ          m4store
+	VADDPD      (AX), Y9, Y9
+
+m4store:
+	VMOVUPD Y9, (AX)
+	ADDQ    $32, R13
+	ADDQ    $32, R14
+	ADDQ    $32, AX
+	SUBQ    $4, R12
+
+m1:
+	TESTQ       R12, R12
+	JZ          mrowdone
+	VMULSD      (R13), X0, X9
+	VMULSD      (R13)(R8*1), X1, X10
+	VFMADD231SD (R13)(R8*2), X2, X9
+	VFMADD231SD (R13)(R9*1), X3, X10
+	VFMADD231SD (R14), X4, X9
+	VFMADD231SD (R14)(R8*1), X5, X10
+	VFMADD231SD (R14)(R8*2), X6, X9
+	VFMADD231SD (R14)(R9*1), X7, X10
+	VFMADD231SD (R14)(R8*4), X8, X9
+	VADDSD      X10, X9, X9
+	TESTQ       R11, R11
+	JZ          m1store
+	VADDSD      (AX), X9, X9
+
+m1store:
+	VMOVSD X9, (AX)
+	ADDQ   $8, R13
+	ADDQ   $8, R14
+	ADDQ   $8, AX
+	DECQ   R12
+	JMP    m1
+
+mrowdone:
+	ADDQ $72, SI
+	ADDQ BX, DI
+	DECQ CX
+	JMP  mrow
+
+mdone:
 	VZEROUPPER
 	RET
 
-// func addDots9AVX(acc *float64, f *float64, p *float64, n int)
+// func dots9AVX(dst *float64, w *float64, f *float64, l int)
 //
-// acc[k] += f[9k : 9k+9]·p[0:9] for k < n, n a multiple of 4: four rows at
-// a time, their products summed across lanes into one vector of four.
-TEXT ·addDots9AVX(SB), NOSPLIT, $0-32
-	MOVQ         acc+0(FP), DI
-	MOVQ         f+8(FP), DX
-	MOVQ         p+16(FP), SI
-	MOVQ         n+24(FP), CX
-	VMOVUPD      (SI), Y8
-	VMOVUPD      32(SI), Y9
-	VBROADCASTSD 64(SI), Y10
+// dst[c] = Σ_k w[k]·f[c·l + k] for c < 9: each c's products summed with
+// fused multiply-adds four lanes at a time, the lanes added ((0 + 2) +
+// (1 + 3)), then the remaining k in order.
+TEXT ·dots9AVX(SB), NOSPLIT, $0-32
+	MOVQ   dst+0(FP), DI
+	MOVQ   w+8(FP), SI
+	MOVQ   f+16(FP), R13
+	MOVQ   l+24(FP), R12
+	MOVQ   R12, R8
+	SHLQ   $3, R8
+	LEAQ   (R8)(R8*2), R9
+	LEAQ   (R13)(R8*4), R14
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
 
-dots4:
+d4:
+	CMPQ        R12, $4
+	JL          dsum
+	VMOVUPD     (SI), Y9
+	VFMADD231PD (R13), Y9, Y0
+	VFMADD231PD (R13)(R8*1), Y9, Y1
+	VFMADD231PD (R13)(R8*2), Y9, Y2
+	VFMADD231PD (R13)(R9*1), Y9, Y3
+	VFMADD231PD (R14), Y9, Y4
+	VFMADD231PD (R14)(R8*1), Y9, Y5
+	VFMADD231PD (R14)(R8*2), Y9, Y6
+	VFMADD231PD (R14)(R9*1), Y9, Y7
+	VFMADD231PD (R14)(R8*4), Y9, Y8
+	ADDQ        $32, SI
+	ADDQ        $32, R13
+	ADDQ        $32, R14
+	SUBQ        $4, R12
+	JMP         d4
+
+dsum:
+	VEXTRACTF128 $1, Y0, X10
+	VADDPD       X10, X0, X0
+	VHADDPD      X0, X0, X0
+	VEXTRACTF128 $1, Y1, X10
+	VADDPD       X10, X1, X1
+	VHADDPD      X1, X1, X1
+	VEXTRACTF128 $1, Y2, X10
+	VADDPD       X10, X2, X2
+	VHADDPD      X2, X2, X2
+	VEXTRACTF128 $1, Y3, X10
+	VADDPD       X10, X3, X3
+	VHADDPD      X3, X3, X3
+	VEXTRACTF128 $1, Y4, X10
+	VADDPD       X10, X4, X4
+	VHADDPD      X4, X4, X4
+	VEXTRACTF128 $1, Y5, X10
+	VADDPD       X10, X5, X5
+	VHADDPD      X5, X5, X5
+	VEXTRACTF128 $1, Y6, X10
+	VADDPD       X10, X6, X6
+	VHADDPD      X6, X6, X6
+	VEXTRACTF128 $1, Y7, X10
+	VADDPD       X10, X7, X7
+	VHADDPD      X7, X7, X7
+	VEXTRACTF128 $1, Y8, X10
+	VADDPD       X10, X8, X8
+	VHADDPD      X8, X8, X8
+
+d1:
+	TESTQ       R12, R12
+	JZ          dstore
+	VMOVSD      (SI), X9
+	VFMADD231SD (R13), X9, X0
+	VFMADD231SD (R13)(R8*1), X9, X1
+	VFMADD231SD (R13)(R8*2), X9, X2
+	VFMADD231SD (R13)(R9*1), X9, X3
+	VFMADD231SD (R14), X9, X4
+	VFMADD231SD (R14)(R8*1), X9, X5
+	VFMADD231SD (R14)(R8*2), X9, X6
+	VFMADD231SD (R14)(R9*1), X9, X7
+	VFMADD231SD (R14)(R8*4), X9, X8
+	ADDQ        $8, SI
+	ADDQ        $8, R13
+	ADDQ        $8, R14
+	DECQ        R12
+	JMP         d1
+
+dstore:
+	VMOVSD X0, (DI)
+	VMOVSD X1, 8(DI)
+	VMOVSD X2, 16(DI)
+	VMOVSD X3, 24(DI)
+	VMOVSD X4, 32(DI)
+	VMOVSD X5, 40(DI)
+	VMOVSD X6, 48(DI)
+	VMOVSD X7, 56(DI)
+	VMOVSD X8, 64(DI)
+	VZEROUPPER
+	RET
+
+// func addScaled2AVX(dst *float64, a float64, x *float64, b float64, y *float64, n int)
+//
+// dst[k] = (dst[k] + a·x[k]) + b·y[k] for k < n, with fused multiply-adds.
+TEXT ·addScaled2AVX(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), DI
+	VBROADCASTSD a+8(FP), Y0
+	MOVQ         x+16(FP), SI
+	VBROADCASTSD b+24(FP), Y1
+	MOVQ         y+32(FP), DX
+	MOVQ         n+40(FP), CX
+
+s8:
+	CMPQ        CX, $8
+	JL          s4
+	VMOVUPD     (DI), Y2
+	VMOVUPD     32(DI), Y3
+	VFMADD231PD (SI), Y0, Y2
+	VFMADD231PD 32(SI), Y0, Y3
+	VFMADD231PD (DX), Y1, Y2
+	VFMADD231PD 32(DX), Y1, Y3
+	VMOVUPD     Y2, (DI)
+	VMOVUPD     Y3, 32(DI)
+	ADDQ        $64, DI
+	ADDQ        $64, SI
+	ADDQ        $64, DX
+	SUBQ        $8, CX
+	JMP         s8
+
+s4:
 	CMPQ        CX, $4
-	JL          dotsdone
-	VMULPD      (DX), Y8, Y0
-	VFMADD231PD 32(DX), Y9, Y0
-	VMULPD      72(DX), Y8, Y1
-	VFMADD231PD 104(DX), Y9, Y1
-	VMULPD      144(DX), Y8, Y2
-	VFMADD231PD 176(DX), Y9, Y2
-	VMULPD      216(DX), Y8, Y3
-	VFMADD231PD 248(DX), Y9, Y3
-	VHADDPD     Y1, Y0, Y4
-	VHADDPD     Y3, Y2, Y5
-	VPERM2F128  $0x21, Y5, Y4, Y6
-	VBLENDPD    $0x0C, Y5, Y4, Y7
-	VADDPD      Y6, Y7, Y7
-	VMOVSD      64(DX), X11
-	VMOVHPD     136(DX), X11, X11
-	VMOVSD      208(DX), X12
-	VMOVHPD     280(DX), X12, X12
-	VINSERTF128 $1, X12, Y11, Y11
-	VFMADD231PD Y11, Y10, Y7
-	VADDPD      (DI), Y7, Y7
-	VMOVUPD     Y7, (DI)
-	ADDQ        $288, DX
+	JL          s1
+	VMOVUPD     (DI), Y2
+	VFMADD231PD (SI), Y0, Y2
+	VFMADD231PD (DX), Y1, Y2
+	VMOVUPD     Y2, (DI)
 	ADDQ        $32, DI
+	ADDQ        $32, SI
+	ADDQ        $32, DX
 	SUBQ        $4, CX
-	JMP         dots4
 
-dotsdone:
+s1:
+	TESTQ       CX, CX
+	JZ          sdone
+	VMOVSD      (DI), X2
+	VFMADD231SD (SI), X0, X2
+	VFMADD231SD (DX), X1, X2
+	VMOVSD      X2, (DI)
+	ADDQ        $8, DI
+	ADDQ        $8, SI
+	ADDQ        $8, DX
+	DECQ        CX
+	JMP         s1
+
+sdone:
+	VZEROUPPER
+	RET
+
+// func widenAVX(dst *float64, src *float32, n int)
+//
+// dst[i] = float64(src[i]) for i < n (exact).
+TEXT ·widenAVX(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+w8:
+	CMPQ      CX, $8
+	JL        w4
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
+	ADDQ      $32, SI
+	ADDQ      $64, DI
+	SUBQ      $8, CX
+	JMP       w8
+
+w4:
+	CMPQ      CX, $4
+	JL        w1
+	VCVTPS2PD (SI), Y0
+	VMOVUPD   Y0, (DI)
+	ADDQ      $16, SI
+	ADDQ      $32, DI
+	SUBQ      $4, CX
+
+w1:
+	TESTQ     CX, CX
+	JZ        wdone
+	VCVTSS2SD (SI), X0, X0
+	VMOVSD    X0, (DI)
+	ADDQ      $4, SI
+	ADDQ      $8, DI
+	DECQ      CX
+	JMP       w1
+
+wdone:
 	VZEROUPPER
 	RET

@@ -18,10 +18,18 @@ func subScaledAVX(y *float64, a float64, x *float64, n int) {
 	panic("dense: no AVX kernel on this platform")
 }
 
-func combine9AVX(dst *float64, w *float64, f *float64, n int) {
+func mul9AVX(dst *float64, stride int, rows int, a *float64, f *float64, l int, add int) {
 	panic("dense: no AVX kernel on this platform")
 }
 
-func addDots9AVX(acc *float64, f *float64, p *float64, n int) {
+func dots9AVX(dst *float64, w *float64, f *float64, l int) {
+	panic("dense: no AVX kernel on this platform")
+}
+
+func addScaled2AVX(dst *float64, a float64, x *float64, b float64, y *float64, n int) {
+	panic("dense: no AVX kernel on this platform")
+}
+
+func widenAVX(dst *float64, src *float32, n int) {
 	panic("dense: no AVX kernel on this platform")
 }

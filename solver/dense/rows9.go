@@ -1,47 +1,99 @@
 package dense
 
-// Rows of nine numbers: a 3×3 matrix or a factor of nine per row, the
-// layout of packages whose per-triangle data is one such row per weight
-// (meshik's basis factors). Unlike the other kernels these sum with fused
+// Nine rows of l numbers: per-triangle data laid out as nine coordinates,
+// each a row over l weights (meshik's basis factors: f[c·l + k] is
+// coordinate c of weight k), so that the work over the weights runs four
+// lanes at a time. Unlike the other kernels these sum with fused
 // multiply-adds where the processor has them, so their last bits differ
 // between machines with and without AVX2.
 
-// Combine9 sets dst to Σ_k w[k]·f[9k : 9k+9] over k < len(w); f holds at
-// least 9·len(w) numbers.
-func Combine9(dst *[9]float64, w, f []float64) {
-	n := len(w)
-	if n == 0 {
+// Dots9 sets dst[c] = Σ_k w[k]·f[c·l + k] for c < 9, l = len(w); f holds
+// at least 9·l numbers.
+func Dots9(dst *[9]float64, w, f []float64) {
+	l := len(w)
+	if l == 0 {
 		*dst = [9]float64{}
 		return
 	}
-	f = f[:9*n]
+	f = f[:9*l]
 	if useFMA {
-		combine9AVX(&dst[0], &w[0], &f[0], n)
+		dots9AVX(&dst[0], &w[0], &f[0], l)
 		return
 	}
 	var s [9]float64
-	for k, wk := range w {
-		r := (*[9]float64)(f[9*k:])
-		for e := range s {
-			s[e] += wk * r[e]
+	for c := range s {
+		row := f[c*l : (c+1)*l]
+		for k, wk := range w {
+			s[c] += wk * row[k]
 		}
 	}
 	*dst = s
 }
 
-// AddDots9 adds f[9k : 9k+9]·p to g[k] for every k < len(g); f holds at
-// least 9·len(g) numbers.
-func AddDots9(g, f []float64, p *[9]float64) {
-	n := len(g)
-	f = f[:9*n]
-	k := 0
-	if useFMA && n >= 4 {
-		k = n &^ 3
-		addDots9AVX(&g[0], &f[0], &p[0], k)
+// Mul9 sets dst[i·stride + k] = Σ_c a[9i + c]·f[c·l + k] for the rows
+// i < len(a)/9 and k < l: each row of dst is a combination of f's nine
+// rows. With add, the combinations are added to dst instead.
+func Mul9(dst []float64, stride int, a, f []float64, l int, add bool) {
+	rows := len(a) / 9
+	if rows == 0 || l == 0 {
+		return
 	}
-	for ; k < n; k++ {
-		r := (*[9]float64)(f[9*k:])
-		g[k] += ((r[0]*p[0] + r[1]*p[1]) + (r[2]*p[2] + r[3]*p[3])) +
-			((r[4]*p[4] + r[5]*p[5]) + (r[6]*p[6] + r[7]*p[7])) + r[8]*p[8]
+	f = f[:9*l]
+	_ = dst[(rows-1)*stride+l-1]
+	if useFMA {
+		ad := 0
+		if add {
+			ad = 1
+		}
+		mul9AVX(&dst[0], stride, rows, &a[0], &f[0], l, ad)
+		return
+	}
+	for i := 0; i < rows; i++ {
+		ai := (*[9]float64)(a[9*i:])
+		out := dst[i*stride : i*stride+l]
+		if !add {
+			clear(out)
+		}
+		for c, v := range ai {
+			row := f[c*l : (c+1)*l]
+			for k := range out {
+				out[k] += v * row[k]
+			}
+		}
+	}
+}
+
+// AddScaled2 sets dst[k] += a·x[k] + b·y[k] for k < len(dst) (x and y at
+// least as long).
+func AddScaled2(dst []float64, a float64, x []float64, b float64, y []float64) {
+	n := len(dst)
+	if n == 0 {
+		return
+	}
+	x, y = x[:n], y[:n]
+	if useFMA {
+		addScaled2AVX(&dst[0], a, &x[0], b, &y[0], n)
+		return
+	}
+	for k := range dst {
+		dst[k] += a*x[k] + b*y[k]
+	}
+}
+
+// Widen sets dst[i] = float64(src[i]) for i < len(src) (dst at least as
+// long): data kept in single precision to halve the memory a pass
+// streams, widened a block at a time into storage that stays in cache.
+func Widen(dst []float64, src []float32) {
+	n := len(src)
+	if n == 0 {
+		return
+	}
+	dst = dst[:n]
+	if useFMA {
+		widenAVX(&dst[0], &src[0], n)
+		return
+	}
+	for i, v := range src {
+		dst[i] = float64(v)
 	}
 }

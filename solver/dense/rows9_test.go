@@ -6,48 +6,89 @@ import (
 	"testing"
 )
 
-// TestRows9 checks Combine9 and AddDots9 against plain sums for every
-// length from 0 to 13 (the kernels' unrolled blocks and their tails).
+// TestRows9 checks Dots9, Mul9, AddScaled2 and Widen against plain sums for
+// every length from 0 to 13 (the kernels' unrolled blocks and their
+// tails), on the kernels this machine runs.
 func TestRows9(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	for n := 0; n <= 13; n++ {
-		w := make([]float64, n)
-		f := make([]float64, 9*n+5) // longer than needed
+	near := func(got, want, scale float64) bool { return math.Abs(got-want) <= 1e-14*(1+scale) }
+	for l := 0; l <= 13; l++ {
+		w := make([]float64, l)
+		f := make([]float64, 9*l+5) // longer than needed
 		for i := range w {
 			w[i] = rng.NormFloat64()
 		}
 		for i := range f {
 			f[i] = rng.NormFloat64()
 		}
-		var p [9]float64
-		for i := range p {
-			p[i] = rng.NormFloat64()
-		}
 		dst := [9]float64{1, 1, 1, 1, 1, 1, 1, 1, 1}
-		Combine9(&dst, w, f)
-		for e := 0; e < 9; e++ {
+		Dots9(&dst, w, f)
+		for c := 0; c < 9; c++ {
 			want, scale := 0.0, 0.0
-			for k := 0; k < n; k++ {
-				want += w[k] * f[9*k+e]
-				scale += math.Abs(w[k] * f[9*k+e])
+			for k := 0; k < l; k++ {
+				want += w[k] * f[c*l+k]
+				scale += math.Abs(w[k] * f[c*l+k])
 			}
-			if math.Abs(dst[e]-want) > 1e-14*(1+scale) {
-				t.Errorf("Combine9 n=%d: element %d = %v, want %v", n, e, dst[e], want)
+			if !near(dst[c], want, scale) {
+				t.Errorf("Dots9 l=%d: element %d = %v, want %v", l, c, dst[c], want)
 			}
 		}
-		g := make([]float64, n)
-		for k := range g {
-			g[k] = float64(k)
-		}
-		AddDots9(g, f, &p)
-		for k := 0; k < n; k++ {
-			want, scale := float64(k), 0.0
-			for e := 0; e < 9; e++ {
-				want += f[9*k+e] * p[e]
-				scale += math.Abs(f[9*k+e] * p[e])
+		for _, rows := range []int{1, 3, 6} {
+			for _, add := range []bool{false, true} {
+				a := make([]float64, 9*rows)
+				for i := range a {
+					a[i] = rng.NormFloat64()
+				}
+				stride := l + 3
+				out := make([]float64, rows*stride)
+				for i := range out {
+					out[i] = float64(i)
+				}
+				Mul9(out, stride, a, f, l, add)
+				for i := 0; i < rows; i++ {
+					for k := 0; k < stride; k++ {
+						want, scale := float64(i*stride+k), 0.0
+						if k < l {
+							if !add {
+								want = 0
+							}
+							for c := 0; c < 9; c++ {
+								want += a[9*i+c] * f[c*l+k]
+								scale += math.Abs(a[9*i+c] * f[c*l+k])
+							}
+						}
+						if got := out[i*stride+k]; !near(got, want, scale) {
+							t.Errorf("Mul9 l=%d rows=%d add=%v: [%d][%d] = %v, want %v", l, rows, add, i, k, got, want)
+						}
+					}
+				}
 			}
-			if math.Abs(g[k]-want) > 1e-14*(1+scale) {
-				t.Errorf("AddDots9 n=%d: g[%d] = %v, want %v", n, k, g[k], want)
+		}
+		narrow := make([]float32, l)
+		for i := range narrow {
+			narrow[i] = float32(f[i])
+		}
+		wide := make([]float64, l+1)
+		wide[l] = 7
+		Widen(wide, narrow)
+		for i, v := range narrow {
+			if wide[i] != float64(v) {
+				t.Errorf("Widen l=%d: [%d] = %v, want %v", l, i, wide[i], float64(v))
+			}
+		}
+		if wide[l] != 7 {
+			t.Errorf("Widen l=%d wrote past its length", l)
+		}
+		x, y := f[:l], f[l:2*l]
+		acc := make([]float64, l)
+		for k := range acc {
+			acc[k] = float64(k)
+		}
+		AddScaled2(acc, 0.5, x, -2, y)
+		for k := range acc {
+			want := float64(k) + 0.5*x[k] - 2*y[k]
+			if !near(acc[k], want, math.Abs(x[k])+math.Abs(y[k])) {
+				t.Errorf("AddScaled2 l=%d: [%d] = %v, want %v", l, k, acc[k], want)
 			}
 		}
 	}

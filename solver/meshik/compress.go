@@ -413,7 +413,7 @@ func newCompressedNonlinear(ctx context.Context, grad *deform.Gradients, example
 		exampleRange(grad, examples, lo, hi, buf, logFeature)
 	}
 	alloc := func(q int) {
-		s = &NonlinearSpace{m: m, l: q + 1, fac: hugepage.Make[float64](m * (q + 1) * factorSize)}
+		s = &NonlinearSpace{m: m, l: q + 1, fac: hugepage.Make[float32](m * (q + 1) * factorSize)}
 	}
 	b, err := pca(ctx, m, len(examples), fill, c.choose, alloc, func(lo, hi int, mean, dirs []float64) {
 		q := s.l - 1
@@ -421,9 +421,10 @@ func newCompressedNonlinear(ctx context.Context, grad *deform.Gradients, example
 			f := s.fac[j*(q+1)*factorSize : (j+1)*(q+1)*factorSize]
 			for r := 0; r < 9; r++ {
 				row := 9*(j-lo) + r
-				f[r] = mean[row] / logMetric[r]
+				fr := f[r*(q+1) : (r+1)*(q+1)]
+				fr[0] = float32(mean[row] / logMetric[r])
 				for k := 0; k < q; k++ {
-					f[(1+k)*factorSize+r] = dirs[row*q+k] / logMetric[r]
+					fr[1+k] = float32(dirs[row*q+k] / logMetric[r])
 				}
 			}
 		}

@@ -122,7 +122,8 @@ func TestFitWeightsHoldsABlend(t *testing.T) {
 	if err := s.SetHandles(append(append([]int(nil), base...), tip...)); err != nil {
 		t.Fatal(err)
 	}
-	if r := s.FitWeights(); r > 1e-9 {
+	// ~0: to the single precision of the space's factors (NonlinearSpace).
+	if r := s.FitWeights(); r > 1e-6 {
 		t.Errorf("the bent example: relative residual %.3g, want ~0", r)
 	}
 	if w := s.ExampleWeights(); math.Abs(w[0]) > 1e-6 || math.Abs(w[1]-1) > 1e-6 {
@@ -135,7 +136,7 @@ func TestFitWeightsHoldsABlend(t *testing.T) {
 	for v, p := range s.Positions() {
 		moved = math.Max(moved, p.Sub(bent[v]).Len())
 	}
-	if moved > 1e-9 {
+	if moved > 1e-6 { // the bar is 4 long; its factors are single precision
 		t.Errorf("a solve with the handles where they are moved a vertex by %.3g", moved)
 	}
 	// The bent bar turned about its axis (x) by 90°: bent in the x-z

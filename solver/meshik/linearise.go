@@ -164,10 +164,10 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 		}
 		for j := lo; j < hi; j += evalBlock {
 			je := min(hi, j+evalBlock)
-			bl.evalRange(s.frozen, s.fgrad, sc.t[:je-j], sc.dt[:(je-j)*l], j, je)
+			s.derivativeRows(bl, sc, chunk[6*(j-lo)*pw:], pw, j, je)
 			for jj := j; jj < je; jj++ {
 				out := chunk[6*(jj-lo)*pw : 6*(jj-lo+1)*pw]
-				s.triangleRows(jj, &sc.t[jj-j], sc.dt[(jj-j)*l:(jj-j+1)*l], out, pw, turning)
+				s.triangleRows(jj, &sc.t[jj-j], l, out, pw, turning)
 				if vertexRows {
 					s.scatterRows(jj, out, pw, l, rowsOf)
 				}
@@ -221,12 +221,7 @@ func (s *Solver) scatterRows(j int, out []float64, stride, l int, rowsOf []int) 
 		c0, c1 := g[q], g[3+q]
 		row := s.half[off : off+cols]
 		for r := 0; r < 3; r++ {
-			dst := row[r*(l+1) : (r+1)*(l+1)]
-			a0 := out[2*r*stride : 2*r*stride+l+1]
-			a1 := out[(2*r+1)*stride : (2*r+1)*stride+l+1]
-			for k := range dst {
-				dst[k] += c0*a0[k] + c1*a1[k]
-			}
+			dense.AddScaled2(row[r*(l+1):(r+1)*(l+1)], c0, out[2*r*stride:], c1, out[(2*r+1)*stride:])
 		}
 	}
 }
@@ -267,15 +262,61 @@ func (s *Solver) mergeShared(cols int) {
 	})
 }
 
-// triangleRows writes triangle j's six projected rows into out (6 rows,
-// stride apart): for coordinate r and plane direction a, row 2r + a holds
-// D̃ (the derivatives Σ_c H[c][a]·∂T[r][c]/∂w_k for the l = len(d)
-// weights), then b̃ = Σ_c H[c][a]·T[r][c] − (Ǧ·x̂)[a] and
-// ẽ = (Ǧ·x)[a] − Σ_c H[c][a]·T[r][c], then zeros up to the stride.
-func (s *Solver) triangleRows(j int, t *mgl64.Mat3, d []mgl64.Mat3, out []float64, stride int, turning bool) {
-	l, w := len(d), stride
+// derivativeRows evaluates bl at triangles [lo, hi): their features into
+// sc.t and their projected derivatives D̃ (the first l numbers of each
+// triangle's six rows, see triangleRows) into rows, six rows of stride
+// per triangle. The nonlinear space makes the projected rows directly
+// (NonlinearSpace.projectRange); other spaces' 3×3 derivatives are
+// projected here. Frozen triangles take their frozen features and no
+// derivatives.
+func (s *Solver) derivativeRows(bl *spaceState, sc *blockScratch, rows []float64, stride, lo, hi int) {
+	l := bl.l
+	t := sc.t[:hi-lo]
+	if ns, ok := bl.space.(*NonlinearSpace); ok {
+		ns.projectRange(bl.w, s.hp, t, rows, stride, lo, hi)
+		for j := lo; j < hi; j++ {
+			if s.frozen[j] {
+				t[j-lo] = s.fgrad[j]
+				for i := 0; i < 6; i++ {
+					clear(rows[(6*(j-lo)+i)*stride : (6*(j-lo)+i)*stride+l])
+				}
+			}
+		}
+		return
+	}
+	dt := sc.dt[:(hi-lo)*l]
+	bl.evalRange(s.frozen, s.fgrad, t, dt, lo, hi)
+	for j := lo; j < hi; j++ {
+		projectRows(&s.hp[j], dt[(j-lo)*l:(j-lo+1)*l], rows[6*(j-lo)*stride:], stride)
+	}
+}
+
+// projectRows writes the projected derivatives D̃[2r + a][k] =
+// Σ_c H[c][a]·d[k][r][c] of one triangle's 3×3 derivatives d into the
+// first len(d) numbers of its six rows out (stride apart), for its
+// projection h (H[c][a] = h[2c + a]).
+func projectRows(h *[6]float64, d []mgl64.Mat3, out []float64, stride int) {
+	h0, h1, h2, h3, h4, h5 := h[0], h[1], h[2], h[3], h[4], h[5]
+	for k := range d {
+		dk := &d[k]
+		for r := 0; r < 3; r++ {
+			u0, u1, u2 := dk[r], dk[3+r], dk[6+r]
+			out[(2*r)*stride+k] = h0*u0 + h2*u1 + h4*u2
+			out[(2*r+1)*stride+k] = h1*u0 + h3*u1 + h5*u2
+		}
+	}
+}
+
+// triangleRows completes triangle j's six projected rows in out (6 rows,
+// stride apart), whose first l numbers hold D̃ (derivativeRows): for
+// coordinate r and plane direction a, row 2r + a gets
+// b̃ = Σ_c H[c][a]·T[r][c] − (Ǧ·x̂)[a] and ẽ = (Ǧ·x)[a] − Σ_c H[c][a]·T[r][c]
+// after D̃, then zeros up to the stride; with turning, D̃ gains the share
+// of the corners in rotating groups (turnColumns).
+func (s *Solver) triangleRows(j int, t *mgl64.Mat3, l int, out []float64, stride int, turning bool) {
+	w := stride
 	tri := s.grad.Triangle(j)
-	g, h := &s.gp[j], &s.hp[j]
+	g := &s.gp[j]
 	var b [6]float64
 	s.target6(j, t, b[:])
 	for r := 0; r < 3; r++ {
@@ -291,15 +332,6 @@ func (s *Solver) triangleRows(j int, t *mgl64.Mat3, d []mgl64.Mat3, out []float6
 			row[l] = b[2*r+a]
 			row[l+1] = free - b[2*r+a]
 			clear(row[l+2:])
-		}
-	}
-	h0, h1, h2, h3, h4, h5 := h[0], h[1], h[2], h[3], h[4], h[5]
-	for k := range d {
-		dk := &d[k]
-		for r := 0; r < 3; r++ {
-			u0, u1, u2 := dk[r], dk[3+r], dk[6+r]
-			out[(2*r)*w+k] = h0*u0 + h2*u1 + h4*u2
-			out[(2*r+1)*w+k] = h1*u0 + h3*u1 + h5*u2
 		}
 	}
 	if turning && s.gtri[j] {

@@ -40,8 +40,11 @@ func TestVertexRowsMatchGather(t *testing.T) {
 	sc := getScratch(l)
 	defer scratchPool.Put(sc)
 	for j := 0; j < s.m; j++ {
+		// The space's 3×3 derivatives projected, not its projected rows.
 		bl.evalRange(s.frozen, s.fgrad, sc.t[:1], sc.dt[:l], j, j+1)
-		s.triangleRows(j, &sc.t[0], sc.dt[:l], rows[6*j*pw:6*(j+1)*pw], pw, false)
+		out := rows[6*j*pw : 6*(j+1)*pw]
+		projectRows(&s.hp[j], sc.dt[:l], out, pw)
+		s.triangleRows(j, &sc.t[0], l, out, pw, false)
 	}
 	worst, scale := 0.0, 0.0
 	for u := 0; u < s.n; u++ {

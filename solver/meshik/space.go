@@ -280,13 +280,41 @@ func dot9(a, b *mgl64.Mat3) float64 {
 // J_r(ω_j)·Log R_kj = Log R_kj).
 type NonlinearSpace struct {
 	m, l int
-	// fac holds, per triangle j and example i (index j·l + i), nine
-	// numbers: Log R_ij (x, y, z), then S_ij as (xx, yy, zz, xy, xz, yz).
-	fac []float64
+	// fac holds, per triangle j, nine rows of l numbers (dense's nine-row
+	// layout): fac[(9j + c)·l + i] is coordinate c of example i, Log R_ij
+	// (x, y, z) for c < 3, then S_ij as (xx, yy, zz, xy, xz, yz), so that
+	// the work over the examples of one triangle runs four at a time. The
+	// factors are kept in single precision (seven significant digits, as
+	// many as the captures' OBJ files carry) to halve what every pass over
+	// the triangles streams from memory, and widened to double a triangle
+	// at a time (factors): the space is that of the rounded factors, the
+	// same for its evaluation, derivatives and adjoint.
+	fac []float32
 }
 
-// factorSize is the number of float64 per (triangle, example) in fac.
+// factorSize is the number of coordinates per (triangle, example) in fac.
 const factorSize = 9
+
+// smallWeights is the number of weights up to which the passes over the
+// triangles widen a triangle's factors on the stack (factorBuffer).
+const smallWeights = 32
+
+// factorBuffer returns storage for one triangle's widened factors (9·l
+// numbers): stack when it is long enough, else the heap, once per pass.
+func factorBuffer(stack []float64, l int) []float64 {
+	if factorSize*l <= len(stack) {
+		return stack[:factorSize*l]
+	}
+	return make([]float64, factorSize*l)
+}
+
+// factors returns triangle j's factors widened to double precision in buf
+// (9·l numbers, fac's layout).
+func (s *NonlinearSpace) factors(j int, buf []float64) []float64 {
+	l := s.l
+	dense.Widen(buf, s.fac[j*l*factorSize:(j+1)*l*factorSize])
+	return buf
+}
 
 // NewNonlinearSpace builds the nonlinear space of the example feature
 // vectors, each the m deformation gradients of one example pose
@@ -300,17 +328,17 @@ func NewNonlinearSpace(examples [][]mgl64.Mat3) (*NonlinearSpace, error) {
 		return nil, err
 	}
 	l := len(examples)
-	s := &NonlinearSpace{m: m, l: l, fac: hugepage.Make[float64](m * l * factorSize)}
+	s := &NonlinearSpace{m: m, l: l, fac: hugepage.Make[float32](m * l * factorSize)}
 	forTriangles(m, func(lo, hi int) {
 		var r, sym mgl64.Mat3
 		for j := lo; j < hi; j++ {
 			for i, ex := range examples {
 				rotation.PolarTo(&r, &sym, &ex[j])
 				w := rotation.Log(r)
-				f := s.fac[(j*l+i)*factorSize : (j*l+i+1)*factorSize]
-				f[0], f[1], f[2] = w[0], w[1], w[2]
-				f[3], f[4], f[5] = sym[0], sym[4], sym[8]
-				f[6], f[7], f[8] = sym[3], sym[6], sym[7]
+				f := s.fac[j*l*factorSize:]
+				for c, v := range [factorSize]float64{w[0], w[1], w[2], sym[0], sym[4], sym[8], sym[3], sym[6], sym[7]} {
+					f[c*l+i] = float32(v)
+				}
 			}
 		}
 	})
@@ -326,7 +354,11 @@ func (s *NonlinearSpace) NumWeights() int { return s.l }
 // Factors returns the precomputed Log R_ij (a rotation vector) and S_ij of
 // example i at triangle j.
 func (s *NonlinearSpace) Factors(i, j int) (logR mgl64.Vec3, sym mgl64.Mat3) {
-	f := s.fac[(j*s.l+i)*factorSize:]
+	l := s.l
+	var f [factorSize]float64
+	for c := range f {
+		f[c] = float64(s.fac[(j*factorSize+c)*l+i])
+	}
 	return mgl64.Vec3{f[0], f[1], f[2]}, mgl64.Mat3{f[3], f[6], f[7], f[6], f[4], f[8], f[7], f[8], f[5]}
 }
 
@@ -380,8 +412,10 @@ func (s *NonlinearSpace) LinSize() int { return linSize }
 // LineariseRange implements Space.
 func (s *NonlinearSpace) LineariseRange(w []float64, t []mgl64.Mat3, lin []float64, lo, hi int) {
 	l := s.l
+	var stack [factorSize * smallWeights]float64
+	buf := factorBuffer(stack[:], l)
 	for j := lo; j < hi; j++ {
-		fj := s.fac[j*l*factorSize : (j+1)*l*factorSize]
+		fj := s.factors(j, buf)
 		c := lin[(j-lo)*linSize : (j-lo+1)*linSize]
 		rot, sym := (*mgl64.Mat3)(c[0:9]), (*[6]float64)(c[18:24])
 		blend(rot, (*mgl64.Mat3)(c[9:18]), sym, w[:l], fj)
@@ -400,6 +434,8 @@ func (s *NonlinearSpace) LineariseRange(w []float64, t []mgl64.Mat3, lin []float
 // paired with S_kj's (xx, yy, zz, xy, xz, yz): nine products per weight.
 func (s *NonlinearSpace) AdjointRange(lin []float64, v []mgl64.Mat3, g []float64, lo, hi int) {
 	l := s.l
+	var stack [factorSize * smallWeights]float64
+	buf := factorBuffer(stack[:], l)
 	g = g[:l]
 	for j := lo; j < hi; j++ {
 		c := lin[(j-lo)*linSize : (j-lo+1)*linSize]
@@ -427,7 +463,7 @@ func (s *NonlinearSpace) AdjointRange(lin []float64, v []mgl64.Mat3, g []float64
 			jr[6]*c0 + jr[7]*c1 + jr[8]*c2,
 			a[0], a[4], a[8], a[3] + a[1], a[6] + a[2], a[7] + a[5],
 		}
-		dense.AddDots9(g, s.fac[j*l*factorSize:(j+1)*l*factorSize], &pair)
+		dense.Mul9(g, 0, pair[:], s.factors(j, buf), l, true)
 	}
 }
 
@@ -442,9 +478,11 @@ type blended struct {
 // derivatives into dt[(j − lo)·l:], each skipped when nil.
 func (s *NonlinearSpace) run(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
 	l := s.l
+	var stack [factorSize * smallWeights]float64
+	buf := factorBuffer(stack[:], l)
 	var bl blended
 	for j := lo; j < hi; j++ {
-		fj := s.fac[j*l*factorSize : (j+1)*l*factorSize]
+		fj := s.factors(j, buf)
 		var jr *mgl64.Mat3
 		if dt != nil {
 			jr = &bl.jr
@@ -463,7 +501,7 @@ func (s *NonlinearSpace) run(w []float64, t, dt []mgl64.Mat3, lo, hi int) {
 // S(w) = Σ w_i·S_i, rot = Exp(ω), and jr = J_r(ω) unless jr is nil.
 func blend(rot, jr *mgl64.Mat3, sym *[6]float64, w, fj []float64) {
 	var sum [factorSize]float64
-	dense.Combine9(&sum, w, fj)
+	dense.Dots9(&sum, w, fj)
 	omega := mgl64.Vec3{sum[0], sum[1], sum[2]}
 	if jr != nil {
 		rotation.ExpAndRightJacobianTo(rot, jr, omega)
@@ -478,8 +516,12 @@ func blend(rot, jr *mgl64.Mat3, sym *[6]float64, w, fj []float64) {
 func derivatives(bl *blended, fj []float64, out []mgl64.Mat3) {
 	rot, jr := &bl.rot, &bl.jr
 	a, b, c, d, e, f := bl.sym[0], bl.sym[1], bl.sym[2], bl.sym[3], bl.sym[4], bl.sym[5]
+	l := len(out)
 	for k := range out {
-		r := (*[factorSize]float64)(fj[k*factorSize:])
+		var r [factorSize]float64
+		for c := range r {
+			r[c] = fj[c*l+k]
+		}
 		// u = J_r·Log R_k.
 		ux := jr[0]*r[0] + jr[3]*r[1] + jr[6]*r[2]
 		uy := jr[1]*r[0] + jr[4]*r[1] + jr[7]*r[2]
@@ -516,5 +558,74 @@ func mulSym(dst, q *mgl64.Mat3, sym *[6]float64) {
 		q[0]*a + q[3]*d + q[6]*e, q[1]*a + q[4]*d + q[7]*e, q[2]*a + q[5]*d + q[8]*e,
 		q[0]*d + q[3]*b + q[6]*f, q[1]*d + q[4]*b + q[7]*f, q[2]*d + q[5]*b + q[8]*f,
 		q[0]*e + q[3]*f + q[6]*c, q[1]*e + q[4]*f + q[7]*c, q[2]*e + q[5]*f + q[8]*c,
+	}
+}
+
+// projectRange evaluates triangles [lo, hi) at w for the Gauss-Newton
+// rows (Solver.prepare): T_j(w) into t[j − lo], and the projected
+// derivatives D̃_j[2r + a][k] = Σ_c H_j[c][a]·∂T_j[r][c]/∂w_k = (∂T_j/∂w_k
+// ·H_j)[r][a] into rows 6(j − lo) … 6(j − lo) + 5 of rows (stride apart,
+// the first l numbers of each), for the projections hp[j] (H_j[c][a] at
+// hp[j][2c + a]). It is EvalRange followed by the projection, computed
+// without the 3×3 derivatives: D̃_j is linear in each weight's nine factor
+// coordinates, D̃_j[i][k] = Σ_c A_j[i][c]·fac_j[c][k] (projectedMap), so
+// a triangle costs one 6×9 by 9×l product (dense.Mul9) instead of l
+// derivatives and their projections.
+func (s *NonlinearSpace) projectRange(w []float64, hp [][6]float64, t []mgl64.Mat3, rows []float64, stride, lo, hi int) {
+	l := s.l
+	var stack [factorSize * smallWeights]float64
+	buf := factorBuffer(stack[:], l)
+	var bl blended
+	var a [6 * factorSize]float64
+	for j := lo; j < hi; j++ {
+		fj := s.factors(j, buf)
+		blend(&bl.rot, &bl.jr, &bl.sym, w[:l], fj)
+		mulSym(&t[j-lo], &bl.rot, &bl.sym)
+		projectedMap(&a, &bl, &hp[j])
+		dense.Mul9(rows[6*(j-lo)*stride:], stride, a[:], fj, l, false)
+	}
+}
+
+// projectedMap sets a (six rows of nine) to the map from a weight's
+// factor coordinates (Log R_k, S_k) to its projected derivative rows at
+// the blend bl, for the projection h (H[c][a] = h[2c + a]). With
+// P = S(w)·H, column a of [u]×·P is u × P_a = −[P_a]×·u, so
+//
+//	(∂T/∂w_k·H)[r][a] = (R·([u]×·P + S_k·H))[r][a]
+//	                  = (B_a·Log R_k)[r] + Σ_{c,d} R[r][c]·S_k[c][d]·H[d][a],
+//
+// with u = J_r·Log R_k and B_a = −R·[P_a]×·J_r: the first three
+// coefficients of row 2r + a are row r of B_a, the other six pair R's row
+// r with H's column a on S_k's (xx, yy, zz, xy, xz, yz).
+func projectedMap(a *[6 * factorSize]float64, bl *blended, h *[6]float64) {
+	rot, jr := &bl.rot, &bl.jr
+	sxx, syy, szz, sxy, sxz, syz := bl.sym[0], bl.sym[1], bl.sym[2], bl.sym[3], bl.sym[4], bl.sym[5]
+	for col := 0; col < 2; col++ {
+		h0, h1, h2 := h[col], h[2+col], h[4+col]
+		// P_a = S·H_a.
+		px := sxx*h0 + sxy*h1 + sxz*h2
+		py := sxy*h0 + syy*h1 + syz*h2
+		pz := sxz*h0 + syz*h1 + szz*h2
+		// C = P_a × (each column of J_r), then B_a = −R·C.
+		var cm mgl64.Mat3
+		for c := 0; c < 3; c++ {
+			jx, jy, jz := jr[3*c], jr[3*c+1], jr[3*c+2]
+			cm[3*c] = py*jz - pz*jy
+			cm[3*c+1] = pz*jx - px*jz
+			cm[3*c+2] = px*jy - py*jx
+		}
+		for r := 0; r < 3; r++ {
+			r0, r1, r2 := rot[r], rot[3+r], rot[6+r]
+			row := a[(2*r+col)*factorSize : (2*r+col+1)*factorSize]
+			for c := 0; c < 3; c++ {
+				row[c] = -(r0*cm[3*c] + r1*cm[3*c+1] + r2*cm[3*c+2])
+			}
+			row[3] = r0 * h0
+			row[4] = r1 * h1
+			row[5] = r2 * h2
+			row[6] = r0*h1 + r1*h0
+			row[7] = r0*h2 + r2*h0
+			row[8] = r1*h2 + r2*h1
+		}
 	}
 }

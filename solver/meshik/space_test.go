@@ -221,7 +221,9 @@ func TestNonlinearSelectsExamples(t *testing.T) {
 			for j := range got {
 				worst = math.Max(worst, frob(got[j].Sub(ex[k][j]))/(1+frob(ex[k][j])))
 			}
-			if worst > 1e-13 {
+			// The factors are kept in single precision (unit roundoff
+			// 6e-8): Exp of a rounded Log R and the rounded S.
+			if worst > 3e-7 {
 				t.Errorf("%s: w = e_%d reproduces example %d only to %g", p.name, k, k, worst)
 			}
 		}
