@@ -653,3 +653,50 @@ func TestAdjoint(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectRangeMatchesJacobian: the nonlinear space's projected rows
+// (one 6×9 map of each weight's factors) equal its 3×3 derivatives
+// projected, for every number of weights from 1 to 9 (the kernels' blocks
+// of four and their tails), at weights away from the examples.
+func TestProjectRangeMatchesJacobian(t *testing.T) {
+	p := loadPoses(t, "lion-poses", 1, 2, 3, 4, 5, 6, 7, 8, 9)
+	ex := p.examples()
+	m := len(ex[0])
+	rng := rand.New(rand.NewPCG(3, 4))
+	hp := make([][6]float64, m)
+	for j := range hp {
+		for i := range hp[j] {
+			hp[j][i] = rng.NormFloat64()
+		}
+	}
+	for l := 1; l <= len(ex); l++ {
+		s, err := NewNonlinearSpace(ex[:l])
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := make([]float64, l)
+		for k := range w {
+			w[k] = (1 + 0.3*rng.NormFloat64()) / float64(l)
+		}
+		const stride = 13
+		t1, t2 := make([]mgl64.Mat3, m), make([]mgl64.Mat3, m)
+		got, want := make([]float64, 6*m*stride), make([]float64, 6*m*stride)
+		dt := make([]mgl64.Mat3, m*l)
+		s.projectRange(w, hp, t1, got, stride, 0, m)
+		s.EvalRange(w, t2, dt, 0, m)
+		worst, scale := 0.0, 0.0
+		for j := 0; j < m; j++ {
+			projectRows(&hp[j], dt[j*l:(j+1)*l], want[6*j*stride:], stride)
+			if t1[j] != t2[j] {
+				t.Fatalf("l=%d: triangle %d's features differ: %v, %v", l, j, t1[j], t2[j])
+			}
+		}
+		for i := range got {
+			worst = max(worst, math.Abs(got[i]-want[i]))
+			scale = max(scale, math.Abs(want[i]))
+		}
+		if worst > 1e-12*scale {
+			t.Errorf("l=%d: projected rows differ from the projected derivatives by %.3g (largest %.3g)", l, worst, scale)
+		}
+	}
+}
