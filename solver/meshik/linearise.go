@@ -155,6 +155,9 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 		defer gramPool.Put(buf)
 		chunk := (*buf)[:6*(hi-lo)*pw]
 		c := lo / itemChunk
+		cx := cornerPool.Get().(*chunkCorners)
+		defer cornerPool.Put(cx)
+		s.gatherCorners(c, cx)
 		var rowsOf []int // the chunk's entries' rows in s.half
 		if vertexRows {
 			rb := entryPool.Get().(*[]int)
@@ -167,7 +170,9 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 			s.derivativeRows(bl, sc, chunk[6*(j-lo)*pw:], pw, j, je)
 			for jj := j; jj < je; jj++ {
 				out := chunk[6*(jj-lo)*pw : 6*(jj-lo+1)*pw]
-				s.triangleRows(jj, &sc.t[jj-j], l, out, pw, turning)
+				var cr corners
+				cx.of(s.scatter.corner[3*jj:3*jj+3], &cr)
+				s.triangleRows(jj, &sc.t[jj-j], &cr, l, out, pw, turning)
 				if vertexRows {
 					s.scatterRows(jj, out, pw, l, rowsOf)
 				}
@@ -191,6 +196,48 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 }
 
 var entryPool = sync.Pool{New: func() any { return new([]int) }}
+
+// corners are a triangle's corner positions and which of them are
+// constrained.
+type corners struct {
+	x     [3]mgl64.Vec3
+	fixed [3]bool
+}
+
+// cornersOf reads triangle j's corners from the solver's vertices.
+func (s *Solver) cornersOf(j int, cr *corners) {
+	for q, v := range s.grad.Triangle(j) {
+		cr.x[q], cr.fixed[q] = s.x[v], s.fixed[v]
+	}
+}
+
+// chunkCorners are the positions and constraint flags of one chunk's
+// entries (see scatter), gathered once per chunk so that its triangles
+// read their corners from a few kilobytes in cache rather than from
+// wherever the mesh numbers them.
+type chunkCorners struct {
+	x     []mgl64.Vec3
+	fixed []bool
+}
+
+var cornerPool = sync.Pool{New: func() any { return new(chunkCorners) }}
+
+// gatherCorners fills cx with chunk c's entries.
+func (s *Solver) gatherCorners(c int, cx *chunkCorners) {
+	sp := s.scatter
+	cx.x, cx.fixed = cx.x[:0], cx.fixed[:0]
+	for _, v := range sp.entVert[sp.entPtr[c]:sp.entPtr[c+1]] {
+		cx.x = append(cx.x, s.x[v])
+		cx.fixed = append(cx.fixed, s.fixed[v])
+	}
+}
+
+// of sets cr to the corners whose entries in the chunk are ent.
+func (cx *chunkCorners) of(ent []int32, cr *corners) {
+	for q, e := range ent[:3] {
+		cr.x[q], cr.fixed[q] = cx.x[e], cx.fixed[e]
+	}
+}
 
 // entryRows returns, appended to buf, where in s.half each entry of chunk
 // c accumulates its vertex row (cols numbers): the vertex's own row when
@@ -313,20 +360,19 @@ func projectRows(h *[6]float64, d []mgl64.Mat3, out []float64, stride int) {
 // b̃ = Σ_c H[c][a]·T[r][c] − (Ǧ·x̂)[a] and ẽ = (Ǧ·x)[a] − Σ_c H[c][a]·T[r][c]
 // after D̃, then zeros up to the stride; with turning, D̃ gains the share
 // of the corners in rotating groups (turnColumns).
-func (s *Solver) triangleRows(j int, t *mgl64.Mat3, l int, out []float64, stride int, turning bool) {
+func (s *Solver) triangleRows(j int, t *mgl64.Mat3, cr *corners, l int, out []float64, stride int, turning bool) {
 	w := stride
-	tri := s.grad.Triangle(j)
 	g := &s.gp[j]
 	var b [6]float64
-	s.target6(j, t, b[:])
+	s.target6(j, t, cr, b[:])
 	for r := 0; r < 3; r++ {
 		for a := 0; a < 2; a++ {
 			row := out[(2*r+a)*w : (2*r+a+1)*w]
 			// ẽ = Ǧ·x − τ = (the free corners' share) − b̃.
 			free := 0.0
 			for c := 0; c < 3; c++ {
-				if !s.fixed[tri[c]] {
-					free += g[3*a+c] * s.x[tri[c]][r]
+				if !cr.fixed[c] {
+					free += g[3*a+c] * cr.x[c][r]
 				}
 			}
 			row[l] = b[2*r+a]
@@ -335,7 +381,7 @@ func (s *Solver) triangleRows(j int, t *mgl64.Mat3, l int, out []float64, stride
 		}
 	}
 	if turning && s.gtri[j] {
-		s.turnColumns(tri, g, out, w, l)
+		s.turnColumns(s.grad.Triangle(j), g, out, w, l)
 	}
 }
 

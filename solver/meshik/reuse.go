@@ -230,7 +230,9 @@ func (s *Solver) bestPositions(bl *spaceState) reuseSums {
 				if s.frozen[jj] {
 					t[jj-j] = s.fgrad[jj]
 				}
-				s.target6(jj, &t[jj-j], rs.bt[6*jj:6*jj+6])
+				var cr corners
+				s.cornersOf(jj, &cr)
+				s.target6(jj, &t[jj-j], &cr, rs.bt[6*jj:6*jj+6])
 			}
 		}
 	})
@@ -260,17 +262,16 @@ func (s *Solver) Place() error {
 	return nil
 }
 
-// target6 writes triangle j's b̃ (see triangleRows) for its features t:
-// the projected rows of t less the constrained corners' share.
-func (s *Solver) target6(j int, t *mgl64.Mat3, b []float64) {
-	tri := s.grad.Triangle(j)
+// target6 writes triangle j's b̃ (see triangleRows) for its features t and
+// corners cr: the projected rows of t less the constrained corners' share.
+func (s *Solver) target6(j int, t *mgl64.Mat3, cr *corners, b []float64) {
 	g, h := &s.gp[j], &s.hp[j]
 	for r := 0; r < 3; r++ {
 		for a := 0; a < 2; a++ {
 			fx := 0.0
 			for c := 0; c < 3; c++ {
-				if s.fixed[tri[c]] {
-					fx += g[3*a+c] * s.x[tri[c]][r]
+				if cr.fixed[c] {
+					fx += g[3*a+c] * cr.x[c][r]
 				}
 			}
 			b[2*r+a] = h[a]*t[r] + h[2+a]*t[3+r] + h[4+a]*t[6+r] - fx

@@ -44,7 +44,9 @@ func TestVertexRowsMatchGather(t *testing.T) {
 		bl.evalRange(s.frozen, s.fgrad, sc.t[:1], sc.dt[:l], j, j+1)
 		out := rows[6*j*pw : 6*(j+1)*pw]
 		projectRows(&s.hp[j], sc.dt[:l], out, pw)
-		s.triangleRows(j, &sc.t[0], l, out, pw, false)
+		var cr corners
+		s.cornersOf(j, &cr)
+		s.triangleRows(j, &sc.t[0], &cr, l, out, pw, false)
 	}
 	worst, scale := 0.0, 0.0
 	for u := 0; u < s.n; u++ {
