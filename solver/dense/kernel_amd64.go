@@ -24,7 +24,7 @@ func dots9AVX(dst *float64, w *float64, f *float64, l int)
 func widenAVX(dst *float64, src *float32, n int)
 
 //go:noescape
-func addScaled2AVX(dst *float64, a float64, x *float64, b float64, y *float64, n int)
+func scatter3AVX(d0, d1, d2 *float64, ds int, rows *float64, rs int, coef *float64, n int)
 
 func cpuid(eax, ecx uint32) (a, b, c, d uint32)
 

@@ -462,63 +462,6 @@ dstore:
 	VZEROUPPER
 	RET
 
-// func addScaled2AVX(dst *float64, a float64, x *float64, b float64, y *float64, n int)
-//
-// dst[k] = (dst[k] + a·x[k]) + b·y[k] for k < n, with fused multiply-adds.
-TEXT ·addScaled2AVX(SB), NOSPLIT, $0-48
-	MOVQ         dst+0(FP), DI
-	VBROADCASTSD a+8(FP), Y0
-	MOVQ         x+16(FP), SI
-	VBROADCASTSD b+24(FP), Y1
-	MOVQ         y+32(FP), DX
-	MOVQ         n+40(FP), CX
-
-s8:
-	CMPQ        CX, $8
-	JL          s4
-	VMOVUPD     (DI), Y2
-	VMOVUPD     32(DI), Y3
-	VFMADD231PD (SI), Y0, Y2
-	VFMADD231PD 32(SI), Y0, Y3
-	VFMADD231PD (DX), Y1, Y2
-	VFMADD231PD 32(DX), Y1, Y3
-	VMOVUPD     Y2, (DI)
-	VMOVUPD     Y3, 32(DI)
-	ADDQ        $64, DI
-	ADDQ        $64, SI
-	ADDQ        $64, DX
-	SUBQ        $8, CX
-	JMP         s8
-
-s4:
-	CMPQ        CX, $4
-	JL          s1
-	VMOVUPD     (DI), Y2
-	VFMADD231PD (SI), Y0, Y2
-	VFMADD231PD (DX), Y1, Y2
-	VMOVUPD     Y2, (DI)
-	ADDQ        $32, DI
-	ADDQ        $32, SI
-	ADDQ        $32, DX
-	SUBQ        $4, CX
-
-s1:
-	TESTQ       CX, CX
-	JZ          sdone
-	VMOVSD      (DI), X2
-	VFMADD231SD (SI), X0, X2
-	VFMADD231SD (DX), X1, X2
-	VMOVSD      X2, (DI)
-	ADDQ        $8, DI
-	ADDQ        $8, SI
-	ADDQ        $8, DX
-	DECQ        CX
-	JMP         s1
-
-sdone:
-	VZEROUPPER
-	RET
-
 // func widenAVX(dst *float64, src *float32, n int)
 //
 // dst[i] = float64(src[i]) for i < n (exact).
@@ -559,5 +502,139 @@ w1:
 	JMP       w1
 
 wdone:
+	VZEROUPPER
+	RET
+
+// func scatter3AVX(d0, d1, d2 *float64, ds int, rows *float64, rs int, coef *float64, n int)
+//
+// For corners q = 0, 1, 2 (rows d_q) and coordinates r = 0, 1, 2:
+// d_q[r·ds + k] = (d_q[r·ds + k] + coef[q]·rows[2r·rs + k]) + coef[3 + q]·rows[(2r + 1)·rs + k]
+// for k < n, with fused multiply-adds.
+TEXT ·scatter3AVX(SB), NOSPLIT, $0-64
+	MOVQ         d0+0(FP), DI
+	MOVQ         d1+8(FP), SI
+	MOVQ         d2+16(FP), DX
+	MOVQ         ds+24(FP), R8
+	SHLQ         $3, R8
+	MOVQ         rows+32(FP), R9
+	MOVQ         rs+40(FP), R10
+	SHLQ         $3, R10
+	MOVQ         coef+48(FP), R11
+	MOVQ         n+56(FP), CX
+	LEAQ         (R10)(R10*2), R12
+	VBROADCASTSD (R11), Y0
+	VBROADCASTSD 8(R11), Y1
+	VBROADCASTSD 16(R11), Y2
+	VBROADCASTSD 24(R11), Y3
+	VBROADCASTSD 32(R11), Y4
+	VBROADCASTSD 40(R11), Y5
+
+sc4:
+	CMPQ        CX, $4
+	JL          sc1
+	LEAQ        (R9)(R10*4), R13
+	VMOVUPD     (R9), Y6
+	VMOVUPD     (R9)(R10*1), Y7
+	VMOVUPD     (R9)(R10*2), Y8
+	VMOVUPD     (R9)(R12*1), Y9
+	VMOVUPD     (R13), Y10
+	VMOVUPD     (R13)(R10*1), Y11
+	VMOVUPD     (DI), Y12
+	VFMADD231PD Y6, Y0, Y12
+	VFMADD231PD Y7, Y3, Y12
+	VMOVUPD     Y12, (DI)
+	VMOVUPD     (DI)(R8*1), Y12
+	VFMADD231PD Y8, Y0, Y12
+	VFMADD231PD Y9, Y3, Y12
+	VMOVUPD     Y12, (DI)(R8*1)
+	VMOVUPD     (DI)(R8*2), Y12
+	VFMADD231PD Y10, Y0, Y12
+	VFMADD231PD Y11, Y3, Y12
+	VMOVUPD     Y12, (DI)(R8*2)
+	VMOVUPD     (SI), Y12
+	VFMADD231PD Y6, Y1, Y12
+	VFMADD231PD Y7, Y4, Y12
+	VMOVUPD     Y12, (SI)
+	VMOVUPD     (SI)(R8*1), Y12
+	VFMADD231PD Y8, Y1, Y12
+	VFMADD231PD Y9, Y4, Y12
+	VMOVUPD     Y12, (SI)(R8*1)
+	VMOVUPD     (SI)(R8*2), Y12
+	VFMADD231PD Y10, Y1, Y12
+	VFMADD231PD Y11, Y4, Y12
+	VMOVUPD     Y12, (SI)(R8*2)
+	VMOVUPD     (DX), Y12
+	VFMADD231PD Y6, Y2, Y12
+	VFMADD231PD Y7, Y5, Y12
+	VMOVUPD     Y12, (DX)
+	VMOVUPD     (DX)(R8*1), Y12
+	VFMADD231PD Y8, Y2, Y12
+	VFMADD231PD Y9, Y5, Y12
+	VMOVUPD     Y12, (DX)(R8*1)
+	VMOVUPD     (DX)(R8*2), Y12
+	VFMADD231PD Y10, Y2, Y12
+	VFMADD231PD Y11, Y5, Y12
+	VMOVUPD     Y12, (DX)(R8*2)
+	ADDQ        $32, R9
+	ADDQ        $32, DI
+	ADDQ        $32, SI
+	ADDQ        $32, DX
+	SUBQ        $4, CX
+	JMP         sc4
+
+sc1:
+	TESTQ       CX, CX
+	JZ          scdone
+	LEAQ        (R9)(R10*4), R13
+	VMOVSD      (R9), X6
+	VMOVSD      (R9)(R10*1), X7
+	VMOVSD      (R9)(R10*2), X8
+	VMOVSD      (R9)(R12*1), X9
+	VMOVSD      (R13), X10
+	VMOVSD      (R13)(R10*1), X11
+	VMOVSD      (DI), X12
+	VFMADD231SD X6, X0, X12
+	VFMADD231SD X7, X3, X12
+	VMOVSD      X12, (DI)
+	VMOVSD      (DI)(R8*1), X12
+	VFMADD231SD X8, X0, X12
+	VFMADD231SD X9, X3, X12
+	VMOVSD      X12, (DI)(R8*1)
+	VMOVSD      (DI)(R8*2), X12
+	VFMADD231SD X10, X0, X12
+	VFMADD231SD X11, X3, X12
+	VMOVSD      X12, (DI)(R8*2)
+	VMOVSD      (SI), X12
+	VFMADD231SD X6, X1, X12
+	VFMADD231SD X7, X4, X12
+	VMOVSD      X12, (SI)
+	VMOVSD      (SI)(R8*1), X12
+	VFMADD231SD X8, X1, X12
+	VFMADD231SD X9, X4, X12
+	VMOVSD      X12, (SI)(R8*1)
+	VMOVSD      (SI)(R8*2), X12
+	VFMADD231SD X10, X1, X12
+	VFMADD231SD X11, X4, X12
+	VMOVSD      X12, (SI)(R8*2)
+	VMOVSD      (DX), X12
+	VFMADD231SD X6, X2, X12
+	VFMADD231SD X7, X5, X12
+	VMOVSD      X12, (DX)
+	VMOVSD      (DX)(R8*1), X12
+	VFMADD231SD X8, X2, X12
+	VFMADD231SD X9, X5, X12
+	VMOVSD      X12, (DX)(R8*1)
+	VMOVSD      (DX)(R8*2), X12
+	VFMADD231SD X10, X2, X12
+	VFMADD231SD X11, X5, X12
+	VMOVSD      X12, (DX)(R8*2)
+	ADDQ        $8, R9
+	ADDQ        $8, DI
+	ADDQ        $8, SI
+	ADDQ        $8, DX
+	DECQ        CX
+	JMP         sc1
+
+scdone:
 	VZEROUPPER
 	RET

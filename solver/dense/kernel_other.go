@@ -26,7 +26,7 @@ func dots9AVX(dst *float64, w *float64, f *float64, l int) {
 	panic("dense: no AVX kernel on this platform")
 }
 
-func addScaled2AVX(dst *float64, a float64, x *float64, b float64, y *float64, n int) {
+func scatter3AVX(d0, d1, d2 *float64, ds int, rows *float64, rs int, coef *float64, n int) {
 	panic("dense: no AVX kernel on this platform")
 }
 

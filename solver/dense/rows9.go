@@ -63,20 +63,35 @@ func Mul9(dst []float64, stride int, a, f []float64, l int, add bool) {
 	}
 }
 
-// AddScaled2 sets dst[k] += a·x[k] + b·y[k] for k < len(dst) (x and y at
-// least as long).
-func AddScaled2(dst []float64, a float64, x []float64, b float64, y []float64) {
-	n := len(dst)
+// Scatter3 adds a triangle's six rows to its three corners' rows: for
+// corner q (the rows of d[q], ds apart) and coordinate r,
+//
+//	d[q][r·ds + k] += g[q]·rows[2r·rs + k] + g[3 + q]·rows[(2r + 1)·rs + k]
+//
+// for k < n: Ǧᵀ applied to the rows of one triangle, whose gradient
+// operator has the coefficients g (g[3a + q] for plane direction a and
+// corner q). The corners' rows must not overlap unless they are the same.
+func Scatter3(d *[3][]float64, ds int, rows []float64, rs int, g *[6]float64, n int) {
 	if n == 0 {
 		return
 	}
-	x, y = x[:n], y[:n]
+	for q := range d {
+		_ = d[q][2*ds+n-1]
+	}
+	_ = rows[5*rs+n-1]
 	if useFMA {
-		addScaled2AVX(&dst[0], a, &x[0], b, &y[0], n)
+		scatter3AVX(&d[0][0], &d[1][0], &d[2][0], ds, &rows[0], rs, &g[0], n)
 		return
 	}
-	for k := range dst {
-		dst[k] += a*x[k] + b*y[k]
+	for q := range d {
+		c0, c1 := g[q], g[3+q]
+		for r := 0; r < 3; r++ {
+			dst := d[q][r*ds : r*ds+n]
+			a0, a1 := rows[2*r*rs:2*r*rs+n], rows[(2*r+1)*rs:(2*r+1)*rs+n]
+			for k := range dst {
+				dst[k] += c0*a0[k] + c1*a1[k]
+			}
+		}
 	}
 }
 

@@ -3,10 +3,11 @@ package dense
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
-// TestRows9 checks Dots9, Mul9, AddScaled2 and Widen against plain sums for
+// TestRows9 checks Dots9, Mul9, Scatter3 and Widen against plain sums for
 // every length from 0 to 13 (the kernels' unrolled blocks and their
 // tails), on the kernels this machine runs.
 func TestRows9(t *testing.T) {
@@ -79,16 +80,33 @@ func TestRows9(t *testing.T) {
 		if wide[l] != 7 {
 			t.Errorf("Widen l=%d wrote past its length", l)
 		}
-		x, y := f[:l], f[l:2*l]
-		acc := make([]float64, l)
-		for k := range acc {
-			acc[k] = float64(k)
+		// Scatter3: three corners' rows of three coordinates each, apart.
+		ds := l + 2
+		rows := f[:6*l+1] // stride l: six rows of l numbers
+		var d [3][]float64
+		store := make([]float64, 3*3*ds+4)
+		for i := range store {
+			store[i] = float64(i % 5)
 		}
-		AddScaled2(acc, 0.5, x, -2, y)
-		for k := range acc {
-			want := float64(k) + 0.5*x[k] - 2*y[k]
-			if !near(acc[k], want, math.Abs(x[k])+math.Abs(y[k])) {
-				t.Errorf("AddScaled2 l=%d: [%d] = %v, want %v", l, k, acc[k], want)
+		orig := slices.Clone(store)
+		for q := range d {
+			d[q] = store[q*3*ds+1:]
+		}
+		g := [6]float64{0.5, -1, 2, 1.5, 0.25, -3}
+		Scatter3(&d, ds, rows, l, &g, l)
+		for q := 0; q < 3; q++ {
+			for r := 0; r < 3; r++ {
+				for k := 0; k < ds; k++ {
+					i := q*3*ds + 1 + r*ds + k
+					want, scale := orig[i], 0.0
+					if k < l {
+						want += g[q]*rows[2*r*l+k] + g[3+q]*rows[(2*r+1)*l+k]
+						scale = math.Abs(rows[2*r*l+k]) + math.Abs(rows[(2*r+1)*l+k])
+					}
+					if !near(store[i], want, 4*scale) {
+						t.Errorf("Scatter3 l=%d: corner %d, coordinate %d, [%d] = %v, want %v", l, q, r, k, store[i], want)
+					}
+				}
 			}
 		}
 	}

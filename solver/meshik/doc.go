@@ -197,7 +197,7 @@
 //     projections; that product, the blend Σ_k w_k·(Log R_kj, S_kj), the
 //     adjoint's products and the scatter of the rows to the vertex rows run as
 //     AVX2 fused multiply-adds four weights at a time (`dense.Mul9`,
-//     `dense.Dots9`, `dense.AddScaled2`; portable loops without AVX2). On the
+//     `dense.Dots9`, `dense.Scatter3`; portable loops without AVX2). On the
 //     135k horse with 47 examples this took the triangle pass of an iteration
 //     from 181-191 ms to 112-128 ms.
 //

@@ -262,15 +262,12 @@ func (s *Solver) entryRows(c, cols int, buf []int) []int {
 // corners' entries accumulate (rowsOf, from entryRows).
 func (s *Solver) scatterRows(j int, out []float64, stride, l int, rowsOf []int) {
 	cols := 3 * (l + 1)
-	g := &s.gp[j]
-	for q := 0; q < 3; q++ {
+	var d [3][]float64
+	for q := range d {
 		off := rowsOf[s.scatter.corner[3*j+q]]
-		c0, c1 := g[q], g[3+q]
-		row := s.half[off : off+cols]
-		for r := 0; r < 3; r++ {
-			dense.AddScaled2(row[r*(l+1):(r+1)*(l+1)], c0, out[2*r*stride:], c1, out[(2*r+1)*stride:])
-		}
+		d[q] = s.half[off : off+cols]
 	}
+	dense.Scatter3(&d, l+1, out, stride, &s.gp[j], l+1)
 }
 
 // clearFixed zeroes the rows chunk c wrote for constrained vertices, which
