@@ -12,6 +12,7 @@ import (
 	"gallop/internal/parallel"
 	"gallop/internal/scratch"
 	"gallop/solver/dense"
+	"gallop/solver/sparse"
 )
 
 // One Gauss-Newton iteration's linear algebra (see Solver): the projected
@@ -142,7 +143,7 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 	l := bl.l
 	w := l + 2
 	pw := padded(w)
-	cols := 3 * (l + 1)
+	cols, hs := 3*(l+1), halfStride(l)
 	// Rotating groups turn with the main space's weights (turnJacobian).
 	turning := moveFixed && bl == s.main && len(s.groups) > 0 && l > 0
 	if turning {
@@ -162,7 +163,7 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 		if vertexRows {
 			rb := entryPool.Get().(*[]int)
 			defer entryPool.Put(rb)
-			rowsOf = s.entryRows(c, cols, (*rb)[:0])
+			rowsOf = s.entryRows(c, cols, hs, (*rb)[:0])
 			*rb = rowsOf
 		}
 		for j := lo; j < hi; j += evalBlock {
@@ -184,7 +185,7 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 		}
 	})
 	if vertexRows {
-		s.mergeShared(cols)
+		s.mergeShared(cols, hs)
 	}
 	sm := sums{f: gr[(l+1)*w+l+1], bb: gr[l*w+l], grad: make([]float64, l), jj: make([]float64, l*l), jb: make([]float64, l)}
 	for a := 0; a < l; a++ {
@@ -239,20 +240,25 @@ func (cx *chunkCorners) of(ent []int32, cr *corners) {
 	}
 }
 
+// halfStride is the length of a vertex row in s.half for l weights: its
+// 3(l + 1) numbers padded as the sparse solves want them.
+func halfStride(l int) int { return sparse.RowStride(3 * (l + 1)) }
+
 // entryRows returns, appended to buf, where in s.half each entry of chunk
-// c accumulates its vertex row (cols numbers): the vertex's own row when
-// the chunk holds all its triangles, else the entry's spill slot after
-// the n vertex rows (see scatter); each is zeroed. The chunks' rows are
-// disjoint, so chunks run in parallel.
-func (s *Solver) entryRows(c, cols int, buf []int) []int {
+// c accumulates its vertex row (cols numbers, rows hs apart): the
+// vertex's own row, at its pivot position, when the chunk holds all its
+// triangles, else the entry's spill slot after the n vertex rows (see
+// scatter); each is zeroed. The chunks' rows are disjoint, so chunks run
+// in parallel.
+func (s *Solver) entryRows(c, cols, hs int, buf []int) []int {
 	sp := s.scatter
 	for e := sp.entPtr[c]; e < sp.entPtr[c+1]; e++ {
-		r := int(sp.entVert[e])
+		r := s.sym.PivotOf(int(sp.entVert[e]))
 		if k := sp.slot[e]; k >= 0 {
 			r = s.n + int(k)
 		}
-		clear(s.half[r*cols : (r+1)*cols])
-		buf = append(buf, r*cols)
+		clear(s.half[r*hs : r*hs+cols])
+		buf = append(buf, r*hs)
 	}
 	return buf
 }
@@ -284,21 +290,23 @@ func (s *Solver) clearFixed(c, cols int, rowsOf []int) {
 
 // mergeShared sums each shared vertex's partial rows (its entries' spill
 // slots, after the n vertex rows of s.half) into its row, in chunk order,
-// and zeroes the rows of the vertices no triangle uses.
-func (s *Solver) mergeShared(cols int) {
+// and zeroes the rows of the vertices no triangle uses (cols numbers, rows
+// hs apart).
+func (s *Solver) mergeShared(cols, hs int) {
 	sp := s.scatter
 	for _, u := range sp.lone {
-		clear(s.half[int(u)*cols : int(u+1)*cols])
+		r := s.sym.PivotOf(int(u))
+		clear(s.half[r*hs : r*hs+cols])
 	}
-	spill := s.half[s.n*cols:]
+	spill := s.half[s.n*hs:]
 	parallel.Chunks(len(sp.sharedVert), 1024, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			u := int(sp.sharedVert[b])
-			dst := s.half[u*cols : (u+1)*cols]
+			r := s.sym.PivotOf(int(sp.sharedVert[b]))
+			dst := s.half[r*hs : r*hs+cols]
 			k0, k1 := int(sp.sharedPtr[b]), int(sp.sharedPtr[b+1])
-			copy(dst, spill[k0*cols:(k0+1)*cols])
+			copy(dst, spill[k0*hs:k0*hs+cols])
 			for k := k0 + 1; k < k1; k++ {
-				for i, v := range spill[k*cols : (k+1)*cols] {
+				for i, v := range spill[k*hs : k*hs+cols] {
 					dst[i] += v
 				}
 			}
@@ -443,12 +451,23 @@ func (bl *spaceState) startPrior() []float64 {
 // of [Y | z]ᵀ[Y | z]: YᵀY, Yᵀz and zᵀz, as a full (l+1)×(l+1) matrix.
 func (s *Solver) halfSolve(bl *spaceState) []float64 {
 	l := bl.l
-	cols := 3 * (l + 1)
-	half := s.half[:s.n*cols]
-	hm := mat.NewDense(s.n, cols, half)
-	s.ws.SolveLower(hm, hm)
-	return gram(s.n, 3, l+1, func(lo, hi int, sum func([]float64, int)) {
-		sum(half[lo*cols:hi*cols], l+1)
+	v, hs := l+1, halfStride(l)
+	half := s.half[:s.n*hs]
+	s.ws.SolveLowerPivoted(half, hs)
+	pv := padded(v)
+	return gram(s.n, 3, v, func(lo, hi int, sum func([]float64, int)) {
+		// Each vertex row's three blocks of l + 1, as rows pv apart.
+		buf := gramPool.Get(3 * itemChunk * pv)
+		defer gramPool.Put(buf)
+		rows := (*buf)[:3*(hi-lo)*pv]
+		for u := lo; u < hi; u++ {
+			for r := 0; r < 3; r++ {
+				dst := rows[(3*(u-lo)+r)*pv : (3*(u-lo)+r+1)*pv]
+				copy(dst, half[u*hs+r*v:u*hs+(r+1)*v])
+				clear(dst[v:])
+			}
+		}
+		sum(rows, pv)
 	})
 }
 
@@ -501,12 +520,12 @@ func (s *Solver) step(bl *spaceState, sm sums, kk, pp []float64, mu float64) ([]
 // the constrained vertices at their targets.
 func (s *Solver) backward(bl *spaceState, delta []float64) {
 	l := bl.l
-	cols := 3 * (l + 1)
-	half := s.half[:s.n*cols]
+	hs := halfStride(l)
+	half := s.half[:s.n*hs]
 	xd := s.xs.RawMatrix()
 	parallel.Chunks(s.n, 8192, func(lo, hi int) {
 		for u := lo; u < hi; u++ {
-			row := half[u*cols:]
+			row := half[u*hs:]
 			for r := 0; r < 3; r++ {
 				v := row[r*(l+1)+l]
 				for a := 0; a < l; a++ {

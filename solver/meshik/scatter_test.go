@@ -32,7 +32,12 @@ func TestVertexRowsMatchGather(t *testing.T) {
 	l := bl.l
 	cols := 3 * (l + 1)
 	s.prepare(bl, true, true)
-	got := append([]float64(nil), s.half[:s.n*cols]...)
+	hs := halfStride(l)
+	got := make([]float64, s.n*cols) // vertex order
+	for u := 0; u < s.n; u++ {
+		r := s.sym.PivotOf(u)
+		copy(got[u*cols:(u+1)*cols], s.half[r*hs:r*hs+cols])
+	}
 
 	// The reference: every triangle's rows, gathered per vertex.
 	pw := padded(l + 2)

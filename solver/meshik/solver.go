@@ -258,9 +258,10 @@ type Solver struct {
 	// steps at a time), sized for the one with the most weights l:
 	// rows holds a reusing iteration's per-triangle fields (30 numbers
 	// per triangle, see reuse.go), half the vertex rows Ǧᵀ·[D̃ | b̃],
-	// 3(l + 1) per vertex, then their forward solves (and after them the
-	// scatter's partial rows of shared vertices), and xs the backward
-	// solve's n × 3.
+	// 3(l + 1) per vertex at the stride halfStride gives, each at its
+	// vertex's pivot position (sparse.Symbolic.PivotOf) so that the
+	// forward solve runs on them in place, then the scatter's partial
+	// rows of shared vertices, and xs the backward solve's n × 3.
 	rows []float64
 	half []float64
 	xs   *mat.Dense
@@ -547,7 +548,7 @@ func NewContext(ctx context.Context, reference []mgl64.Vec3, triangles [][3]int,
 		l = max(l, s.lin.l)
 	}
 	s.rows = hugepage.Make[float64](30 * m)
-	s.half = hugepage.Make[float64](3 * (n + s.scatter.numSlots()) * (l + 1))
+	s.half = hugepage.Make[float64]((n + s.scatter.numSlots()) * halfStride(l))
 	s.xs = mat.NewDense(n, 3, nil)
 	s.resetConvergence()
 	return s, nil

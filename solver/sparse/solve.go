@@ -106,24 +106,13 @@ func (w *Workspace) solve(dst, b *mat.Dense, lower, upper bool) {
 
 // run solves for k right-hand sides held row-major in b (stride ldb) into
 // dst (stride ldd). The right-hand sides are gathered (permuted when
-// lower) into one row-major n×k block x and solved there with all k
-// columns per supernode:
-//
-// forward (L·Y = P·B): the independent subtrees of the solve schedule run
-// in parallel; updates a subtree makes to rows of the top of the tree
-// (ancestors of several subtrees) go to a buffer of its own, and the
-// buffers are added to x in a fixed order once all subtrees are done;
-// then the top supernodes run in order, the columns of x split across
-// cores. Backward (Lᵀ·X = Y): the top first (columns split), then the
-// subtrees in parallel, which only read the top's rows.
+// lower) into one row-major n×k block x, solved there (solveBlock) and
+// copied out (permuted back when upper).
 func (w *Workspace) run(dst []float64, ldd int, b []float64, ldb, k int, lower, upper bool) {
 	f := w.f
 	f.check()
 	s := f.sym
 	n := s.n
-	sc := &s.solveSched
-	nt := len(sc.tasks)
-	ntop := len(sc.topRows)
 	// x's rows are padded to a multiple of 4 columns when that adds at
 	// most a third, so that the 4-column FMA tiles cover them (k = 3).
 	kb := k
@@ -132,18 +121,6 @@ func (w *Workspace) run(dst []float64, ldd int, b []float64, ldb, k int, lower, 
 		w.x = hugepage.Make[float64](n * k)
 	}
 	x := w.x[:n*k]
-	if cap(w.acc) < nt*ntop*k {
-		w.acc = hugepage.Make[float64](nt * ntop * k)
-	}
-	acc := w.acc[:nt*ntop*k]
-	if w.pool == nil || w.k < k {
-		nw := parallel.Workers()
-		w.pool = make(chan []float64, nw)
-		for range nw {
-			w.pool <- make([]float64, s.maxM*(k+s.maxNS))
-		}
-		w.k = k
-	}
 	grain := max(1024, n/(4*parallel.Workers()))
 	// Rows of B are read in order and written to their pivot positions
 	// (scattered stores do not stall the way scattered loads do).
@@ -158,6 +135,71 @@ func (w *Workspace) run(dst []float64, ldd int, b []float64, ldb, k int, lower, 
 			clear(xi[kb:])
 		}
 	})
+	w.solveBlock(x, k, lower, upper)
+	s.pchunks(n, grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			d := i
+			if upper {
+				d = s.perm[i]
+			}
+			copy(dst[d*ldd:d*ldd+kb], x[i*k:i*k+kb])
+		}
+	})
+}
+
+// RowStride returns the row length at which the solves work on k
+// right-hand sides: k, or k padded to a multiple of 4 when that adds at
+// most a third. Callers that keep their right-hand sides in pivot order
+// at this stride solve them in place (SolveLowerPivoted).
+func RowStride(k int) int { return padCols(k) }
+
+// PivotOf returns the position of row i of A in pivot order (the row of
+// P·B that row i of B becomes).
+func (s *Symbolic) PivotOf(i int) int { return s.pinv[i] }
+
+// SolveLowerPivoted computes Y = L⁻¹·Z in place for k right-hand sides
+// held row-major in x (n rows of k numbers) whose rows are already in
+// pivot order, Z = P·B (row PivotOf(i) of x holds row i of B); Y's rows
+// are in pivot order too. It is SolveLower without gathering the
+// right-hand sides into the workspace and copying them back: for callers
+// that build their right-hand sides at their pivot positions, at the
+// stride RowStride gives.
+func (w *Workspace) SolveLowerPivoted(x []float64, k int) {
+	w.f.check()
+	if n := w.f.sym.n; len(x) < n*k || k <= 0 {
+		panic(fmt.Sprintf("sparse: solve: %d numbers for %d rows of %d", len(x), n, k))
+	}
+	w.solveBlock(x[:w.f.sym.n*k], k, true, false)
+}
+
+// solveBlock solves in place for the k right-hand sides of x (n rows of
+// k, pivot order), all k columns per supernode:
+//
+// forward (L·Y = P·B): the independent subtrees of the solve schedule run
+// in parallel; updates a subtree makes to rows of the top of the tree
+// (ancestors of several subtrees) go to a buffer of its own, and the
+// buffers are added to x in a fixed order once all subtrees are done;
+// then the top supernodes run in order, the columns of x split across
+// cores. Backward (Lᵀ·X = Y): the top first (columns split), then the
+// subtrees in parallel, which only read the top's rows.
+func (w *Workspace) solveBlock(x []float64, k int, lower, upper bool) {
+	f := w.f
+	s := f.sym
+	sc := &s.solveSched
+	nt := len(sc.tasks)
+	ntop := len(sc.topRows)
+	if cap(w.acc) < nt*ntop*k {
+		w.acc = hugepage.Make[float64](nt * ntop * k)
+	}
+	acc := w.acc[:nt*ntop*k]
+	if w.pool == nil || w.k < k {
+		nw := parallel.Workers()
+		w.pool = make(chan []float64, nw)
+		for range nw {
+			w.pool <- make([]float64, s.maxM*(k+s.maxNS))
+		}
+		w.k = k
+	}
 	// The top supernodes split the columns of x across cores, in shares
 	// of at least 4 (the kernels' tile width): a share of fewer columns
 	// costs a core as much as 4 would.
@@ -212,15 +254,6 @@ func (w *Workspace) run(dst []float64, ldd int, b []float64, ldb, k int, lower, 
 			}
 		})
 	}
-	s.pchunks(n, grain, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			d := i
-			if upper {
-				d = s.perm[i]
-			}
-			copy(dst[d*ldd:d*ldd+kb], x[i*k:i*k+kb])
-		}
-	})
 }
 
 // padCols returns the row length of the solve workspace for k right-hand

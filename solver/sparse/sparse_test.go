@@ -392,6 +392,19 @@ func TestSolveHalvesAndGram(t *testing.T) {
 	if !mat.Equal(bb, x2) {
 		t.Errorf("in-place Solve differs")
 	}
+	// The right-hand sides at their pivot positions, at the solves' own
+	// stride, solved in place: Y, row for row.
+	ks := RowStride(k)
+	piv := make([]float64, n*ks)
+	for i := 0; i < n; i++ {
+		copy(piv[sym.PivotOf(i)*ks:], b.RawRowView(i))
+	}
+	fac.NewWorkspace().SolveLowerPivoted(piv, ks)
+	for i := 0; i < n; i++ {
+		if got, want := piv[i*ks:i*ks+k], y.RawRowView(i); !slices.Equal(got, want) {
+			t.Fatalf("SolveLowerPivoted row %d = %v, SolveLower %v", i, got, want)
+		}
+	}
 }
 
 func floatsEqualApprox(a, b []float64, tol float64) bool {
