@@ -187,7 +187,11 @@
 //     subdivided horse numbers its new vertices after the old: sorted by lowest
 //     vertex, 101,740 of its 134,782 vertices lay on seams, in Z-order 50,466);
 //     the sparse triangular solves run on all 3(l+1) right-hand sides at once on
-//     both cores. The basis factors are stored per triangle as nine rows over
+//     both cores, and the vertex rows are made at their pivot positions at the
+//     solves' stride, so the forward solve runs on them in place
+//     (`sparse.Workspace.SolveLowerPivoted`; gathering and copying back 82 MB
+//     took a fifth of it). A chunk reads its triangles' corners from a copy of
+//     its vertices' positions made once. The basis factors are stored per triangle as nine rows over
 //     the weights, in single precision (half the bytes each pass streams; the
 //     space is that of the rounded factors, examples reproduced to 1e-7), and
 //     widened to double a triangle at a time. The projected derivative rows
@@ -198,8 +202,10 @@
 //     adjoint's products and the scatter of the rows to the vertex rows run as
 //     AVX2 fused multiply-adds four weights at a time (`dense.Mul9`,
 //     `dense.Dots9`, `dense.Scatter3`; portable loops without AVX2). On the
-//     135k horse with 47 examples this took the triangle pass of an iteration
-//     from 181-191 ms to 112-128 ms.
+//     135k horse with 47 examples these took an iteration's triangle pass from
+//     98-121 ms to 92-107 ms and its forward solve from 63-64 ms to 50-54 ms
+//     (the least of 15 passes, alternating runs), 181-191 ms and 62-77 ms
+//     before the nine-row factors.
 //
 // **Reproduction** (every pose an example, 10 vertices by farthest-point
 // sampling constrained to pose k): RMS error at most 4.4e-10 of the bounding-box
