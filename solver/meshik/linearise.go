@@ -37,11 +37,18 @@ type sums struct {
 // prepare evaluates at a time, to use them while they are in cache.
 const evalBlock = 32
 
-// itemChunk is the number of items (triangles, vertices) per work item
-// of the Gram sums: fixed, so that sums do not depend on the number of
-// cores, and small enough that a chunk's rows stay in cache between being
-// written and being summed.
+// itemChunk is the number of items (triangles, vertices) whose rows the
+// Gram sums take at a time: fixed, so that sums do not depend on the
+// number of cores, and small enough that the rows stay in cache between
+// being written and being summed.
 const itemChunk = 256
+
+// scatterChunk is the number of triangles per work item of prepare: the
+// patch whose vertex rows one worker accumulates (see scatter), four of
+// itemChunk. On the 135k horse a patch of 256 triangles left 50,466
+// vertices on seams between patches with 106,482 partial rows, written
+// and merged afterwards; a patch of 1,024 leaves about half.
+const scatterChunk = 4 * itemChunk
 
 // blockScratch is one worker's storage for a block of features and
 // derivatives.
@@ -76,22 +83,23 @@ func padded(w int) int { return max(8, (w+3)&^3) }
 var gramPool scratch.Floats
 
 // gram returns Σ rᵀr over rows r of width w: n items of per rows each,
-// summed in chunks of itemChunk items in parallel and then in chunk order
-// (so the result does not depend on the scheduling), as a full symmetric
-// w×w matrix (row-major). For each chunk of items [lo, hi), chunk(lo, hi,
+// summed in chunks of size items in parallel and then in chunk order (so
+// the result does not depend on the scheduling), as a full symmetric w×w
+// matrix (row-major). For each chunk of items [lo, hi), chunk(lo, hi,
 // sum) makes the chunk's (hi − lo)·per rows, stride apart, and hands them
-// to sum, on the same goroutine, before it returns. Rows whose stride is
-// not padded(w) are copied to rows that are.
-func gram(n, per, w int, chunk func(lo, hi int, sum func(rows []float64, stride int))) []float64 {
+// to sum, on the same goroutine, before it returns: all at once, or in
+// parts of at most itemChunk items, in order. Rows whose stride is not
+// padded(w) are copied to rows that are.
+func gram(n, size, per, w int, chunk func(lo, hi int, sum func(rows []float64, stride int))) []float64 {
 	pw := padded(w)
-	nc := (n + itemChunk - 1) / itemChunk
+	nc := (n + size - 1) / size
 	part := make([]float64, nc*pw*pw)
 	parallel.For(nc, func(c int) {
-		lo, hi := c*itemChunk, min(n, (c+1)*itemChunk)
-		k := (hi - lo) * per
+		lo, hi := c*size, min(n, (c+1)*size)
 		chunk(lo, hi, func(src []float64, stride int) {
+			k := len(src) / stride
 			if stride != pw {
-				buf := gramPool.Get(itemChunk * per * pw)
+				buf := gramPool.Get(k * pw)
 				defer gramPool.Put(buf)
 				dst := (*buf)[:k*pw]
 				clear(dst)
@@ -149,13 +157,12 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 	if turning {
 		s.turnJacobian()
 	}
-	gr := gram(s.m, 6, w, func(lo, hi int, sum func([]float64, int)) {
+	gr := gram(s.m, scatterChunk, 6, w, func(lo, hi int, sum func([]float64, int)) {
 		sc := getScratch(l)
 		defer scratchPool.Put(sc)
 		buf := gramPool.Get(itemChunk * 6 * pw)
 		defer gramPool.Put(buf)
-		chunk := (*buf)[:6*(hi-lo)*pw]
-		c := lo / itemChunk
+		c := lo / scatterChunk
 		cx := cornerPool.Get().(*chunkCorners)
 		defer cornerPool.Put(cx)
 		s.gatherCorners(c, cx)
@@ -166,20 +173,25 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 			rowsOf = s.entryRows(c, cols, hs, (*rb)[:0])
 			*rb = rowsOf
 		}
-		for j := lo; j < hi; j += evalBlock {
-			je := min(hi, j+evalBlock)
-			s.derivativeRows(bl, sc, chunk[6*(j-lo)*pw:], pw, j, je)
-			for jj := j; jj < je; jj++ {
-				out := chunk[6*(jj-lo)*pw : 6*(jj-lo+1)*pw]
-				var cr corners
-				cx.of(s.scatter.corner[3*jj:3*jj+3], &cr)
-				s.triangleRows(jj, &sc.t[jj-j], &cr, l, out, pw, turning)
-				if vertexRows {
-					s.scatterRows(jj, out, pw, l, rowsOf)
+		// The rows of itemChunk triangles at a time, summed while in cache.
+		for part := lo; part < hi; part += itemChunk {
+			end := min(hi, part+itemChunk)
+			chunk := (*buf)[:6*(end-part)*pw]
+			for j := part; j < end; j += evalBlock {
+				je := min(end, j+evalBlock)
+				s.derivativeRows(bl, sc, chunk[6*(j-part)*pw:], pw, j, je)
+				for jj := j; jj < je; jj++ {
+					out := chunk[6*(jj-part)*pw : 6*(jj-part+1)*pw]
+					var cr corners
+					cx.of(s.scatter.corner[3*jj:3*jj+3], &cr)
+					s.triangleRows(jj, &sc.t[jj-j], &cr, l, out, pw, turning)
+					if vertexRows {
+						s.scatterRows(jj, out, pw, l, rowsOf)
+					}
 				}
 			}
+			sum(chunk, pw)
 		}
-		sum(chunk, pw)
 		if vertexRows {
 			s.clearFixed(c, cols, rowsOf)
 		}
@@ -455,7 +467,7 @@ func (s *Solver) halfSolve(bl *spaceState) []float64 {
 	half := s.half[:s.n*hs]
 	s.ws.SolveLowerPivoted(half, hs)
 	pv := padded(v)
-	return gram(s.n, 3, v, func(lo, hi int, sum func([]float64, int)) {
+	return gram(s.n, itemChunk, 3, v, func(lo, hi int, sum func([]float64, int)) {
 		// Each vertex row's three blocks of l + 1, as rows pv apart.
 		buf := gramPool.Get(3 * itemChunk * pv)
 		defer gramPool.Put(buf)

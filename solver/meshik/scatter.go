@@ -1,7 +1,7 @@
 package meshik
 
 // scatter is the plan by which prepare applies Ǧᵀ to the triangles' rows
-// as it makes them, chunk by chunk (itemChunk triangles), instead of
+// as it makes them, chunk by chunk (scatterChunk triangles), instead of
 // writing every row to memory and gathering them per vertex afterwards:
 // at 135k vertices and 23 weights the rows are 310 MB, written once and
 // read three times (once per corner) by the gather, which took a third of
@@ -16,7 +16,7 @@ package meshik
 // depend on the number of cores or on scheduling.
 type scatter struct {
 	// Chunk c's entries are [entPtr[c], entPtr[c+1]); entry e is vertex
-	// entVert[e]; corner q of triangle j is entry entPtr[j/itemChunk] +
+	// entVert[e]; corner q of triangle j is entry entPtr[j/scatterChunk] +
 	// corner[3j + q].
 	entPtr  []int32
 	entVert []int32
@@ -36,7 +36,7 @@ type scatter struct {
 // solver's order).
 func newScatter(n int, triangles [][3]int) *scatter {
 	m := len(triangles)
-	nc := (m + itemChunk - 1) / itemChunk
+	nc := (m + scatterChunk - 1) / scatterChunk
 	sc := &scatter{entPtr: make([]int32, nc+1), corner: make([]int32, 3*m)}
 	local := make([]int32, n) // vertex → its entry in the current chunk, −1
 	for u := range local {
@@ -44,7 +44,7 @@ func newScatter(n int, triangles [][3]int) *scatter {
 	}
 	chunks := make([]int32, n) // chunks touching each vertex
 	for c := 0; c < nc; c++ {
-		lo, hi := c*itemChunk, min(m, (c+1)*itemChunk)
+		lo, hi := c*scatterChunk, min(m, (c+1)*scatterChunk)
 		start := int32(len(sc.entVert))
 		for j := lo; j < hi; j++ {
 			for q, v := range triangles[j] {

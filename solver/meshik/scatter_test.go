@@ -15,8 +15,8 @@ func TestVertexRowsMatchGather(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.scatter.sharedVert) == 0 || s.m < 4*itemChunk {
-		t.Fatalf("the lion makes %d chunks with %d shared vertices: too few to test the merge", (s.m+itemChunk-1)/itemChunk, len(s.scatter.sharedVert))
+	if len(s.scatter.sharedVert) == 0 || s.m < 4*scatterChunk {
+		t.Fatalf("the lion makes %d chunks with %d shared vertices: too few to test the merge", (s.m+scatterChunk-1)/scatterChunk, len(s.scatter.sharedVert))
 	}
 	if err := s.SetHandles(spreadHandles(set.ref)); err != nil {
 		t.Fatal(err)

@@ -715,7 +715,7 @@ func planeBasis(g mgl64.Vec3) (h1, h2 mgl64.Vec3) {
 // order with sorted[k] = triangles[order[k]]. Consecutive triangles then
 // form compact patches of the surface whatever the mesh's vertex
 // numbering, which the passes over them rely on: prepare's chunks of
-// itemChunk triangles apply Ǧᵀ within a patch (scatter.go), and the
+// scatterChunk triangles apply Ǧᵀ within a patch (scatter.go), and the
 // per-vertex gathers find a vertex's triangles near one another. (The
 // earlier sort by lowest vertex index relied on the numbering: on the
 // horse subdivided twice, whose new vertices are numbered after the old
