@@ -201,11 +201,14 @@
 //     projections; that product, the blend Σ_k w_k·(Log R_kj, S_kj), the
 //     adjoint's products and the scatter of the rows to the vertex rows run as
 //     AVX2 fused multiply-adds four weights at a time (`dense.Mul9`,
-//     `dense.Dots9`, `dense.Scatter3`; portable loops without AVX2). On the
-//     135k horse with 47 examples these took an iteration's triangle pass from
-//     98-121 ms to 92-107 ms and its forward solve from 63-64 ms to 50-54 ms
-//     (the least of 15 passes, alternating runs), 181-191 ms and 62-77 ms
-//     before the nine-row factors.
+//     `dense.Dots9`, `dense.Scatter3`; portable loops without AVX2). A work
+//     item of the pass is a patch of 1,024 triangles (fewer seams: 26,928
+//     vertices with 55,219 partial rows on the 135k horse, 50,466 and 106,482
+//     with patches of 256), whose rows are summed 256 triangles at a time.
+//     On the 135k horse with 47 examples these took an iteration's triangle
+//     pass from 152-159 ms to 84-88 ms and its forward solve with the Gram of
+//     its result from 60-61 ms to 47-51 ms (2026-12-03, the least of 15
+//     passes, alternating runs against the code before them).
 //
 // **Reproduction** (every pose an example, 10 vertices by farthest-point
 // sampling constrained to pose k): RMS error at most 4.4e-10 of the bounding-box
