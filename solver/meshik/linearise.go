@@ -260,8 +260,8 @@ func halfStride(l int) int { return sparse.RowStride(3 * (l + 1)) }
 // c accumulates its vertex row (cols numbers, rows hs apart): the
 // vertex's own row, at its pivot position, when the chunk holds all its
 // triangles, else the entry's spill slot after the n vertex rows (see
-// scatter); each is zeroed. The chunks' rows are disjoint, so chunks run
-// in parallel.
+// scatter); each is zeroed, its padding too (other solves use s.half as
+// scratch). The chunks' rows are disjoint, so chunks run in parallel.
 func (s *Solver) entryRows(c, cols, hs int, buf []int) []int {
 	sp := s.scatter
 	for e := sp.entPtr[c]; e < sp.entPtr[c+1]; e++ {
@@ -269,7 +269,7 @@ func (s *Solver) entryRows(c, cols, hs int, buf []int) []int {
 		if k := sp.slot[e]; k >= 0 {
 			r = s.n + int(k)
 		}
-		clear(s.half[r*hs : r*hs+cols])
+		clear(s.half[r*hs : (r+1)*hs])
 		buf = append(buf, r*hs)
 	}
 	return buf
@@ -308,17 +308,17 @@ func (s *Solver) mergeShared(cols, hs int) {
 	sp := s.scatter
 	for _, u := range sp.lone {
 		r := s.sym.PivotOf(int(u))
-		clear(s.half[r*hs : r*hs+cols])
+		clear(s.half[r*hs : (r+1)*hs])
 	}
 	spill := s.half[s.n*hs:]
 	parallel.Chunks(len(sp.sharedVert), 1024, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			r := s.sym.PivotOf(int(sp.sharedVert[b]))
-			dst := s.half[r*hs : r*hs+cols]
+			dst := s.half[r*hs : (r+1)*hs]
 			k0, k1 := int(sp.sharedPtr[b]), int(sp.sharedPtr[b+1])
-			copy(dst, spill[k0*hs:k0*hs+cols])
+			copy(dst, spill[k0*hs:(k0+1)*hs])
 			for k := k0 + 1; k < k1; k++ {
-				for i, v := range spill[k*hs : k*hs+cols] {
+				for i, v := range spill[k*hs : k*hs+cols] { // the padding stays 0
 					dst[i] += v
 				}
 			}
