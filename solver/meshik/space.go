@@ -298,8 +298,11 @@ type NonlinearSpace struct {
 const factorSize = 9
 
 // smallWeights is the number of weights up to which the passes over the
-// triangles widen a triangle's factors on the stack (factorBuffer).
-const smallWeights = 32
+// triangles widen a triangle's factors on the stack (factorBuffer): every
+// compressed space (MaxComponents and the scale weight). The passes are
+// called per block of evalBlock triangles, so a larger uncompressed space
+// allocates its buffer once per block.
+const smallWeights = MaxComponents + 1
 
 // factorBuffer returns storage for one triangle's widened factors (9·l
 // numbers): stack when it is long enough, else the heap, once per pass.
