@@ -422,3 +422,60 @@ func SubScaled(y []float64, a float64, x []float64) {
 		y[i] -= float64(a * v)
 	}
 }
+
+// GatherDots4 computes Aᵀ·X for the m×ns column-major block A (a,
+// leading dimension lda) and the m×4 matrix X whose row q is
+// x[idx[q]·ldx:][:4]:
+//
+//	out[4j + c] = Σ_q A[q, j]·X[q, c],  j < ns, c < 4,
+//
+// the update of a supernode's rows by the rows below it in a backward
+// solve with four right-hand sides. Each sum takes the even q and the odd
+// q apart, in order, and adds the two.
+func GatherDots4(m, ns int, a []float64, lda int, idx []int32, x []float64, ldx int, out []float64) {
+	if ns == 0 {
+		return
+	}
+	out = out[:4*ns]
+	if m == 0 {
+		clear(out)
+		return
+	}
+	_ = a[(ns-1)*lda+m-1]
+	idx = idx[:m]
+	top := int32(0)
+	for _, r := range idx {
+		top = max(top, r)
+		if r < 0 {
+			panic("dense: GatherDots4: a negative row index")
+		}
+	}
+	_ = x[int(top)*ldx+3]
+	if useFMA {
+		j := 0
+		for ; j+4 <= ns; j += 4 {
+			gdots4AVX(m, &a[j*lda], lda, &idx[0], &x[0], ldx, &out[4*j])
+		}
+		for ; j < ns; j++ {
+			gdots1AVX(m, &a[j*lda], &idx[0], &x[0], ldx, &out[4*j])
+		}
+		return
+	}
+	for j := 0; j < ns; j++ {
+		col := a[j*lda : j*lda+m]
+		var e, o [4]float64
+		for q, r := range idx {
+			xr := x[int(r)*ldx : int(r)*ldx+4]
+			s := &e
+			if q%2 == 1 {
+				s = &o
+			}
+			for c := range s {
+				s[c] += col[q] * xr[c]
+			}
+		}
+		for c := range 4 {
+			out[4*j+c] = e[c] + o[c]
+		}
+	}
+}

@@ -48,3 +48,9 @@ var useFMA = func() bool {
 	_, b7, _, _ := cpuid(7, 0)
 	return b7&(1<<5) != 0 // AVX2
 }()
+
+//go:noescape
+func gdots4AVX(m int, a *float64, lda int, idx *int32, x *float64, ldx int, out *float64)
+
+//go:noescape
+func gdots1AVX(m int, a *float64, idx *int32, x *float64, ldx int, out *float64)

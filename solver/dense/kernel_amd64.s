@@ -638,3 +638,129 @@ sc1:
 scdone:
 	VZEROUPPER
 	RET
+
+// func gdots4AVX(m int, a *float64, lda int, idx *int32, x *float64, ldx int, out *float64)
+//
+// out[4j + c] = Σ_q a[j·lda + q]·x[idx[q]·ldx + c] for j, c < 4, with
+// fused multiply-adds: the even q summed in one set of accumulators, the
+// odd in another, the two added at the end.
+TEXT ·gdots4AVX(SB), NOSPLIT, $0-56
+	MOVQ    m+0(FP), CX
+	MOVQ    a+8(FP), SI
+	MOVQ    lda+16(FP), R8
+	SHLQ    $3, R8
+	MOVQ    idx+24(FP), DX
+	MOVQ    x+32(FP), DI
+	MOVQ    ldx+40(FP), R9
+	SHLQ    $3, R9
+	MOVQ    out+48(FP), R10
+	LEAQ    (R8)(R8*2), R11
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y8, Y8, Y8
+	VXORPD  Y9, Y9, Y9
+	VXORPD  Y10, Y10, Y10
+	VXORPD  Y11, Y11, Y11
+
+gd4two:
+	CMPQ         CX, $2
+	JL           gd4one
+	MOVLQSX      (DX), AX
+	IMULQ        R9, AX
+	MOVLQSX      4(DX), BX
+	IMULQ        R9, BX
+	VMOVUPD      (DI)(AX*1), Y4
+	VMOVUPD      (DI)(BX*1), Y5
+	VBROADCASTSD (SI), Y6
+	VBROADCASTSD 8(SI), Y7
+	VFMADD231PD  Y4, Y6, Y0
+	VFMADD231PD  Y5, Y7, Y8
+	VBROADCASTSD (SI)(R8*1), Y6
+	VBROADCASTSD 8(SI)(R8*1), Y7
+	VFMADD231PD  Y4, Y6, Y1
+	VFMADD231PD  Y5, Y7, Y9
+	VBROADCASTSD (SI)(R8*2), Y6
+	VBROADCASTSD 8(SI)(R8*2), Y7
+	VFMADD231PD  Y4, Y6, Y2
+	VFMADD231PD  Y5, Y7, Y10
+	VBROADCASTSD (SI)(R11*1), Y6
+	VBROADCASTSD 8(SI)(R11*1), Y7
+	VFMADD231PD  Y4, Y6, Y3
+	VFMADD231PD  Y5, Y7, Y11
+	ADDQ         $8, DX
+	ADDQ         $16, SI
+	SUBQ         $2, CX
+	JMP          gd4two
+
+gd4one:
+	TESTQ        CX, CX
+	JE           gd4done
+	MOVLQSX      (DX), AX
+	IMULQ        R9, AX
+	VMOVUPD      (DI)(AX*1), Y4
+	VBROADCASTSD (SI), Y6
+	VFMADD231PD  Y4, Y6, Y0
+	VBROADCASTSD (SI)(R8*1), Y6
+	VFMADD231PD  Y4, Y6, Y1
+	VBROADCASTSD (SI)(R8*2), Y6
+	VFMADD231PD  Y4, Y6, Y2
+	VBROADCASTSD (SI)(R11*1), Y6
+	VFMADD231PD  Y4, Y6, Y3
+
+gd4done:
+	VADDPD  Y8, Y0, Y0
+	VADDPD  Y9, Y1, Y1
+	VADDPD  Y10, Y2, Y2
+	VADDPD  Y11, Y3, Y3
+	VMOVUPD Y0, (R10)
+	VMOVUPD Y1, 32(R10)
+	VMOVUPD Y2, 64(R10)
+	VMOVUPD Y3, 96(R10)
+	VZEROUPPER
+	RET
+
+// func gdots1AVX(m int, a *float64, idx *int32, x *float64, ldx int, out *float64)
+//
+// out[c] = Σ_q a[q]·x[idx[q]·ldx + c] for c < 4: gdots4AVX for one column.
+TEXT ·gdots1AVX(SB), NOSPLIT, $0-48
+	MOVQ    m+0(FP), CX
+	MOVQ    a+8(FP), SI
+	MOVQ    idx+16(FP), DX
+	MOVQ    x+24(FP), DI
+	MOVQ    ldx+32(FP), R9
+	SHLQ    $3, R9
+	MOVQ    out+40(FP), R10
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y8, Y8, Y8
+
+gd1two:
+	CMPQ         CX, $2
+	JL           gd1one
+	MOVLQSX      (DX), AX
+	IMULQ        R9, AX
+	MOVLQSX      4(DX), BX
+	IMULQ        R9, BX
+	VBROADCASTSD (SI), Y6
+	VBROADCASTSD 8(SI), Y7
+	VFMADD231PD  (DI)(AX*1), Y6, Y0
+	VFMADD231PD  (DI)(BX*1), Y7, Y8
+	ADDQ         $8, DX
+	ADDQ         $16, SI
+	SUBQ         $2, CX
+	JMP          gd1two
+
+gd1one:
+	TESTQ        CX, CX
+	JE           gd1done
+	MOVLQSX      (DX), AX
+	IMULQ        R9, AX
+	VBROADCASTSD (SI), Y6
+	VFMADD231PD  (DI)(AX*1), Y6, Y0
+
+gd1done:
+	VADDPD  Y8, Y0, Y0
+	VMOVUPD Y0, (R10)
+	VZEROUPPER
+	RET

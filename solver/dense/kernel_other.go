@@ -33,3 +33,11 @@ func scatter3AVX(d0, d1, d2 *float64, ds int, rows *float64, rs int, coef *float
 func widenAVX(dst *float64, src *float32, n int) {
 	panic("dense: no AVX kernel on this platform")
 }
+
+func gdots4AVX(m int, a *float64, lda int, idx *int32, x *float64, ldx int, out *float64) {
+	panic("dense: no AVX kernel on this platform")
+}
+
+func gdots1AVX(m int, a *float64, idx *int32, x *float64, ldx int, out *float64) {
+	panic("dense: no AVX kernel on this platform")
+}

@@ -272,6 +272,12 @@ func padCols(k int) int {
 // arithmetic path whatever the split of the columns across cores.
 const gemmSolveMin = 48
 
+// trsmPanel is the width of the panels in which the solves with a
+// supernode's diagonal block L11 go, when there are at least 4
+// right-hand sides: within a panel column by column, and from one panel
+// to the rest of the block by the gemm kernel.
+const trsmPanel = 8
+
 // target returns the row of x that the update of row r goes to: row
 // topIdx[r] of acc when topIdx is not nil and r is a top row, else row r
 // of x; columns c0..c0+kc.
@@ -309,16 +315,29 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 		}
 		return
 	}
-	// X1 = L11⁻¹·X1, column by column.
-	for j := 0; j < ns; j++ {
-		col := blk[j*nr : j*nr+ns]
-		xj := x[(fc+j)*ld+c0 : (fc+j)*ld+c0+kc]
-		r := 1 / col[j]
-		for c := range xj {
-			xj[c] *= r
+	// X1 = L11⁻¹·X1 by panels of trsmPanel columns: a panel's triangle
+	// column by column, then the supernode's rows after it updated by
+	// one product, X1[j1:] −= L11[j1:, j0:j1]·X1[j0:j1].
+	pw := ns
+	if k >= 4 {
+		pw = trsmPanel
+	}
+	for j0 := 0; j0 < ns; j0 += pw {
+		j1 := min(j0+pw, ns)
+		for j := j0; j < j1; j++ {
+			col := blk[j*nr : j*nr+ns]
+			xj := x[(fc+j)*ld+c0 : (fc+j)*ld+c0+kc]
+			r := 1 / col[j]
+			for c := range xj {
+				xj[c] *= r
+			}
+			for i := j + 1; i < j1; i++ {
+				subScaled(x[(fc+i)*ld+c0:(fc+i)*ld+c0+kc], col[i], xj)
+			}
 		}
-		for i := j + 1; i < ns; i++ {
-			subScaled(x[(fc+i)*ld+c0:(fc+i)*ld+c0+kc], col[i], xj)
+		if j1 < ns {
+			xr := x[(fc+j1)*ld+c0:]
+			dense.GemmNT(kc, ns-j1, j1-j0, x[(fc+j0)*ld+c0:], ld, blk[j0*nr+j1:], nr, xr, ld, xr, ld)
 		}
 	}
 	if m == 0 {
@@ -360,6 +379,10 @@ func (f *Factor) backward(sn int, x []float64, ld, c0, kc, k int, scr []float64)
 	m := nr - ns
 	blk := f.lx[s.lPtr[sn]:s.lPtr[sn+1]]
 	below := rows[ns:]
+	if kc == 4 {
+		backward4(ns, fc, rows, blk, x[c0:], ld)
+		return
+	}
 	if ns == 1 {
 		xj := x[fc*ld+c0 : fc*ld+c0+kc]
 		for t, r := range below {
@@ -428,6 +451,45 @@ func (f *Factor) backward(sn int, x []float64, ld, c0, kc, k int, scr []float64)
 			subScaled(xj, col[i], x[(fc+i)*ld+c0:(fc+i)*ld+c0+kc])
 		}
 		r := 1 / col[j]
+		for c := range xj {
+			xj[c] *= r
+		}
+	}
+}
+
+// backward4 is backward for four right-hand sides (the positions' solves:
+// three coordinates padded to four), on the supernode with ns columns
+// from fc, rows and factor block blk; x's rows are ld apart from the
+// first of the four columns. Each column of L21, and of L11 below its
+// diagonal, is dotted with the rows it pairs with, four numbers a row,
+// gathered in registers (dense.GatherDots4): no copies and no transposed
+// block, which for four columns cost more than the products.
+func backward4(ns, fc int, rows []int32, blk, x []float64, ld int) {
+	nr := len(rows)
+	m := nr - ns
+	var acc [16]float64
+	if m > 0 {
+		for j0 := 0; j0 < ns; j0 += 4 {
+			nj := min(4, ns-j0)
+			dense.GatherDots4(m, nj, blk[j0*nr+ns:], nr, rows[ns:], x, ld, acc[:])
+			for j := 0; j < nj; j++ {
+				xj := x[(fc+j0+j)*ld:][:4]
+				for c := range xj {
+					xj[c] -= acc[4*j+c]
+				}
+			}
+		}
+	}
+	// X1 = L11⁻ᵀ·X1: for j from the last, X1[j] −= Σ_{i>j} L[i,j]·X1[i], /L[j,j].
+	for j := ns - 1; j >= 0; j-- {
+		xj := x[(fc+j)*ld:][:4]
+		if j+1 < ns {
+			dense.GatherDots4(ns-j-1, 1, blk[j*nr+j+1:], nr, rows[j+1:ns], x, ld, acc[:])
+			for c := range xj {
+				xj[c] -= acc[c]
+			}
+		}
+		r := 1 / blk[j*nr+j]
 		for c := range xj {
 			xj[c] *= r
 		}
