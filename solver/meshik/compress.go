@@ -162,7 +162,7 @@ func pca(ctx context.Context, m, l int, fill func(lo, hi int, buf []float64), ch
 	bufLen := pcaChunk * 9 * l
 
 	// Pass 1: means and the centred Gram matrix, Γ = Σ_chunks BᵀB.
-	gram := gram(m, pcaChunk, 9, l, func(lo, hi int, sum func([]float64, int)) {
+	gram := gram(m, pcaChunk, 9, l, nil, func(lo, hi int, sum func([]float64, int)) {
 		if ctx.Err() != nil {
 			return // given up: the sum is not used
 		}

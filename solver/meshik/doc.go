@@ -177,10 +177,12 @@
 //     the lion's hardest left-out pose out of a local minimum.
 //   - **Speed.** One fused pass over the triangles evaluates the features and
 //     their derivatives, accumulates every small product of the iteration and
-//     applies Ǧᵀ to the rows as it makes them: chunks of 256 triangles sum
-//     their corners' vertex rows in place, a vertex on a seam between chunks
-//     keeping a partial row per chunk that are added in chunk order afterwards
-//     (so the sums do not depend on the cores), where the rows were first
+//     applies Ǧᵀ to the rows as it makes them: patches of triangles add to
+//     their corners' vertex rows in place, the patches coloured so that no two
+//     of a colour share a vertex and run colour by colour, each colour's in
+//     parallel (so the sums, in colour order, do not depend on the cores; a
+//     first version kept a partial row per patch for the vertices on seams
+//     and merged them afterwards), where the rows were first
 //     written out (310 MB at 135k vertices and 23 weights) and gathered per
 //     vertex. Triangles are kept in Z-order (Morton) of their centroids, so a
 //     chunk is a compact patch whatever the mesh's vertex numbering (the
@@ -202,9 +204,8 @@
 //     adjoint's products and the scatter of the rows to the vertex rows run as
 //     AVX2 fused multiply-adds four weights at a time (`dense.Mul9`,
 //     `dense.Dots9`, `dense.Scatter3`; portable loops without AVX2). A work
-//     item of the pass is a patch of 1,024 triangles (fewer seams: 26,928
-//     vertices with 55,219 partial rows on the 135k horse, 50,466 and 106,482
-//     with patches of 256), whose rows are summed 256 triangles at a time.
+//     item of the pass is a patch of 1,024 triangles, whose rows are summed
+//     256 triangles at a time; the 135k horse's 264 patches run in 8 colours.
 //     On the 135k horse with 47 examples these took an iteration's triangle
 //     pass from 152-159 ms to 84-88 ms and its forward solve with the Gram of
 //     its result from 60-61 ms to 47-51 ms (2026-12-03, the least of 15

@@ -45,9 +45,9 @@ const itemChunk = 256
 
 // scatterChunk is the number of triangles per work item of prepare: the
 // patch whose vertex rows one worker accumulates (see scatter), four of
-// itemChunk. On the 135k horse a patch of 256 triangles left 50,466
-// vertices on seams between patches with 106,482 partial rows, written
-// and merged afterwards; a patch of 1,024 leaves about half.
+// itemChunk. On the 135k horse patches of 256 and 512 triangles measured
+// 1-3 ms slower a pass than patches of 1,024 (the least of 15 passes,
+// alternating runs).
 const scatterChunk = 4 * itemChunk
 
 // blockScratch is one worker's storage for a block of features and
@@ -89,12 +89,14 @@ var gramPool scratch.Floats
 // sum) makes the chunk's (hi − lo)·per rows, stride apart, and hands them
 // to sum, on the same goroutine, before it returns: all at once, or in
 // parts of at most itemChunk items, in order. Rows whose stride is not
-// padded(w) are copied to rows that are.
-func gram(n, size, per, w int, chunk func(lo, hi int, sum func(rows []float64, stride int))) []float64 {
+// padded(w) are copied to rows that are. With a plan (not nil) the chunks
+// run in its waves, one wave after another (see scatter); without, all at
+// once.
+func gram(n, size, per, w int, plan *scatter, chunk func(lo, hi int, sum func(rows []float64, stride int))) []float64 {
 	pw := padded(w)
 	nc := (n + size - 1) / size
 	part := make([]float64, nc*pw*pw)
-	parallel.For(nc, func(c int) {
+	run := func(c int) {
 		lo, hi := c*size, min(n, (c+1)*size)
 		chunk(lo, hi, func(src []float64, stride int) {
 			k := len(src) / stride
@@ -114,7 +116,15 @@ func gram(n, size, per, w int, chunk func(lo, hi int, sum func(rows []float64, s
 			// i ≥ j.
 			dense.SyrkLN(pw, k, src, pw, acc, pw, acc, pw)
 		})
-	})
+	}
+	if plan == nil {
+		parallel.For(nc, run)
+	} else {
+		for i := 0; i+1 < len(plan.wavePtr); i++ {
+			wave := plan.waves[plan.wavePtr[i]:plan.wavePtr[i+1]]
+			parallel.For(len(wave), func(k int) { run(int(wave[k])) })
+		}
+	}
 	sum := make([]float64, w*w)
 	for c := 0; c < nc; c++ {
 		acc := part[c*pw*pw : (c+1)*pw*pw]
@@ -151,13 +161,17 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 	l := bl.l
 	w := l + 2
 	pw := padded(w)
-	cols, hs := 3*(l+1), halfStride(l)
+	hs := halfStride(l)
 	// Rotating groups turn with the main space's weights (turnJacobian).
 	turning := moveFixed && bl == s.main && len(s.groups) > 0 && l > 0
 	if turning {
 		s.turnJacobian()
 	}
-	gr := gram(s.m, scatterChunk, 6, w, func(lo, hi int, sum func([]float64, int)) {
+	var plan *scatter
+	if vertexRows {
+		plan = s.scatter
+	}
+	gr := gram(s.m, scatterChunk, 6, w, plan, func(lo, hi int, sum func([]float64, int)) {
 		sc := getScratch(l)
 		defer scratchPool.Put(sc)
 		buf := gramPool.Get(itemChunk * 6 * pw)
@@ -170,7 +184,7 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 		if vertexRows {
 			rb := entryPool.Get().(*[]int)
 			defer entryPool.Put(rb)
-			rowsOf = s.entryRows(c, cols, hs, (*rb)[:0])
+			rowsOf = s.entryRows(c, hs, (*rb)[:0])
 			*rb = rowsOf
 		}
 		// The rows of itemChunk triangles at a time, summed while in cache.
@@ -192,12 +206,9 @@ func (s *Solver) prepare(bl *spaceState, moveFixed, vertexRows bool) sums {
 			}
 			sum(chunk, pw)
 		}
-		if vertexRows {
-			s.clearFixed(c, cols, rowsOf)
-		}
 	})
 	if vertexRows {
-		s.mergeShared(cols, hs)
+		s.finishRows(hs)
 	}
 	sm := sums{f: gr[(l+1)*w+l+1], bb: gr[l*w+l], grad: make([]float64, l), jj: make([]float64, l*l), jb: make([]float64, l)}
 	for a := 0; a < l; a++ {
@@ -258,18 +269,16 @@ func halfStride(l int) int { return sparse.RowStride(3 * (l + 1)) }
 
 // entryRows returns, appended to buf, where in s.half each entry of chunk
 // c accumulates its vertex row (cols numbers, rows hs apart): the
-// vertex's own row, at its pivot position, when the chunk holds all its
-// triangles, else the entry's spill slot after the n vertex rows (see
-// scatter); each is zeroed, its padding too (other solves use s.half as
-// scratch). The chunks' rows are disjoint, so chunks run in parallel.
-func (s *Solver) entryRows(c, cols, hs int, buf []int) []int {
+// vertex's own row, at its pivot position. The entry that comes first for
+// its vertex (see scatter) zeroes the row, its padding too (other solves
+// use s.half as scratch).
+func (s *Solver) entryRows(c, hs int, buf []int) []int {
 	sp := s.scatter
 	for e := sp.entPtr[c]; e < sp.entPtr[c+1]; e++ {
 		r := s.sym.PivotOf(int(sp.entVert[e]))
-		if k := sp.slot[e]; k >= 0 {
-			r = s.n + int(k)
+		if sp.first[e] {
+			clear(s.half[r*hs : (r+1)*hs])
 		}
-		clear(s.half[r*hs : (r+1)*hs])
 		buf = append(buf, r*hs)
 	}
 	return buf
@@ -288,42 +297,18 @@ func (s *Solver) scatterRows(j int, out []float64, stride, l int, rowsOf []int) 
 	dense.Scatter3(&d, l+1, out, stride, &s.gp[j], l+1)
 }
 
-// clearFixed zeroes the rows chunk c wrote for constrained vertices, which
-// the Dirichlet system decouples.
-func (s *Solver) clearFixed(c, cols int, rowsOf []int) {
-	sp := s.scatter
-	for e := sp.entPtr[c]; e < sp.entPtr[c+1]; e++ {
-		if s.fixed[sp.entVert[e]] {
-			off := rowsOf[e-sp.entPtr[c]]
-			clear(s.half[off : off+cols])
-		}
-	}
-}
-
-// mergeShared sums each shared vertex's partial rows (its entries' spill
-// slots, after the n vertex rows of s.half) into its row, in chunk order,
-// and zeroes the rows of the vertices no triangle uses (cols numbers, rows
+// finishRows zeroes the rows of the constrained vertices, which the
+// Dirichlet system decouples, and of the vertices no triangle uses (rows
 // hs apart).
-func (s *Solver) mergeShared(cols, hs int) {
-	sp := s.scatter
-	for _, u := range sp.lone {
+func (s *Solver) finishRows(hs int) {
+	for _, u := range s.fixedList {
+		r := s.sym.PivotOf(u)
+		clear(s.half[r*hs : (r+1)*hs])
+	}
+	for _, u := range s.scatter.lone {
 		r := s.sym.PivotOf(int(u))
 		clear(s.half[r*hs : (r+1)*hs])
 	}
-	spill := s.half[s.n*hs:]
-	parallel.Chunks(len(sp.sharedVert), 1024, func(lo, hi int) {
-		for b := lo; b < hi; b++ {
-			r := s.sym.PivotOf(int(sp.sharedVert[b]))
-			dst := s.half[r*hs : (r+1)*hs]
-			k0, k1 := int(sp.sharedPtr[b]), int(sp.sharedPtr[b+1])
-			copy(dst, spill[k0*hs:(k0+1)*hs])
-			for k := k0 + 1; k < k1; k++ {
-				for i, v := range spill[k*hs : k*hs+cols] { // the padding stays 0
-					dst[i] += v
-				}
-			}
-		}
-	})
 }
 
 // derivativeRows evaluates bl at triangles [lo, hi): their features into
@@ -467,7 +452,7 @@ func (s *Solver) halfSolve(bl *spaceState) []float64 {
 	half := s.half[:s.n*hs]
 	s.ws.SolveLowerPivoted(half, hs)
 	pv := padded(v)
-	return gram(s.n, itemChunk, 3, v, func(lo, hi int, sum func([]float64, int)) {
+	return gram(s.n, itemChunk, 3, v, nil, func(lo, hi int, sum func([]float64, int)) {
 		// Each vertex row's three blocks of l + 1, as rows pv apart.
 		buf := gramPool.Get(3 * itemChunk * pv)
 		defer gramPool.Put(buf)

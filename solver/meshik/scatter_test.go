@@ -6,8 +6,7 @@ import (
 )
 
 // TestVertexRowsMatchGather: the vertex rows Ǧᵀ·[D̃ | b̃] that prepare
-// scatters chunk by chunk (shared vertices through their spill slots)
-// equal the per-vertex gather of every triangle's rows, on a mesh of many
+// scatters chunk by chunk, wave by wave, equal the per-vertex gather of every triangle's rows, on a mesh of many
 // chunks with constrained vertices.
 func TestVertexRowsMatchGather(t *testing.T) {
 	set := loadPoses(t, "lion-poses", 1, 2, 3, 4)
@@ -15,8 +14,8 @@ func TestVertexRowsMatchGather(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.scatter.sharedVert) == 0 || s.m < 4*scatterChunk {
-		t.Fatalf("the lion makes %d chunks with %d shared vertices: too few to test the merge", (s.m+scatterChunk-1)/scatterChunk, len(s.scatter.sharedVert))
+	if waves := len(s.scatter.wavePtr) - 1; waves < 2 || s.m < 4*scatterChunk {
+		t.Fatalf("the lion makes %d chunks in %d waves: too few to test the seams", (s.m+scatterChunk-1)/scatterChunk, waves)
 	}
 	if err := s.SetHandles(spreadHandles(set.ref)); err != nil {
 		t.Fatal(err)
@@ -76,6 +75,62 @@ func TestVertexRowsMatchGather(t *testing.T) {
 	}
 	if worst > 1e-12*scale {
 		t.Errorf("scattered vertex rows differ from the gather by %g (largest entry %g)", worst, scale)
+	}
+}
+
+// TestScatterWaves checks the plan of the chunked Ǧᵀ on the lion: every
+// chunk in one wave, no two chunks of a wave sharing a vertex, and every
+// vertex that a triangle uses cleared by exactly one entry, in the
+// earliest wave that touches it.
+func TestScatterWaves(t *testing.T) {
+	set := loadPoses(t, "lion-poses", 1, 2)
+	s, err := New(set.ref.Positions, set.ref.Triangles, set.poses, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := s.scatter
+	nc := len(sp.entPtr) - 1
+	wave := make([]int, nc)
+	for i := range wave {
+		wave[i] = -1
+	}
+	for i := 0; i+1 < len(sp.wavePtr); i++ {
+		for _, c := range sp.waves[sp.wavePtr[i]:sp.wavePtr[i+1]] {
+			if wave[c] >= 0 {
+				t.Fatalf("chunk %d in waves %d and %d", c, wave[c], i)
+			}
+			wave[c] = i
+		}
+	}
+	firstWave := make([]int, s.n) // the wave of each vertex's clearing entry
+	seen := make(map[[2]int]bool) // (vertex, wave)
+	for u := range firstWave {
+		firstWave[u] = -1
+	}
+	for c := 0; c < nc; c++ {
+		if wave[c] < 0 {
+			t.Fatalf("chunk %d in no wave", c)
+		}
+		for e := sp.entPtr[c]; e < sp.entPtr[c+1]; e++ {
+			v := int(sp.entVert[e])
+			if seen[[2]int{v, wave[c]}] {
+				t.Fatalf("vertex %d in two chunks of wave %d", v, wave[c])
+			}
+			seen[[2]int{v, wave[c]}] = true
+			if sp.first[e] {
+				if firstWave[v] >= 0 {
+					t.Fatalf("vertex %d cleared twice", v)
+				}
+				firstWave[v] = wave[c]
+			}
+		}
+	}
+	for c := 0; c < nc; c++ {
+		for _, v := range sp.entVert[sp.entPtr[c]:sp.entPtr[c+1]] {
+			if firstWave[v] < 0 || firstWave[v] > wave[c] {
+				t.Fatalf("vertex %d touched in wave %d, cleared in wave %d", v, wave[c], firstWave[v])
+			}
+		}
 	}
 }
 

@@ -548,7 +548,7 @@ func NewContext(ctx context.Context, reference []mgl64.Vec3, triangles [][3]int,
 		l = max(l, s.lin.l)
 	}
 	s.rows = hugepage.Make[float64](30 * m)
-	s.half = hugepage.Make[float64]((n + s.scatter.numSlots()) * halfStride(l))
+	s.half = hugepage.Make[float64](n * halfStride(l))
 	s.xs = mat.NewDense(n, 3, nil)
 	s.resetConvergence()
 	return s, nil
