@@ -479,3 +479,44 @@ func GatherDots4(m, ns int, a []float64, lda int, idx []int32, x []float64, ldx 
 		}
 	}
 }
+
+// SubRows subtracts L·X from gathered rows of D: for q < m,
+//
+//	D[idx[q]] −= Σ_{j<ns} L[q, j]·X[j]
+//
+// over kc columns, with D's rows ld apart in d, X's ns rows ld apart in
+// x, and L m×ns column-major (leading dimension ldl): a supernode's update
+// of the rows below it in a forward solve (X its own solved rows),
+// without gathering them into a block and scattering them back. Each row
+// is read and written once; its sum runs over j in order, with fused
+// multiply-adds where the AVX2 kernels run. X's rows must not be among
+// the rows updated.
+func SubRows(m, ns, kc int, l []float64, ldl int, idx []int32, d []float64, x []float64, ld int) {
+	if m == 0 || ns == 0 || kc == 0 {
+		return
+	}
+	idx = idx[:m]
+	_ = l[(ns-1)*ldl+m-1]
+	_ = x[(ns-1)*ld+kc-1]
+	top := int32(0)
+	for _, r := range idx {
+		if r < 0 {
+			panic("dense: SubRows: a negative row index")
+		}
+		top = max(top, r)
+	}
+	_ = d[int(top)*ld+kc-1]
+	if useFMA && kc%4 == 0 {
+		subRowsAVX(m, ns, &l[0], ldl, &idx[0], &d[0], &x[0], ld, kc)
+		return
+	}
+	for q, r := range idx {
+		row := d[int(r)*ld : int(r)*ld+kc]
+		for j := 0; j < ns; j++ {
+			a := l[j*ldl+q]
+			for c, v := range x[j*ld : j*ld+kc] {
+				row[c] -= a * v
+			}
+		}
+	}
+}

@@ -764,3 +764,101 @@ gd1done:
 	VMOVUPD Y0, (R10)
 	VZEROUPPER
 	RET
+
+// func subRowsAVX(m, ns int, l *float64, ldl int, idx *int32, d *float64, x *float64, ld int, kc int)
+//
+// For q < m, row idx[q] of D (rows ld apart at d) −= Σ_{j<ns} l[j·ldl + q]·X[j]
+// (X's rows ld apart at x), over kc columns, a multiple of 4: each row
+// loaded once, its columns 32 or 4 at a time in registers, with fused
+// multiply-adds over j in order.
+TEXT ·subRowsAVX(SB), NOSPLIT, $0-72
+	MOVQ m+0(FP), R12
+	MOVQ l+16(FP), SI
+	MOVQ ldl+24(FP), R8
+	SHLQ $3, R8
+	MOVQ idx+32(FP), DX
+	MOVQ d+40(FP), DI
+	MOVQ ld+56(FP), R9
+	SHLQ $3, R9
+
+sr_row:
+	TESTQ   R12, R12
+	JE      sr_done
+	MOVLQSX (DX), AX
+	IMULQ   R9, AX
+	LEAQ    (DI)(AX*1), BX
+	MOVQ    x+48(FP), R13
+	MOVQ    kc+64(FP), R11
+
+sr_c32:
+	CMPQ    R11, $32
+	JL      sr_c4
+	VMOVUPD (BX), Y0
+	VMOVUPD 32(BX), Y1
+	VMOVUPD 64(BX), Y2
+	VMOVUPD 96(BX), Y3
+	VMOVUPD 128(BX), Y4
+	VMOVUPD 160(BX), Y5
+	VMOVUPD 192(BX), Y6
+	VMOVUPD 224(BX), Y7
+	MOVQ    SI, AX
+	MOVQ    R13, R10
+	MOVQ    ns+8(FP), CX
+
+sr_j32:
+	VBROADCASTSD (AX), Y8
+	VFNMADD231PD (R10), Y8, Y0
+	VFNMADD231PD 32(R10), Y8, Y1
+	VFNMADD231PD 64(R10), Y8, Y2
+	VFNMADD231PD 96(R10), Y8, Y3
+	VFNMADD231PD 128(R10), Y8, Y4
+	VFNMADD231PD 160(R10), Y8, Y5
+	VFNMADD231PD 192(R10), Y8, Y6
+	VFNMADD231PD 224(R10), Y8, Y7
+	ADDQ         R8, AX
+	ADDQ         R9, R10
+	DECQ         CX
+	JNE          sr_j32
+	VMOVUPD      Y0, (BX)
+	VMOVUPD      Y1, 32(BX)
+	VMOVUPD      Y2, 64(BX)
+	VMOVUPD      Y3, 96(BX)
+	VMOVUPD      Y4, 128(BX)
+	VMOVUPD      Y5, 160(BX)
+	VMOVUPD      Y6, 192(BX)
+	VMOVUPD      Y7, 224(BX)
+	ADDQ         $256, BX
+	ADDQ         $256, R13
+	SUBQ         $32, R11
+	JMP          sr_c32
+
+sr_c4:
+	CMPQ    R11, $4
+	JL      sr_next
+	VMOVUPD (BX), Y0
+	MOVQ    SI, AX
+	MOVQ    R13, R10
+	MOVQ    ns+8(FP), CX
+
+sr_j4:
+	VBROADCASTSD (AX), Y8
+	VFNMADD231PD (R10), Y8, Y0
+	ADDQ         R8, AX
+	ADDQ         R9, R10
+	DECQ         CX
+	JNE          sr_j4
+	VMOVUPD      Y0, (BX)
+	ADDQ         $32, BX
+	ADDQ         $32, R13
+	SUBQ         $4, R11
+	JMP          sr_c4
+
+sr_next:
+	ADDQ $4, DX
+	ADDQ $8, SI
+	DECQ R12
+	JMP  sr_row
+
+sr_done:
+	VZEROUPPER
+	RET

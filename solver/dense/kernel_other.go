@@ -41,3 +41,7 @@ func gdots4AVX(m int, a *float64, lda int, idx *int32, x *float64, ldx int, out 
 func gdots1AVX(m int, a *float64, idx *int32, x *float64, ldx int, out *float64) {
 	panic("dense: no AVX kernel on this platform")
 }
+
+func subRowsAVX(m, ns int, l *float64, ldl int, idx *int32, d *float64, x *float64, ld int, kc int) {
+	panic("dense: no AVX kernel on this platform")
+}

@@ -154,3 +154,49 @@ func TestGatherDots4(t *testing.T) {
 		}
 	}
 }
+
+// TestSubRows checks SubRows against the sums written out, for 0 to 9
+// rows, 1 to 7 columns of L and widths of 4 to 76 columns (the kernel's
+// blocks of 32 and 4), rows updated out of order.
+func TestSubRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, kc := range []int{3, 4, 8, 36, 64, 76} {
+		ld := kc + 4
+		for m := 0; m <= 9; m++ {
+			for ns := 1; ns <= 7; ns++ {
+				const n = 30
+				d := make([]float64, n*ld)
+				for i := range d {
+					d[i] = rng.NormFloat64()
+				}
+				x := make([]float64, ns*ld)
+				for i := range x {
+					x[i] = rng.NormFloat64()
+				}
+				ldl := m + 1
+				l := make([]float64, ns*ldl)
+				for i := range l {
+					l[i] = rng.NormFloat64()
+				}
+				idx := make([]int32, m)
+				for q, p := range rng.Perm(n)[:m] {
+					idx[q] = int32(p)
+				}
+				want := append([]float64(nil), d...)
+				for q, r := range idx {
+					for c := 0; c < kc; c++ {
+						for j := 0; j < ns; j++ {
+							want[int(r)*ld+c] -= l[j*ldl+q] * x[j*ld+c]
+						}
+					}
+				}
+				SubRows(m, ns, kc, l, ldl, idx, d, x, ld)
+				for i := range d {
+					if math.Abs(d[i]-want[i]) > 1e-13*(1+math.Abs(want[i])) {
+						t.Fatalf("kc=%d m=%d ns=%d: d[%d] = %v, want %v", kc, m, ns, i, d[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -302,6 +302,10 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 	nr := len(rows)
 	m := nr - ns
 	blk := f.lx[s.lPtr[sn]:s.lPtr[sn+1]]
+	if kc%4 == 0 && kc >= 8 && ns <= rowsMaxNS {
+		f.forwardRows(sn, x, ld, c0, kc, k, topIdx, acc, scr)
+		return
+	}
 	if ns == 1 {
 		// One column (most supernodes of mesh matrices): axpys.
 		xj := x[fc*ld+c0 : fc*ld+c0+kc]
@@ -315,31 +319,7 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 		}
 		return
 	}
-	// X1 = L11⁻¹·X1 by panels of trsmPanel columns: a panel's triangle
-	// column by column, then the supernode's rows after it updated by
-	// one product, X1[j1:] −= L11[j1:, j0:j1]·X1[j0:j1].
-	pw := ns
-	if k >= 4 {
-		pw = trsmPanel
-	}
-	for j0 := 0; j0 < ns; j0 += pw {
-		j1 := min(j0+pw, ns)
-		for j := j0; j < j1; j++ {
-			col := blk[j*nr : j*nr+ns]
-			xj := x[(fc+j)*ld+c0 : (fc+j)*ld+c0+kc]
-			r := 1 / col[j]
-			for c := range xj {
-				xj[c] *= r
-			}
-			for i := j + 1; i < j1; i++ {
-				subScaled(x[(fc+i)*ld+c0:(fc+i)*ld+c0+kc], col[i], xj)
-			}
-		}
-		if j1 < ns {
-			xr := x[(fc+j1)*ld+c0:]
-			dense.GemmNT(kc, ns-j1, j1-j0, x[(fc+j0)*ld+c0:], ld, blk[j0*nr+j1:], nr, xr, ld, xr, ld)
-		}
-	}
+	f.solveDiagonal(ns, nr, fc, blk, x, ld, c0, kc, k)
 	if m == 0 {
 		return
 	}
@@ -364,6 +344,73 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 		for q, r := range rows[ns:] {
 			subScaled(target(x, acc, topIdx, int(r), ld, c0, kc), col[q], xj)
 		}
+	}
+}
+
+// solveDiagonal sets X1 = L11⁻¹·X1 for the supernode with ns columns from
+// fc (nr rows, block blk), by panels of trsmPanel columns when k ≥ 4: a
+// panel's triangle column by column, then the supernode's rows after it
+// updated by one product, X1[j1:] −= L11[j1:, j0:j1]·X1[j0:j1].
+func (f *Factor) solveDiagonal(ns, nr, fc int, blk, x []float64, ld, c0, kc, k int) {
+	pw := ns
+	if k >= 4 {
+		pw = trsmPanel
+	}
+	for j0 := 0; j0 < ns; j0 += pw {
+		j1 := min(j0+pw, ns)
+		for j := j0; j < j1; j++ {
+			col := blk[j*nr : j*nr+ns]
+			xj := x[(fc+j)*ld+c0 : (fc+j)*ld+c0+kc]
+			r := 1 / col[j]
+			for c := range xj {
+				xj[c] *= r
+			}
+			for i := j + 1; i < j1; i++ {
+				subScaled(x[(fc+i)*ld+c0:(fc+i)*ld+c0+kc], col[i], xj)
+			}
+		}
+		if j1 < ns {
+			xr := x[(fc+j1)*ld+c0:]
+			dense.GemmNT(kc, ns-j1, j1-j0, x[(fc+j0)*ld+c0:], ld, blk[j0*nr+j1:], nr, xr, ld, xr, ld)
+		}
+	}
+}
+
+// rowsMaxNS is the widest supernode whose update of the rows below it in
+// a forward solve goes row by row (dense.SubRows: each row read and
+// written once, no copies), rather than gathered into a block for the
+// gemm kernel, whose register tiles reuse more of what they load.
+const rowsMaxNS = 16
+
+// forwardRows is forward for kc a multiple of 4, at least 8: L11 by
+// panels, then the rows below updated in place by dense.SubRows. Inside a
+// subtree task the rows below that belong to the top of the tree (topIdx
+// ≥ 0) come last (they are ancestors of the task's root, numbered after
+// it) and go to acc.
+func (f *Factor) forwardRows(sn int, x []float64, ld, c0, kc, k int, topIdx []int32, acc []float64, scr []float64) {
+	s := f.sym
+	fc := s.superStart[sn]
+	ns := s.superStart[sn+1] - fc
+	rows := s.rows[s.rowPtr[sn]:s.rowPtr[sn+1]]
+	nr := len(rows)
+	m := nr - ns
+	blk := f.lx[s.lPtr[sn]:s.lPtr[sn+1]]
+	f.solveDiagonal(ns, nr, fc, blk, x, ld, c0, kc, k)
+	below := rows[ns:]
+	split := m
+	if topIdx != nil {
+		for split > 0 && topIdx[below[split-1]] >= 0 {
+			split--
+		}
+	}
+	x1 := x[fc*ld+c0:]
+	dense.SubRows(split, ns, kc, blk[ns:], nr, below[:split], x[c0:], x1, ld)
+	if split < m {
+		ti := make([]int32, 0, 64)
+		for _, r := range below[split:] {
+			ti = append(ti, topIdx[r])
+		}
+		dense.SubRows(m-split, ns, kc, blk[ns+split:], nr, ti, acc[c0:], x1, ld)
 	}
 }
 
