@@ -367,20 +367,23 @@ func (s *Solver) triangleRows(j int, t *mgl64.Mat3, cr *corners, l int, out []fl
 	g := &s.gp[j]
 	var b [6]float64
 	s.target6(j, t, cr, b[:])
-	for r := 0; r < 3; r++ {
-		for a := 0; a < 2; a++ {
-			row := out[(2*r+a)*w : (2*r+a+1)*w]
-			// ẽ = Ǧ·x − τ = (the free corners' share) − b̃.
-			free := 0.0
-			for c := 0; c < 3; c++ {
-				if !cr.fixed[c] {
-					free += g[3*a+c] * cr.x[c][r]
-				}
-			}
-			row[l] = b[2*r+a]
-			row[l+1] = free - b[2*r+a]
-			clear(row[l+2:])
+	// ẽ = Ǧ·x − τ = (the free corners' share) − b̃, with the constrained
+	// corners at 0.
+	xf := cr.x
+	for c := range xf {
+		if cr.fixed[c] {
+			xf[c] = mgl64.Vec3{}
 		}
+	}
+	for r := 0; r < 3; r++ {
+		f0 := g[0]*xf[0][r] + g[1]*xf[1][r] + g[2]*xf[2][r]
+		f1 := g[3]*xf[0][r] + g[4]*xf[1][r] + g[5]*xf[2][r]
+		r0 := out[2*r*w : (2*r+1)*w]
+		r1 := out[(2*r+1)*w : (2*r+2)*w]
+		r0[l], r0[l+1] = b[2*r], f0-b[2*r]
+		r1[l], r1[l+1] = b[2*r+1], f1-b[2*r+1]
+		clear(r0[l+2:])
+		clear(r1[l+2:])
 	}
 	if turning && s.gtri[j] {
 		s.turnColumns(s.grad.Triangle(j), g, out, w, l)

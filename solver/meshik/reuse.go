@@ -266,16 +266,24 @@ func (s *Solver) Place() error {
 // corners cr: the projected rows of t less the constrained corners' share.
 func (s *Solver) target6(j int, t *mgl64.Mat3, cr *corners, b []float64) {
 	g, h := &s.gp[j], &s.hp[j]
+	b = b[:6]
 	for r := 0; r < 3; r++ {
-		for a := 0; a < 2; a++ {
-			fx := 0.0
-			for c := 0; c < 3; c++ {
-				if cr.fixed[c] {
-					fx += g[3*a+c] * cr.x[c][r]
-				}
-			}
-			b[2*r+a] = h[a]*t[r] + h[2+a]*t[3+r] + h[4+a]*t[6+r] - fx
+		b[2*r] = h[0]*t[r] + h[2]*t[3+r] + h[4]*t[6+r]
+		b[2*r+1] = h[1]*t[r] + h[3]*t[3+r] + h[5]*t[6+r]
+	}
+	if cr.fixed == [3]bool{} {
+		return
+	}
+	// The constrained corners' share, with the free corners at 0.
+	var xc [3]mgl64.Vec3
+	for c := range xc {
+		if cr.fixed[c] {
+			xc[c] = cr.x[c]
 		}
+	}
+	for r := 0; r < 3; r++ {
+		b[2*r] -= g[0]*xc[0][r] + g[1]*xc[1][r] + g[2]*xc[2][r]
+		b[2*r+1] -= g[3]*xc[0][r] + g[4]*xc[1][r] + g[5]*xc[2][r]
 	}
 }
 
