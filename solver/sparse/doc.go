@@ -33,7 +33,14 @@
 // independent subtrees of the elimination tree run in parallel on
 // gallop/solver/parallel, and the dense kernels of the supernodes at the
 // top of the tree are split across cores. Solves handle all right-hand
-// sides of a supernode at once, with the same subtree parallelism.
+// sides of a supernode at once, with the same subtree parallelism: a
+// supernode's diagonal block in panels of 8 columns, the rest of the block
+// updated by the gemm kernel; in a forward solve of 8 or more right-hand
+// sides a supernode of at most 16 columns updates the rows below it in
+// place, each read and written once (dense.SubRows), a wider one through
+// the gemm kernel on a gathered copy; a backward solve of four right-hand
+// sides dots each column of L with the rows it pairs with, in registers
+// (dense.GatherDots4).
 //
 // References: T. A. Davis, Direct Methods for Sparse Linear Systems, SIAM
 // 2006; P. R. Amestoy, T. A. Davis, I. S. Duff, An approximate minimum
