@@ -303,7 +303,7 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 	m := nr - ns
 	blk := f.lx[s.lPtr[sn]:s.lPtr[sn+1]]
 	if kc%4 == 0 && kc >= 8 && ns <= rowsMaxNS {
-		f.forwardRows(sn, x, ld, c0, kc, k, topIdx, acc, scr)
+		forwardRows(ns, fc, rows, blk, x, ld, c0, kc, k, topIdx, acc)
 		return
 	}
 	if ns == 1 {
@@ -319,7 +319,7 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 		}
 		return
 	}
-	f.solveDiagonal(ns, nr, fc, blk, x, ld, c0, kc, k)
+	solveDiagonal(ns, nr, fc, blk, x, ld, c0, kc, k)
 	if m == 0 {
 		return
 	}
@@ -351,7 +351,7 @@ func (f *Factor) forward(sn int, x []float64, ld, c0, kc, k int, topIdx []int32,
 // fc (nr rows, block blk), by panels of trsmPanel columns when k ≥ 4: a
 // panel's triangle column by column, then the supernode's rows after it
 // updated by one product, X1[j1:] −= L11[j1:, j0:j1]·X1[j0:j1].
-func (f *Factor) solveDiagonal(ns, nr, fc int, blk, x []float64, ld, c0, kc, k int) {
+func solveDiagonal(ns, nr, fc int, blk, x []float64, ld, c0, kc, k int) {
 	pw := ns
 	if k >= 4 {
 		pw = trsmPanel
@@ -382,20 +382,16 @@ func (f *Factor) solveDiagonal(ns, nr, fc int, blk, x []float64, ld, c0, kc, k i
 // gemm kernel, whose register tiles reuse more of what they load.
 const rowsMaxNS = 16
 
-// forwardRows is forward for kc a multiple of 4, at least 8: L11 by
+// forwardRows is forward for kc a multiple of 4, at least 8, on the
+// supernode with ns columns from fc, rows and factor block blk: L11 by
 // panels, then the rows below updated in place by dense.SubRows. Inside a
 // subtree task the rows below that belong to the top of the tree (topIdx
 // ≥ 0) come last (they are ancestors of the task's root, numbered after
 // it) and go to acc.
-func (f *Factor) forwardRows(sn int, x []float64, ld, c0, kc, k int, topIdx []int32, acc []float64, scr []float64) {
-	s := f.sym
-	fc := s.superStart[sn]
-	ns := s.superStart[sn+1] - fc
-	rows := s.rows[s.rowPtr[sn]:s.rowPtr[sn+1]]
+func forwardRows(ns, fc int, rows []int32, blk, x []float64, ld, c0, kc, k int, topIdx []int32, acc []float64) {
 	nr := len(rows)
 	m := nr - ns
-	blk := f.lx[s.lPtr[sn]:s.lPtr[sn+1]]
-	f.solveDiagonal(ns, nr, fc, blk, x, ld, c0, kc, k)
+	solveDiagonal(ns, nr, fc, blk, x, ld, c0, kc, k)
 	below := rows[ns:]
 	split := m
 	if topIdx != nil {
