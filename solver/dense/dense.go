@@ -443,14 +443,7 @@ func GatherDots4(m, ns int, a []float64, lda int, idx []int32, x []float64, ldx 
 	}
 	_ = a[(ns-1)*lda+m-1]
 	idx = idx[:m]
-	top := int32(0)
-	for _, r := range idx {
-		top = max(top, r)
-		if r < 0 {
-			panic("dense: GatherDots4: a negative row index")
-		}
-	}
-	_ = x[int(top)*ldx+3]
+	_ = x[lastRow(idx, "GatherDots4")*ldx+3]
 	if useFMA {
 		j := 0
 		for ; j+4 <= ns; j += 4 {
@@ -498,14 +491,7 @@ func SubRows(m, ns, kc int, l []float64, ldl int, idx []int32, d []float64, x []
 	idx = idx[:m]
 	_ = l[(ns-1)*ldl+m-1]
 	_ = x[(ns-1)*ld+kc-1]
-	top := int32(0)
-	for _, r := range idx {
-		if r < 0 {
-			panic("dense: SubRows: a negative row index")
-		}
-		top = max(top, r)
-	}
-	_ = d[int(top)*ld+kc-1]
+	_ = d[lastRow(idx, "SubRows")*ld+kc-1]
 	if useFMA && kc%4 == 0 {
 		subRowsAVX(m, ns, &l[0], ldl, &idx[0], &d[0], &x[0], ld, kc)
 		return
@@ -519,4 +505,18 @@ func SubRows(m, ns, kc int, l []float64, ldl int, idx []int32, d []float64, x []
 			}
 		}
 	}
+}
+
+// lastRow returns the largest of the row indices idx (at least one),
+// panicking on a negative one: the gathering kernels check their rows'
+// bounds with it before the assembly reads them.
+func lastRow(idx []int32, kernel string) int {
+	top := int32(0)
+	for _, r := range idx {
+		if r < 0 {
+			panic("dense: " + kernel + ": a negative row index")
+		}
+		top = max(top, r)
+	}
+	return int(top)
 }

@@ -2,6 +2,8 @@ package meshik
 
 import (
 	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
 )
 
 // FitWeights sets the weights to those whose features best match the
@@ -46,11 +48,11 @@ func (s *Solver) RefineWeights() float64 {
 		if s.frozen[j] {
 			continue
 		}
-		tri, g := s.grad.Triangle(j), &s.gp[j]
+		tri := s.grad.Triangle(j)
+		gx := gradCorners(&s.gp[j], &[3]mgl64.Vec3{s.x[tri[0]], s.x[tri[1]], s.x[tri[2]]})
 		for a := 0; a < 2; a++ {
 			for r := 0; r < 3; r++ {
-				v := g[3*a]*s.x[tri[0]][r] + g[3*a+1]*s.x[tri[1]][r] + g[3*a+2]*s.x[tri[2]][r]
-				norm += v * v
+				norm += gx[2*r+a] * gx[2*r+a]
 			}
 		}
 	}

@@ -375,19 +375,26 @@ func (s *Solver) triangleRows(j int, t *mgl64.Mat3, cr *corners, l int, out []fl
 			xf[c] = mgl64.Vec3{}
 		}
 	}
-	for r := 0; r < 3; r++ {
-		f0 := g[0]*xf[0][r] + g[1]*xf[1][r] + g[2]*xf[2][r]
-		f1 := g[3]*xf[0][r] + g[4]*xf[1][r] + g[5]*xf[2][r]
-		r0 := out[2*r*w : (2*r+1)*w]
-		r1 := out[(2*r+1)*w : (2*r+2)*w]
-		r0[l], r0[l+1] = b[2*r], f0-b[2*r]
-		r1[l], r1[l+1] = b[2*r+1], f1-b[2*r+1]
-		clear(r0[l+2:])
-		clear(r1[l+2:])
+	free := gradCorners(g, &xf)
+	for i := range 6 {
+		row := out[i*w : (i+1)*w]
+		row[l], row[l+1] = b[i], free[i]-b[i]
+		clear(row[l+2:])
 	}
 	if turning && s.gtri[j] {
 		s.turnColumns(s.grad.Triangle(j), g, out, w, l)
 	}
+}
+
+// gradCorners applies a triangle's gradient operator Ǧ_j (coefficients g,
+// g[3a + c] for plane direction a and corner c) to its corner positions x:
+// element 2r + a is Σ_c g[3a + c]·x_c[r], summed in corner order.
+func gradCorners(g *[6]float64, x *[3]mgl64.Vec3) (out [6]float64) {
+	for r := 0; r < 3; r++ {
+		out[2*r] = g[0]*x[0][r] + g[1]*x[1][r] + g[2]*x[2][r]
+		out[2*r+1] = g[3]*x[0][r] + g[4]*x[1][r] + g[5]*x[2][r]
+	}
+	return out
 }
 
 // turnColumns adds to a triangle's derivative columns the share of its

@@ -172,15 +172,16 @@ func (s *Solver) reusePrepare(bl *spaceState) reuseSums {
 		for j := lo; j < hi; j += evalBlock {
 			je := min(hi, j+evalBlock)
 			for jj := j; jj < je; jj++ {
-				var r [6]float64
 				tri, g := s.grad.Triangle(jj), &s.gp[jj]
 				b := rs.bt[6*jj : 6*jj+6]
-				for rr := 0; rr < 3; rr++ {
-					for a := 0; a < 2; a++ {
-						e := g[3*a]*xb[3*tri[0]+rr] + g[3*a+1]*xb[3*tri[1]+rr] + g[3*a+2]*xb[3*tri[2]+rr] - b[2*rr+a]
-						r[2*rr+a] = e
-						acc[0] += e * e
-					}
+				var xt [3]mgl64.Vec3
+				for c, v := range tri {
+					xt[c] = mgl64.Vec3{xb[3*v], xb[3*v+1], xb[3*v+2]}
+				}
+				r := gradCorners(g, &xt)
+				for i := range r {
+					r[i] -= b[i]
+					acc[0] += r[i] * r[i]
 				}
 				if turning && s.gtri[jj] {
 					s.turnAdjoint(tri, g, r[:], acc[1:])
@@ -281,9 +282,9 @@ func (s *Solver) target6(j int, t *mgl64.Mat3, cr *corners, b []float64) {
 			xc[c] = cr.x[c]
 		}
 	}
-	for r := 0; r < 3; r++ {
-		b[2*r] -= g[0]*xc[0][r] + g[1]*xc[1][r] + g[2]*xc[2][r]
-		b[2*r+1] -= g[3]*xc[0][r] + g[4]*xc[1][r] + g[5]*xc[2][r]
+	fx := gradCorners(g, &xc)
+	for i := range b {
+		b[i] -= fx[i]
 	}
 }
 

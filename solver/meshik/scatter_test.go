@@ -6,8 +6,9 @@ import (
 )
 
 // TestVertexRowsMatchGather: the vertex rows Ǧᵀ·[D̃ | b̃] that prepare
-// scatters chunk by chunk, wave by wave, equal the per-vertex gather of every triangle's rows, on a mesh of many
-// chunks with constrained vertices.
+// scatters chunk by chunk, wave by wave, equal the per-vertex gather of
+// every triangle's rows, on a mesh of many chunks with constrained
+// vertices.
 func TestVertexRowsMatchGather(t *testing.T) {
 	set := loadPoses(t, "lion-poses", 1, 2, 3, 4)
 	s, err := New(set.ref.Positions, set.ref.Triangles, set.poses, Options{})

@@ -401,12 +401,14 @@ func forwardRows(ns, fc int, rows []int32, blk, x []float64, ld, c0, kc, k int, 
 	}
 	x1 := x[fc*ld+c0:]
 	dense.SubRows(split, ns, kc, blk[ns:], nr, below[:split], x[c0:], x1, ld)
-	if split < m {
-		ti := make([]int32, 0, 64)
-		for _, r := range below[split:] {
-			ti = append(ti, topIdx[r])
+	// The top rows' places in acc, 64 rows at a time.
+	var ti [64]int32
+	for q0 := split; q0 < m; q0 += len(ti) {
+		q1 := min(q0+len(ti), m)
+		for q, r := range below[q0:q1] {
+			ti[q] = topIdx[r]
 		}
-		dense.SubRows(m-split, ns, kc, blk[ns+split:], nr, ti, acc[c0:], x1, ld)
+		dense.SubRows(q1-q0, ns, kc, blk[ns+q0:], nr, ti[:q1-q0], acc[c0:], x1, ld)
 	}
 }
 
